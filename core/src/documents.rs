@@ -1,0 +1,581 @@
+//! Reading manifests: multi-document YAML or JSON, `kind: List` (as `kubectl get -o yaml`
+//! prints), into typed Nodes and workloads, with errors that name the document, the field
+//! path and the bad value.
+//!
+//! Hostile input is bounded: the whole input is capped at [`MAX_INPUT_BYTES`], documents at
+//! [`MAX_DOCUMENTS`], nesting at 128 levels (both parsers' recursion limits), and YAML alias
+//! expansion by serde_yaml's repetition limit, so an alias bomb fails fast.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::field::FieldError;
+use crate::model::{Node, ObjectMeta, Pod, PodTemplateSpec};
+
+/// 64 MiB: a 5,000-node `kubectl get nodes -o yaml` with managedFields is about 40 MiB.
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+pub const MAX_DOCUMENTS: usize = 100_000;
+/// Upper bound on pods one workload may ask for, to keep memory bounded.
+pub const MAX_REPLICAS: i64 = 10_000;
+
+/// Where a document came from, for error messages: `DaemonSet twistlock/defender (document 2)`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct DocRef {
+    /// 1-based position of the document in its source (list items count separately).
+    pub index: usize,
+    pub source: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for DocRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.kind.is_empty() { "object" } else { &self.kind };
+        match (&self.namespace, self.name.is_empty()) {
+            (Some(ns), false) => write!(f, "{kind} {ns}/{}", self.name)?,
+            (None, false) => write!(f, "{kind} {}", self.name)?,
+            _ => write!(f, "{kind} (unnamed)")?,
+        }
+        if self.source.is_empty() {
+            write!(f, " (document {})", self.index)
+        } else {
+            write!(f, " ({} document {})", self.source, self.index)
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InputError {
+    #[error("{source_name}input is {size} bytes, over the {limit}-byte limit")]
+    TooLarge { source_name: String, size: usize, limit: usize },
+    #[error("{source_name}more than {limit} documents")]
+    TooManyDocuments { source_name: String, limit: usize },
+    #[error("{source_name}document {index}: invalid {format}: {message}")]
+    Syntax { source_name: String, index: usize, format: &'static str, message: String },
+    #[error("{doc}: {field}: {message}")]
+    Decode { doc: DocRef, field: String, message: String },
+    #[error("{doc}: {error}")]
+    Invalid { doc: DocRef, error: FieldError },
+}
+
+impl InputError {
+    /// The document the error is about, when it is about one.
+    pub fn doc(&self) -> Option<&DocRef> {
+        match self {
+            InputError::Decode { doc, .. } | InputError::Invalid { doc, .. } => Some(doc),
+            _ => None,
+        }
+    }
+}
+
+/// One raw document with its identity.
+#[derive(Debug, Clone)]
+pub struct RawDocument {
+    pub doc: DocRef,
+    pub api_version: String,
+    pub value: Value,
+}
+
+/// Splits `text` into documents (expanding `List` kinds) with nulls removed, as Go's
+/// `omitempty` would have them.
+pub fn split_documents(text: &str, source: &str) -> Result<Vec<RawDocument>, InputError> {
+    let source_name = if source.is_empty() { String::new() } else { format!("{source}: ") };
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(InputError::TooLarge { source_name, size: text.len(), limit: MAX_INPUT_BYTES });
+    }
+    let trimmed = text.trim_start();
+    let mut values = Vec::new();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        for (i, v) in serde_json::Deserializer::from_str(text).into_iter::<Value>().enumerate() {
+            let v = v.map_err(|e| InputError::Syntax {
+                source_name: source_name.clone(),
+                index: i + 1,
+                format: "JSON",
+                message: e.to_string(),
+            })?;
+            values.push(v);
+            if values.len() > MAX_DOCUMENTS {
+                return Err(InputError::TooManyDocuments { source_name, limit: MAX_DOCUMENTS });
+            }
+        }
+    } else {
+        // libyaml's scanner is quadratic in flow nesting depth (100k `[` take minutes) and
+        // only then hits serde_yaml's recursion limit, so reject deep flow nesting up front.
+        if let Some((line, column)) = flow_nesting_beyond(text, MAX_FLOW_DEPTH) {
+            return Err(InputError::Syntax {
+                source_name,
+                index: 1 + text[..text.len().min(line_offset(text, line))].matches("\n---").count(),
+                format: "YAML",
+                message: format!("nesting deeper than {MAX_FLOW_DEPTH} levels at line {line} column {column}"),
+            });
+        }
+        for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+            let v = Value::deserialize(de).map_err(|e| InputError::Syntax {
+                source_name: source_name.clone(),
+                index: i + 1,
+                format: "YAML",
+                message: e.to_string(),
+            })?;
+            values.push(v);
+            if values.len() > MAX_DOCUMENTS {
+                return Err(InputError::TooManyDocuments { source_name, limit: MAX_DOCUMENTS });
+            }
+        }
+    }
+
+    let mut docs = Vec::new();
+    let push = |mut value: Value, docs: &mut Vec<RawDocument>| -> Result<(), InputError> {
+        strip_nulls(&mut value);
+        if value.as_object().is_none_or(|m| m.is_empty()) {
+            return Ok(()); // empty documents (`---` separators, comments only) are skipped
+        }
+        if docs.len() >= MAX_DOCUMENTS {
+            return Err(InputError::TooManyDocuments { source_name: source_name.clone(), limit: MAX_DOCUMENTS });
+        }
+        let doc = doc_ref(&value, docs.len() + 1, source);
+        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+        docs.push(RawDocument { doc, api_version, value });
+        Ok(())
+    };
+    for value in values {
+        // A top-level JSON array is a list of objects.
+        let value = match value {
+            Value::Array(items) => Value::Object(
+                [("kind".to_string(), Value::from("List")), ("items".to_string(), Value::Array(items))]
+                    .into_iter()
+                    .collect(),
+            ),
+            other => other,
+        };
+        if is_list(&value) {
+            let Value::Object(mut map) = value else { unreachable!("is_list checked an object") };
+            if let Some(Value::Array(items)) = map.remove("items") {
+                for item in items {
+                    push(item, &mut docs)?;
+                }
+            }
+        } else if value.is_null() {
+            continue;
+        } else if !value.is_object() {
+            return Err(InputError::Syntax {
+                source_name: source_name.clone(),
+                index: docs.len() + 1,
+                format: "manifest",
+                message: format!("expected a Kubernetes object (a mapping), found {}", type_name(&value)),
+            });
+        } else {
+            push(value, &mut docs)?;
+        }
+    }
+    Ok(docs)
+}
+
+/// Deeper than serde_yaml's own recursion limit (128), so no valid document is refused.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// The 1-based line and column where `[`/`{` nesting first exceeds `limit`, scanning once.
+/// Quotes count only where YAML can start a quoted scalar, so a stray apostrophe in a plain
+/// scalar (`don't`) does not hide what follows.
+fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
+    #[derive(PartialEq)]
+    enum State {
+        Plain,
+        Single,
+        Double,
+        Comment,
+    }
+    let (mut state, mut depth, mut line, mut column) = (State::Plain, 0usize, 1usize, 0usize);
+    let mut prev_significant = b'\n';
+    let mut prev = b'\n';
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        column += 1;
+        if b == b'\n' {
+            line += 1;
+            column = 0;
+            if state == State::Comment {
+                state = State::Plain;
+            }
+        }
+        match state {
+            State::Comment => {}
+            State::Single => {
+                if b == b'\'' {
+                    if bytes.get(i + 1) == Some(&b'\'') {
+                        i += 1;
+                    } else {
+                        state = State::Plain;
+                    }
+                }
+            }
+            State::Double => match b {
+                b'\\' => i += 1,
+                b'"' => state = State::Plain,
+                _ => {}
+            },
+            State::Plain => match b {
+                b'#' if prev.is_ascii_whitespace() => state = State::Comment,
+                b'\'' | b'"' if matches!(prev_significant, b'\n' | b':' | b'-' | b'[' | b'{' | b',' | b'?') => {
+                    state = if b == b'"' { State::Double } else { State::Single };
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return Some((line, column));
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        if !b.is_ascii_whitespace() || b == b'\n' {
+            prev_significant = b;
+        }
+        prev = b;
+        i += 1;
+    }
+    None
+}
+
+fn line_offset(text: &str, line: usize) -> usize {
+    text.split('\n').take(line.saturating_sub(1)).map(|l| l.len() + 1).sum()
+}
+
+fn is_list(v: &Value) -> bool {
+    v.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
+        && v.get("items").is_some_and(Value::is_array)
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn doc_ref(v: &Value, index: usize, source: &str) -> DocRef {
+    let meta = v.get("metadata");
+    let s = |x: Option<&Value>| x.and_then(Value::as_str).map(str::to_string);
+    DocRef {
+        index,
+        source: source.to_string(),
+        kind: s(v.get("kind")).unwrap_or_default(),
+        namespace: s(meta.and_then(|m| m.get("namespace"))),
+        name: s(meta.and_then(|m| m.get("name"))).unwrap_or_default(),
+    }
+}
+
+/// Removes `null` members recursively: the API treats them as absent.
+pub fn strip_nulls(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|_, x| !x.is_null());
+            map.values_mut().for_each(strip_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
+}
+
+/// Deserializes a typed value from a document, reporting the failing field path.
+pub fn decode<T: DeserializeOwned>(value: &Value, doc: &DocRef, prefix: &str) -> Result<T, InputError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let field = match (prefix.is_empty(), inner == ".") {
+            (true, _) => inner,
+            (false, true) => prefix.to_string(),
+            (false, false) => format!("{prefix}.{inner}"),
+        };
+        InputError::Decode { doc: doc.clone(), field, message: e.into_inner().to_string() }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed objects
+
+/// The workload kinds whose pods Placement schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum WorkloadKind {
+    Pod,
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Job,
+    CronJob,
+    ReplicationController,
+}
+
+impl WorkloadKind {
+    pub fn parse(kind: &str) -> Option<Self> {
+        Some(match kind {
+            "Pod" => Self::Pod,
+            "Deployment" => Self::Deployment,
+            "ReplicaSet" => Self::ReplicaSet,
+            "StatefulSet" => Self::StatefulSet,
+            "DaemonSet" => Self::DaemonSet,
+            "Job" => Self::Job,
+            "CronJob" => Self::CronJob,
+            "ReplicationController" => Self::ReplicationController,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Pod => "Pod",
+            Self::Deployment => "Deployment",
+            Self::ReplicaSet => "ReplicaSet",
+            Self::StatefulSet => "StatefulSet",
+            Self::DaemonSet => "DaemonSet",
+            Self::Job => "Job",
+            Self::CronJob => "CronJob",
+            Self::ReplicationController => "ReplicationController",
+        }
+    }
+
+    /// Where the pod template sits in a manifest of this kind.
+    pub fn template_path(&self) -> &'static str {
+        match self {
+            Self::Pod => "",
+            Self::CronJob => "spec.jobTemplate.spec.template",
+            _ => "spec.template",
+        }
+    }
+
+    /// The pod spec's path, for error messages and patches.
+    pub fn pod_spec_path(&self) -> &'static str {
+        match self {
+            Self::Pod => "spec",
+            Self::CronJob => "spec.jobTemplate.spec.template.spec",
+            _ => "spec.template.spec",
+        }
+    }
+}
+
+/// A workload and the pods it asks for.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub kind: WorkloadKind,
+    pub namespace: String,
+    pub name: String,
+    pub doc: DocRef,
+    /// Pods wanted at once (replicas, or parallelism for Jobs). Unused for DaemonSets.
+    pub replicas: i64,
+    pub template: PodTemplateSpec,
+}
+
+impl Workload {
+    /// A bare Pod with `spec.nodeName` is already bound: it runs there and is not scheduled.
+    pub fn is_bound_pod(&self) -> bool {
+        self.kind == WorkloadKind::Pod && !self.template.spec.node_name.is_empty()
+    }
+}
+
+/// Everything read from the input.
+#[derive(Debug, Clone, Default)]
+pub struct Manifests {
+    pub nodes: Vec<(DocRef, Node)>,
+    pub workloads: Vec<Workload>,
+    /// Documents of other kinds, skipped with a warning.
+    pub ignored: Vec<DocRef>,
+}
+
+impl Manifests {
+    pub fn extend(&mut self, other: Manifests) {
+        self.nodes.extend(other.nodes);
+        self.workloads.extend(other.workloads);
+        self.ignored.extend(other.ignored);
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ControllerSpec {
+    replicas: Option<i64>,
+    template: PodTemplateSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct JobSpec {
+    parallelism: Option<i64>,
+    completions: Option<i64>,
+    template: PodTemplateSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct CronJobSpec {
+    job_template: JobTemplate,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct JobTemplate {
+    spec: JobSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Envelope<S> {
+    metadata: ObjectMeta,
+    spec: S,
+}
+
+/// Reads every document of `text` into typed objects. Invalid documents are errors;
+/// unknown kinds are collected in [`Manifests::ignored`].
+pub fn parse_manifests(text: &str, source: &str) -> Result<Manifests, InputError> {
+    let mut out = Manifests::default();
+    for raw in split_documents(text, source)? {
+        let doc = raw.doc.clone();
+        if doc.kind.is_empty() {
+            return Err(InputError::Decode {
+                doc,
+                field: "kind".into(),
+                message: "missing: every document needs `kind` (Node, Pod, Deployment, DaemonSet, ...)".into(),
+            });
+        }
+        if doc.kind == "Node" {
+            let node: Node = decode(&raw.value, &doc, "")?;
+            out.nodes.push((doc, node));
+            continue;
+        }
+        let Some(kind) = WorkloadKind::parse(&doc.kind) else {
+            out.ignored.push(doc);
+            continue;
+        };
+        let (metadata, replicas, template) = match kind {
+            WorkloadKind::Pod => {
+                let pod: Pod = decode(&raw.value, &doc, "")?;
+                let template = PodTemplateSpec { metadata: pod.metadata.clone(), spec: pod.spec };
+                (pod.metadata, 1, template)
+            }
+            WorkloadKind::DaemonSet
+            | WorkloadKind::Deployment
+            | WorkloadKind::ReplicaSet
+            | WorkloadKind::StatefulSet
+            | WorkloadKind::ReplicationController => {
+                let e: Envelope<ControllerSpec> = decode(&raw.value, &doc, "")?;
+                (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template)
+            }
+            WorkloadKind::Job => {
+                let e: Envelope<JobSpec> = decode(&raw.value, &doc, "")?;
+                let n = job_pods(&e.spec);
+                (e.metadata, n, e.spec.template)
+            }
+            WorkloadKind::CronJob => {
+                let e: Envelope<CronJobSpec> = decode(&raw.value, &doc, "")?;
+                let n = job_pods(&e.spec.job_template.spec);
+                (e.metadata, n, e.spec.job_template.spec.template)
+            }
+        };
+        let replicas_field = match kind {
+            WorkloadKind::Job => "spec.parallelism",
+            WorkloadKind::CronJob => "spec.jobTemplate.spec.parallelism",
+            _ => "spec.replicas",
+        };
+        if !(0..=MAX_REPLICAS).contains(&replicas) {
+            return Err(InputError::Invalid {
+                doc,
+                error: FieldError::invalid(
+                    &crate::field::FieldPath::root(replicas_field),
+                    serde_json::json!(replicas),
+                    &format!("must be between 0 and {MAX_REPLICAS} (Placement's simulation limit)"),
+                ),
+            });
+        }
+        out.workloads.push(Workload {
+            kind,
+            namespace: metadata.namespace.clone().unwrap_or_else(|| "default".into()),
+            name: metadata.name.clone(),
+            doc,
+            replicas,
+            template,
+        });
+    }
+    Ok(out)
+}
+
+/// Pods a Job runs at once: parallelism (default 1), capped by completions when set.
+fn job_pods(spec: &JobSpec) -> i64 {
+    let parallelism = spec.parallelism.unwrap_or(1);
+    match spec.completions {
+        Some(c) => parallelism.min(c),
+        None => parallelism,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lists_and_multiple_documents() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n---\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n---\nkind: Service\nmetadata: {name: s}\n";
+        let m = parse_manifests(text, "").unwrap();
+        assert_eq!(m.nodes.len(), 2);
+        assert_eq!(m.workloads[0].replicas, 3);
+        assert_eq!(m.workloads[0].namespace, "default");
+        assert_eq!(m.ignored[0].kind, "Service");
+    }
+
+    #[test]
+    fn errors_name_document_field_and_value() {
+        let text = "kind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: lots}}}]\n";
+        let err = parse_manifests(text, "ds.yaml").unwrap_err().to_string();
+        assert!(err.contains("DaemonSet twistlock/defender"), "{err}");
+        assert!(err.contains("spec.template.spec.containers[0].resources.requests.cpu"), "{err}");
+        assert!(err.contains("\"lots\""), "{err}");
+    }
+
+    #[test]
+    fn jobs_run_parallelism_capped_by_completions() {
+        let text = "kind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 5\n  completions: 2\n  template: {spec: {containers: []}}\n";
+        assert_eq!(parse_manifests(text, "").unwrap().workloads[0].replicas, 2);
+    }
+
+    #[test]
+    fn alias_bomb_fails_fast() {
+        let mut text = String::from("a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n");
+        let mut prev = 'a';
+        for c in 'b'..='j' {
+            text.push_str(&format!(
+                "{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
+            prev = c;
+        }
+        assert!(split_documents(&text, "").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(split_documents(&deep, "").is_err());
+        let deep_yaml = format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = split_documents(&deep_yaml, "").unwrap_err().to_string();
+        assert!(err.contains("nesting deeper than 128 levels at line 1 column 132"), "{err}");
+    }
+
+    #[test]
+    fn quoted_brackets_do_not_count_as_nesting() {
+        let text = format!("a: \"{}\"\nb: 'it''s {}'\nc: don't [1]\n", "[".repeat(500), "{".repeat(500));
+        assert!(split_documents(&text, "").is_ok());
+    }
+
+    #[test]
+    fn scalar_document_is_rejected() {
+        let err = split_documents("just a string", "").unwrap_err().to_string();
+        assert!(err.contains("expected a Kubernetes object"), "{err}");
+    }
+}

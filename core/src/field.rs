@@ -1,0 +1,159 @@
+//! Field paths and field errors shaped like `k8s.io/apimachinery/pkg/util/validation/field`.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// A path such as `spec.tolerations[0].operator`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FieldPath(String);
+
+impl FieldPath {
+    pub fn root(name: &str) -> Self {
+        Self(name.to_string())
+    }
+
+    pub fn child(&self, name: &str) -> Self {
+        if self.0.is_empty() {
+            Self(name.to_string())
+        } else {
+            Self(format!("{}.{name}", self.0))
+        }
+    }
+
+    pub fn index(&self, i: usize) -> Self {
+        Self(format!("{}[{i}]", self.0))
+    }
+
+    pub fn key(&self, k: &str) -> Self {
+        Self(format!("{}[{k}]", self.0))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FieldErrorType {
+    FieldValueInvalid,
+    FieldValueNotSupported,
+    FieldValueRequired,
+    FieldValueForbidden,
+}
+
+/// One invalid field: where, what was there, and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldError {
+    #[serde(rename = "type")]
+    pub kind: FieldErrorType,
+    pub field: String,
+    pub bad_value: serde_json::Value,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supported_values: Vec<String>,
+}
+
+impl FieldError {
+    pub fn invalid(path: &FieldPath, bad_value: serde_json::Value, detail: &str) -> Self {
+        Self {
+            kind: FieldErrorType::FieldValueInvalid,
+            field: path.to_string(),
+            bad_value,
+            detail: detail.to_string(),
+            supported_values: Vec::new(),
+        }
+    }
+
+    pub fn not_supported(path: &FieldPath, bad_value: &str, supported: &[&str]) -> Self {
+        Self {
+            kind: FieldErrorType::FieldValueNotSupported,
+            field: path.to_string(),
+            bad_value: serde_json::json!(bad_value),
+            detail: String::new(),
+            supported_values: supported.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    pub fn required(path: &FieldPath, detail: &str) -> Self {
+        Self {
+            kind: FieldErrorType::FieldValueRequired,
+            field: path.to_string(),
+            bad_value: serde_json::Value::String(String::new()),
+            detail: detail.to_string(),
+            supported_values: Vec::new(),
+        }
+    }
+
+    pub fn forbidden(path: &FieldPath, bad_value: serde_json::Value, detail: &str) -> Self {
+        Self {
+            kind: FieldErrorType::FieldValueForbidden,
+            field: path.to_string(),
+            bad_value,
+            detail: detail.to_string(),
+            supported_values: Vec::new(),
+        }
+    }
+}
+
+/// Rendered like the API server: `spec.tolerations[0].operator: Unsupported value: "Eq":
+/// supported values: "Equal", "Exists"`.
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let value = match &self.bad_value {
+            serde_json::Value::String(s) => format!("{s:?}"),
+            other => other.to_string(),
+        };
+        match self.kind {
+            FieldErrorType::FieldValueInvalid => {
+                write!(f, "{}: Invalid value: {value}: {}", self.field, self.detail)
+            }
+            FieldErrorType::FieldValueNotSupported => {
+                let supported: Vec<String> = self.supported_values.iter().map(|s| format!("{s:?}")).collect();
+                write!(f, "{}: Unsupported value: {value}: supported values: {}", self.field, supported.join(", "))
+            }
+            FieldErrorType::FieldValueRequired => {
+                write!(f, "{}: Required value", self.field)?;
+                if !self.detail.is_empty() {
+                    write!(f, ": {}", self.detail)?;
+                }
+                Ok(())
+            }
+            FieldErrorType::FieldValueForbidden => {
+                write!(f, "{}: Forbidden: {}", self.field, self.detail)
+            }
+        }
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_compose_like_apimachinery() {
+        let p = FieldPath::root("spec").child("tolerations").index(0).child("operator");
+        assert_eq!(p.as_str(), "spec.tolerations[0].operator");
+        assert_eq!(FieldPath::root("").index(2).child("key").as_str(), "[2].key");
+    }
+
+    #[test]
+    fn renders_like_the_api_server() {
+        let p = FieldPath::root("spec").child("tolerations").index(0).child("operator");
+        let e = FieldError::not_supported(&p, "Eq", &["Equal", "Exists"]);
+        assert_eq!(
+            e.to_string(),
+            r#"spec.tolerations[0].operator: Unsupported value: "Eq": supported values: "Equal", "Exists""#
+        );
+    }
+}

@@ -1,0 +1,336 @@
+//! Label keys, values and selectors (`k8s.io/apimachinery/pkg/labels`, `util/validation`).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::field::{FieldError, FieldPath};
+use crate::model::{LabelSelector, Labels};
+
+const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+
+/// Operators of a label requirement, spelled as in node selectors and label selectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+    Gt,
+    Lt,
+}
+
+impl Operator {
+    pub const NODE_SELECTOR_SUPPORTED: [&'static str; 6] = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "In" => Self::In,
+            "NotIn" => Self::NotIn,
+            "Exists" => Self::Exists,
+            "DoesNotExist" => Self::DoesNotExist,
+            "Gt" => Self::Gt,
+            "Lt" => Self::Lt,
+            _ => return None,
+        })
+    }
+}
+
+/// One `key op values` requirement of a selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub key: String,
+    pub operator: Operator,
+    pub values: Vec<String>,
+}
+
+impl Requirement {
+    /// `labels.NewRequirement` with its validation; `path` is where errors point.
+    pub fn new(key: &str, operator: Operator, values: &[String], path: &FieldPath) -> Result<Self, FieldError> {
+        validate_label_key(key, &path.child("key"))?;
+        let values_path = path.child("values");
+        match operator {
+            Operator::In | Operator::NotIn if values.is_empty() => {
+                return Err(FieldError::invalid(
+                    &values_path,
+                    serde_json::json!(values),
+                    "for 'in', 'notin' operators, values set can't be empty",
+                ));
+            }
+            Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
+                return Err(FieldError::invalid(
+                    &values_path,
+                    serde_json::json!(values),
+                    "values set must be empty for exists and does not exist",
+                ));
+            }
+            Operator::Gt | Operator::Lt => {
+                if values.len() != 1 {
+                    return Err(FieldError::invalid(
+                        &values_path,
+                        serde_json::json!(values),
+                        "for 'Gt', 'Lt' operators, exactly one value is required",
+                    ));
+                }
+                if values[0].parse::<i64>().is_err() {
+                    return Err(FieldError::invalid(
+                        &values_path.index(0),
+                        serde_json::json!(values[0]),
+                        "for 'Gt', 'Lt' operators, the value must be an integer",
+                    ));
+                }
+            }
+            _ => {}
+        }
+        for (i, v) in values.iter().enumerate() {
+            validate_label_value(v, &values_path.index(i))?;
+        }
+        Ok(Self { key: key.to_string(), operator, values: values.to_vec() })
+    }
+
+    /// `Requirement.Matches`. `Gt`/`Lt` use `strconv.ParseInt`, so `0206 > 0204` holds here,
+    /// unlike taint comparisons.
+    pub fn matches(&self, labels: &Labels) -> bool {
+        let value = labels.get(&self.key);
+        match self.operator {
+            Operator::In => value.is_some_and(|v| self.values.contains(v)),
+            Operator::NotIn => value.is_none_or(|v| !self.values.contains(v)),
+            Operator::Exists => value.is_some(),
+            Operator::DoesNotExist => value.is_none(),
+            Operator::Gt | Operator::Lt => {
+                let (Some(v), Some(bound)) = (value, self.values.first()) else {
+                    return false;
+                };
+                let (Some(v), Some(bound)) = (go_parse_int(v), go_parse_int(bound)) else {
+                    return false;
+                };
+                if self.operator == Operator::Gt {
+                    v > bound
+                } else {
+                    v < bound
+                }
+            }
+        }
+    }
+}
+
+/// `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits, leading zeros allowed.
+pub fn go_parse_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i64>().ok()
+}
+
+impl fmt::Display for Requirement {
+    /// The `labels.Selector` string form, values sorted as apimachinery prints them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sorted: BTreeSet<&str> = self.values.iter().map(String::as_str).collect();
+        let joined = sorted.into_iter().collect::<Vec<_>>().join(",");
+        match self.operator {
+            Operator::In => write!(f, "{} in ({joined})", self.key),
+            Operator::NotIn => write!(f, "{} notin ({joined})", self.key),
+            Operator::Exists => write!(f, "{}", self.key),
+            Operator::DoesNotExist => write!(f, "!{}", self.key),
+            Operator::Gt => write!(f, "{}>{joined}", self.key),
+            Operator::Lt => write!(f, "{}<{joined}", self.key),
+        }
+    }
+}
+
+/// A conjunction of requirements. `Nothing` is the selector that matches no object
+/// (`labels.Nothing()`), distinct from the empty selector that matches everything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    Nothing,
+    All(Vec<Requirement>),
+}
+
+impl Selector {
+    pub fn everything() -> Self {
+        Selector::All(Vec::new())
+    }
+
+    pub fn matches(&self, labels: &Labels) -> bool {
+        match self {
+            Selector::Nothing => false,
+            Selector::All(reqs) => reqs.iter().all(|r| r.matches(labels)),
+        }
+    }
+
+    /// `metav1.LabelSelectorAsSelector`: nil selects nothing, empty selects everything.
+    pub fn from_label_selector(selector: Option<&LabelSelector>, path: &FieldPath) -> Result<Self, FieldError> {
+        let Some(selector) = selector else {
+            return Ok(Selector::Nothing);
+        };
+        let mut reqs = Vec::new();
+        for (k, v) in &selector.match_labels {
+            reqs.push(Requirement::new(k, Operator::In, std::slice::from_ref(v), &path.child("matchLabels"))?);
+        }
+        for (i, expr) in selector.match_expressions.iter().enumerate() {
+            let p = path.child("matchExpressions").index(i);
+            let op = match expr.operator.as_str() {
+                "In" => Operator::In,
+                "NotIn" => Operator::NotIn,
+                "Exists" => Operator::Exists,
+                "DoesNotExist" => Operator::DoesNotExist,
+                other => {
+                    return Err(FieldError::not_supported(
+                        &p.child("operator"),
+                        other,
+                        &["In", "NotIn", "Exists", "DoesNotExist"],
+                    ))
+                }
+            };
+            reqs.push(Requirement::new(&expr.key, op, &expr.values, &p)?);
+        }
+        Ok(Selector::All(reqs))
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Selector::Nothing => f.write_str("<nothing>"),
+            Selector::All(reqs) => {
+                let parts: Vec<String> = reqs.iter().map(ToString::to_string).collect();
+                f.write_str(&parts.join(","))
+            }
+        }
+    }
+}
+
+/// `validation.IsQualifiedName` for label keys, with upstream's messages.
+pub fn validate_label_key(key: &str, path: &FieldPath) -> Result<(), FieldError> {
+    let invalid = |detail: String| Err(FieldError::invalid(path, serde_json::json!(key), &detail));
+    let parts: Vec<&str> = key.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                return invalid("prefix part must be non-empty".into());
+            }
+            if let Some(msg) = dns1123_subdomain_error(prefix) {
+                return invalid(format!("prefix part {msg}"));
+            }
+            *name
+        }
+        _ => {
+            return invalid(format!(
+                "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ))
+        }
+    };
+    if name.is_empty() {
+        return invalid("name part must be non-empty".into());
+    }
+    if name.len() > 63 {
+        return invalid("name part must be no more than 63 characters".into());
+    }
+    if !is_qualified_name_part(name) {
+        return invalid(format!(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}')"
+        ));
+    }
+    Ok(())
+}
+
+/// `validation.IsValidLabelValue`.
+pub fn validate_label_value(value: &str, path: &FieldPath) -> Result<(), FieldError> {
+    if value.len() > 63 {
+        return Err(FieldError::invalid(path, serde_json::json!(value), "must be no more than 63 characters"));
+    }
+    if !value.is_empty() && !is_qualified_name_part(value) {
+        return Err(FieldError::invalid(
+            path,
+            serde_json::json!(value),
+            &format!("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '{LABEL_VALUE_FMT}')"),
+        ));
+    }
+    Ok(())
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
+fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+fn dns1123_subdomain_error(s: &str) -> Option<String> {
+    if s.len() > 253 {
+        return Some("must be no more than 253 characters".into());
+    }
+    let label_ok = |l: &str| {
+        let b = l.as_bytes();
+        !b.is_empty()
+            && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+            && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
+            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+    };
+    if s.split('.').all(label_ok) {
+        None
+    } else {
+        Some("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    fn req(key: &str, op: Operator, values: &[&str]) -> Requirement {
+        let values: Vec<String> = values.iter().map(|s| s.to_string()).collect();
+        Requirement::new(key, op, &values, &FieldPath::root("r")).unwrap()
+    }
+
+    #[test]
+    fn requirement_rows() {
+        let l = labels(&[("zone", "a"), ("gen", "0206")]);
+        // (requirement, matches, why)
+        let rows = [
+            (req("zone", Operator::In, &["a", "b"]), true, "value listed"),
+            (req("zone", Operator::NotIn, &["a"]), false, "value excluded"),
+            (req("missing", Operator::NotIn, &["a"]), true, "absent key satisfies NotIn"),
+            (req("zone", Operator::Exists, &[]), true, "present"),
+            (req("zone", Operator::DoesNotExist, &[]), false, "present"),
+            (req("gen", Operator::Gt, &["0204"]), true, "ParseInt accepts leading zeros"),
+            (req("zone", Operator::Gt, &["1"]), false, "non-integer label never compares"),
+            (req("missing", Operator::Lt, &["1"]), false, "absent key never compares"),
+        ];
+        for (r, expected, why) in rows {
+            assert_eq!(r.matches(&l), expected, "{r}: {why}");
+        }
+    }
+
+    #[test]
+    fn requirement_validation_messages() {
+        let p = FieldPath::root("root").index(0);
+        let err = Requirement::new("foo", Operator::Exists, &["x".into()], &p).unwrap_err();
+        assert_eq!(err.field, "root[0].values");
+        assert_eq!(err.detail, "values set must be empty for exists and does not exist");
+        let err = Requirement::new("invalid key", Operator::In, &["x".into()], &p).unwrap_err();
+        assert!(err.detail.starts_with("name part must consist"), "{}", err.detail);
+        assert!(Requirement::new("example.com/a", Operator::In, &["x".into()], &p).is_ok());
+        assert!(Requirement::new("Example.com/a", Operator::In, &["x".into()], &p).is_err());
+        assert!(
+            Requirement::new("a", Operator::Gt, &["-1".into()], &p).is_err(),
+            "label value must start alphanumeric"
+        );
+    }
+
+    #[test]
+    fn nil_and_empty_label_selectors_differ() {
+        let p = FieldPath::root("s");
+        assert_eq!(Selector::from_label_selector(None, &p).unwrap(), Selector::Nothing);
+        let empty = LabelSelector::default();
+        assert!(Selector::from_label_selector(Some(&empty), &p).unwrap().matches(&Labels::new()));
+    }
+}

@@ -1,0 +1,35 @@
+//! # placement-core
+//!
+//! A no-IO model of how Kubernetes decides where pods go: kube-scheduler's filter and score
+//! plugins with upstream's reason strings, the DaemonSet controller's node rules, and the
+//! admission defaults that change placement. Pure functions over parsed manifests: no IO, no
+//! clock, no randomness, so it runs the same natively, in a Kubewarden policy and in a browser.
+//!
+//! Entry points: [`documents::parse_manifests`] reads YAML/JSON, [`simulate::simulate`] runs
+//! the cluster, [`render`] formats the report, [`conformance`] checks the engine against the
+//! upstream test vectors.
+
+// Field errors carry the offending value for the message; they are built only on the cold
+// path of rejecting input, so their size in `Result` does not matter.
+#![allow(clippy::result_large_err)]
+
+pub mod conformance;
+pub mod daemonset;
+pub mod documents;
+pub mod field;
+pub mod fit_error;
+pub mod fixes;
+pub mod framework;
+pub mod hostports;
+pub mod labels;
+pub mod model;
+pub mod nodeaffinity;
+pub mod plugins;
+pub mod quantity;
+pub mod render;
+pub mod resources;
+pub mod scheduler;
+pub mod simulate;
+pub mod taints;
+pub mod validation;
+pub mod version;

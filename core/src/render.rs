@@ -1,0 +1,203 @@
+//! Human renderings of a [`Report`]: terminal text that reads like `kubectl`, and Markdown
+//! for generated docs. JSON is the report itself (`serde_json`).
+
+use std::fmt::Write;
+
+use serde_json::Value;
+
+use crate::simulate::{PodReport, Report, WorkloadReport};
+
+/// Pending pods with the same message are shown this many times, then summarised.
+const PENDING_SHOWN: usize = 3;
+
+pub fn text(report: &Report) -> String {
+    let mut out = String::new();
+    for (i, w) in report.workloads.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        workload_text(&mut out, w);
+    }
+    if !report.evictions.is_empty() {
+        out.push_str("\nEVICTIONS (NoExecute taints)\n");
+        let rows: Vec<[String; 4]> = report
+            .evictions
+            .iter()
+            .map(|e| {
+                let when = e.after_seconds.map(|s| format!("after {s}s")).unwrap_or_else(|| "now".into());
+                [format!("{}/{}", e.namespace, e.pod), e.node.clone(), e.taint.clone(), when]
+            })
+            .collect();
+        table(&mut out, ["POD", "NODE", "TAINT", "WHEN"], &rows, "  ");
+    }
+    if !report.warnings.is_empty() {
+        out.push('\n');
+        for w in &report.warnings {
+            let _ = writeln!(out, "Warning: {w}");
+        }
+    }
+    out
+}
+
+fn workload_text(out: &mut String, w: &WorkloadReport) {
+    let _ = writeln!(
+        out,
+        "{} {}/{}: DESIRED {}  CURRENT {}  PENDING {}",
+        w.kind,
+        w.namespace,
+        w.name,
+        w.desired,
+        w.current,
+        w.pods.iter().filter(|p| p.node.is_none()).count()
+    );
+    if !w.nodes.is_empty() {
+        let rows: Vec<[String; 4]> = w
+            .nodes
+            .iter()
+            .map(|(name, v)| {
+                let fits = v["fits"].as_bool().unwrap_or(false);
+                let reason = if fits {
+                    v["score"].as_i64().map(|s| format!("score {s}")).unwrap_or_default()
+                } else {
+                    let mut r = v["reason"].as_str().unwrap_or_default().to_string();
+                    if let Some(d) = v["detail"].as_str() {
+                        let _ = write!(r, " ({d})");
+                    }
+                    r
+                };
+                [
+                    name.clone(),
+                    if fits { "yes" } else { "no" }.into(),
+                    v["plugin"].as_str().unwrap_or("").into(),
+                    reason,
+                ]
+            })
+            .collect();
+        table(out, ["NODE", "FITS", "PLUGIN", "REASON"], &rows, "  ");
+    }
+    pods_text(out, &w.pods);
+    for (i, f) in w.fixes.iter().enumerate() {
+        let reach = if f.nodes.is_empty() { String::new() } else { format!(", reaches {}", f.nodes.join(", ")) };
+        let verified = if f.verified { ", verified" } else { "" };
+        let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): {}", i + 1, f.plugin, f.description);
+        if let Some(warning) = &f.warning {
+            let _ = writeln!(out, "    Warning: {warning}");
+        }
+        if let Some(patch) = &f.patch {
+            for line in patch.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+        if let Some(cmd) = &f.command {
+            let _ = writeln!(out, "    apply: {cmd}");
+        }
+    }
+    for d in &w.defaults {
+        let _ = writeln!(out, "  Default: {d}");
+    }
+}
+
+fn pods_text(out: &mut String, pods: &[PodReport]) {
+    if pods.is_empty() {
+        return;
+    }
+    let mut rows: Vec<[String; 3]> = Vec::new();
+    let mut shown_pending = 0;
+    let mut hidden = 0;
+    for p in pods {
+        match &p.node {
+            Some(node) => rows.push([p.name.clone(), node.clone(), "Scheduled".into()]),
+            None if shown_pending < PENDING_SHOWN => {
+                shown_pending += 1;
+                rows.push([
+                    p.name.clone(),
+                    "<none>".into(),
+                    format!("Pending: {}", p.message.clone().unwrap_or_default()),
+                ]);
+            }
+            None => hidden += 1,
+        }
+    }
+    table(out, ["POD", "NODE", "STATUS"], &rows, "  ");
+    if hidden > 0 {
+        let _ = writeln!(out, "  ... and {hidden} more pending pod(s)");
+    }
+}
+
+/// Left-aligned columns like `kubectl get`; the last column is not padded.
+fn table<const N: usize>(out: &mut String, header: [&str; N], rows: &[[String; N]], indent: &str) {
+    let mut widths = header.map(str::len);
+    for r in rows {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |out: &mut String, cells: [&str; N]| {
+        out.push_str(indent);
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == N {
+                out.push_str(c);
+            } else {
+                let _ = write!(out, "{c:<w$}   ", w = widths[i]);
+            }
+        }
+        let trimmed = out.trim_end_matches(' ').len();
+        out.truncate(trimmed);
+        out.push('\n');
+    };
+    line(out, header);
+    for r in rows {
+        line(out, r.each_ref().map(String::as_str));
+    }
+}
+
+pub fn markdown(report: &Report) -> String {
+    let mut out = String::new();
+    for w in &report.workloads {
+        let _ = writeln!(out, "### {} `{}/{}`\n", w.kind, w.namespace, w.name);
+        let _ = writeln!(out, "DESIRED **{}**, CURRENT **{}**\n", w.desired, w.current);
+        if !w.nodes.is_empty() {
+            out.push_str("| Node | Fits | Plugin | Reason | Detail |\n|---|---|---|---|---|\n");
+            for (name, v) in &w.nodes {
+                let fits = v["fits"].as_bool().unwrap_or(false);
+                let _ = writeln!(
+                    out,
+                    "| `{name}` | {} | {} | {} | {} |",
+                    if fits { "yes" } else { "no" },
+                    md_cell(&v["plugin"]),
+                    md_cell(&v["reason"]),
+                    md_cell(&v["detail"])
+                );
+            }
+            out.push('\n');
+        }
+        for p in w.pods.iter().filter(|p| p.node.is_none()).take(1) {
+            let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.message.clone().unwrap_or_default());
+        }
+        for f in &w.fixes {
+            let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);
+            if let Some(warning) = &f.warning {
+                let _ = writeln!(out, "> **Warning:** {warning}\n");
+            }
+            if let Some(patch) = &f.patch {
+                let _ = writeln!(out, "```yaml\n{}```\n", patch);
+            }
+        }
+    }
+    if !report.evictions.is_empty() {
+        out.push_str("### Evictions\n\n| Pod | Node | Taint | When |\n|---|---|---|---|\n");
+        for e in &report.evictions {
+            let when = e.after_seconds.map(|s| format!("after {s}s")).unwrap_or_else(|| "now".into());
+            let _ = writeln!(out, "| `{}/{}` | `{}` | `{}` | {when} |", e.namespace, e.pod, e.node, e.taint);
+        }
+        out.push('\n');
+    }
+    for w in &report.warnings {
+        let _ = writeln!(out, "> Warning: {w}\n");
+    }
+    out
+}
+
+fn md_cell(v: &Value) -> String {
+    v.as_str().unwrap_or("").replace('|', "\\|")
+}

@@ -1,0 +1,546 @@
+//! The whole simulation: nodes and workloads in, a report of where every pod lands, why it
+//! cannot land elsewhere, what gets evicted and the smallest fix, out.
+//!
+//! Order of events, as in a cluster that receives the manifests in input order:
+//! 1. Pods that already name a node (`spec.nodeName`) are bound there first: they run, use
+//!    resources and host ports, and are checked against NoExecute taints.
+//! 2. Each workload, in input order, creates its pods one at a time; each pod is scheduled
+//!    against the cluster as the pods before it left it. DaemonSets follow the controller.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::daemonset::{self, Blocker};
+use crate::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
+use crate::field::FieldPath;
+use crate::fixes::{self, Fix};
+use crate::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status};
+use crate::hostports::wanted_host_ports;
+use crate::model::{Node, ObjectMeta, Pod, PodSpec, Toleration};
+use crate::plugins::{node_affinity, node_name, node_resources_fit, taint_toleration};
+use crate::scheduler::{schedule, NodeVerdict, ScheduleResult};
+use crate::taints::{NO_EXECUTE, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
+use crate::validation::{validate_node, validate_pod_spec};
+use crate::version::{FeatureGates, KubeVersion};
+
+/// DefaultTolerationSeconds' default for not-ready and unreachable.
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+
+#[derive(Debug, Clone)]
+pub struct SimulateOptions {
+    pub version: KubeVersion,
+    pub gates: FeatureGates,
+    /// Apply the admission plugins of a default cluster that change placement
+    /// (DefaultTolerationSeconds). On by default.
+    pub admission_defaults: bool,
+}
+
+impl Default for SimulateOptions {
+    fn default() -> Self {
+        Self::for_version(KubeVersion::LATEST)
+    }
+}
+
+impl SimulateOptions {
+    pub fn for_version(version: KubeVersion) -> Self {
+        Self { version, gates: FeatureGates::for_version(version), admission_defaults: true }
+    }
+}
+
+/// The report, in the shape the CLI's JSON output promises (see README, "CLI contract").
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub kube_version: String,
+    pub workloads: Vec<WorkloadReport>,
+    pub warnings: Vec<String>,
+    pub evictions: Vec<Eviction>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadReport {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    /// Pods wanted: replicas, or for a DaemonSet the eligible nodes (`kubectl get ds` DESIRED).
+    pub desired: i64,
+    /// Pods placed (`kubectl get ds` CURRENT).
+    pub current: i64,
+    pub pods: Vec<PodReport>,
+    /// The verdict for one pod of the workload against the cluster as it stood before the
+    /// workload's pods were placed; for DaemonSets, whether the daemon pod runs there.
+    pub nodes: serde_json::Map<String, serde_json::Value>,
+    pub fixes: Vec<Fix>,
+    /// What admission or the controller added to the pods, visible so nothing is magic.
+    pub defaults: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PodReport {
+    pub name: String,
+    pub node: Option<String>,
+    /// The FailedScheduling message when the pod stays Pending.
+    pub message: Option<String>,
+}
+
+/// The per-node verdict of the JSON contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeReport {
+    pub fits: bool,
+    pub plugin: Option<&'static str>,
+    /// Upstream's reasons joined by ", ", exactly as they count in the FailedScheduling message.
+    pub reason: Option<String>,
+    pub detail: Option<String>,
+    pub score: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<Code>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Eviction {
+    pub namespace: String,
+    pub pod: String,
+    pub node: String,
+    pub taint: String,
+    /// `None`: at once; otherwise after the toleration's seconds.
+    pub after_seconds: Option<i64>,
+    pub message: String,
+}
+
+/// Validates, then simulates. Every invalid document is reported, not just the first.
+pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
+    validate(manifests, &opts.gates)?;
+    let cfg = SchedulerConfig { version: opts.version, gates: opts.gates, ..Default::default() };
+    let mut sim = Simulation::new(manifests, opts, cfg);
+    sim.run(manifests);
+    Ok(sim.finish())
+}
+
+fn validate(manifests: &Manifests, gates: &FeatureGates) -> Result<(), Vec<InputError>> {
+    let mut errors = Vec::new();
+    let mut seen: BTreeMap<&str, &DocRef> = BTreeMap::new();
+    for (doc, node) in &manifests.nodes {
+        for error in validate_node(node) {
+            errors.push(InputError::Invalid { doc: doc.clone(), error });
+        }
+        if let Some(first) = seen.insert(&node.metadata.name, doc) {
+            errors.push(InputError::Invalid {
+                doc: doc.clone(),
+                error: crate::field::FieldError::invalid(
+                    &FieldPath::root("metadata.name"),
+                    serde_json::json!(node.metadata.name),
+                    &format!("duplicate node name (also {first})"),
+                ),
+            });
+        }
+    }
+    for w in &manifests.workloads {
+        if w.name.is_empty() {
+            errors.push(InputError::Invalid {
+                doc: w.doc.clone(),
+                error: crate::field::FieldError::required(&FieldPath::root("metadata.name"), "name is required"),
+            });
+        }
+        let path = FieldPath::root(w.kind.pod_spec_path());
+        for error in validate_pod_spec(&w.template.spec, &path, gates) {
+            errors.push(InputError::Invalid { doc: w.doc.clone(), error });
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+struct Simulation<'a> {
+    opts: &'a SimulateOptions,
+    cfg: SchedulerConfig,
+    nodes: Vec<NodeInfo>,
+    index: BTreeMap<String, usize>,
+    reports: Vec<WorkloadReport>,
+    warnings: Vec<String>,
+    evictions: Vec<Eviction>,
+    /// Pods placed, with their tolerations, for the NoExecute check at the end.
+    placed: Vec<(String, String, usize, Vec<Toleration>)>,
+}
+
+impl<'a> Simulation<'a> {
+    fn new(manifests: &Manifests, opts: &'a SimulateOptions, cfg: SchedulerConfig) -> Self {
+        let mut warnings = Vec::new();
+        let nodes: Vec<NodeInfo> = manifests.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
+        for n in &nodes {
+            if n.allocatable.is_none() {
+                warnings.push(format!(
+                    "Node {} has no status.allocatable: resources and pod count are not checked on it",
+                    n.name()
+                ));
+            }
+        }
+        if nodes.is_empty() && !manifests.workloads.is_empty() {
+            warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
+        }
+        for doc in &manifests.ignored {
+            warnings.push(format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind));
+        }
+        let index = nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
+        Self { opts, cfg, nodes, index, reports: Vec::new(), warnings, evictions: Vec::new(), placed: Vec::new() }
+    }
+
+    fn run(&mut self, manifests: &Manifests) {
+        // Running pods first: they hold their resources before anything new is scheduled.
+        let mut order: Vec<&Workload> = manifests.workloads.iter().filter(|w| w.is_bound_pod()).collect();
+        order.extend(manifests.workloads.iter().filter(|w| !w.is_bound_pod()));
+        let mut reports: Vec<(usize, WorkloadReport)> = Vec::new();
+        for w in order {
+            let position = manifests.workloads.iter().position(|x| std::ptr::eq(x, w)).unwrap_or(0);
+            let report = if w.is_bound_pod() {
+                self.bind_running_pod(w)
+            } else if w.kind == WorkloadKind::DaemonSet {
+                self.run_daemonset(w)
+            } else {
+                self.run_replicas(w)
+            };
+            reports.push((position, report));
+        }
+        // Report in input order whatever order they ran in.
+        reports.sort_by_key(|(p, _)| *p);
+        self.reports = reports.into_iter().map(|(_, r)| r).collect();
+        self.check_no_execute();
+    }
+
+    fn finish(self) -> Report {
+        Report {
+            kube_version: self.opts.version.to_string(),
+            workloads: self.reports,
+            warnings: self.warnings,
+            evictions: self.evictions,
+        }
+    }
+
+    fn new_report(&self, w: &Workload) -> WorkloadReport {
+        WorkloadReport {
+            kind: w.kind.as_str(),
+            namespace: w.namespace.clone(),
+            name: w.name.clone(),
+            desired: 0,
+            current: 0,
+            pods: Vec::new(),
+            nodes: serde_json::Map::new(),
+            fixes: Vec::new(),
+            defaults: Vec::new(),
+        }
+    }
+
+    /// The pod a workload creates: its template, API defaults, the given name.
+    fn make_pod(&self, w: &Workload, name: String, spec: PodSpec) -> Pod {
+        let template_meta = &w.template.metadata;
+        Pod {
+            metadata: ObjectMeta {
+                name,
+                namespace: Some(w.namespace.clone()),
+                labels: template_meta.labels.clone(),
+                annotations: template_meta.annotations.clone(),
+                ..Default::default()
+            },
+            spec,
+        }
+    }
+
+    /// Admission defaults that change placement; returns what was added.
+    fn admit(&self, spec: &mut PodSpec) -> Vec<String> {
+        let mut notes = api_defaults(spec);
+        if self.opts.admission_defaults {
+            notes.extend(default_toleration_seconds(spec));
+        }
+        notes
+    }
+
+    fn bind_running_pod(&mut self, w: &Workload) -> WorkloadReport {
+        let mut report = self.new_report(w);
+        let mut spec = w.template.spec.clone();
+        report.defaults = self.admit(&mut spec);
+        let node = spec.node_name.clone();
+        report.desired = 1;
+        match self.index.get(&node).copied() {
+            Some(i) => {
+                let pod = self.make_pod(w, w.name.clone(), spec);
+                self.bind(i, &pod);
+                report.current = 1;
+                report.pods.push(PodReport { name: w.name.clone(), node: Some(node), message: None });
+            }
+            None => {
+                self.warnings
+                    .push(format!("{}: spec.nodeName {node:?} is not a Node in the input; the pod is ignored", w.doc));
+                report.pods.push(PodReport { name: w.name.clone(), node: None, message: None });
+            }
+        }
+        report
+    }
+
+    fn run_replicas(&mut self, w: &Workload) -> WorkloadReport {
+        let mut report = self.new_report(w);
+        let mut spec = w.template.spec.clone();
+        report.defaults = self.admit(&mut spec);
+        report.desired = w.replicas;
+        // A replica that found no node leaves the cluster unchanged, so every later replica,
+        // identical but for its name, gets the same answer.
+        let mut pending: Option<String> = None;
+        for r in 0..w.replicas {
+            let name = pod_name(w, r);
+            if let Some(message) = &pending {
+                report.pods.push(PodReport { name, node: None, message: Some(message.clone()) });
+                continue;
+            }
+            let pod = self.make_pod(w, name.clone(), spec.clone());
+            let result = schedule(&pod, &self.nodes, &self.cfg, r == 0);
+            if r == 0 {
+                report.nodes = node_map(&result, &self.nodes);
+            }
+            if result.node.is_none() {
+                report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
+            }
+            match result.node {
+                Some(i) => {
+                    self.bind(i, &pod);
+                    report.current += 1;
+                    report.pods.push(PodReport { name, node: Some(self.nodes[i].name().to_string()), message: None });
+                }
+                None => {
+                    pending = result.message.clone();
+                    report.pods.push(PodReport { name, node: None, message: result.message });
+                }
+            }
+        }
+        if w.replicas == 0 {
+            // Still say where a pod would go: that is the question a scaled-to-zero workload asks.
+            let pod = self.make_pod(w, pod_name(w, 0), spec);
+            let result = schedule(&pod, &self.nodes, &self.cfg, true);
+            report.nodes = node_map(&result, &self.nodes);
+        }
+        report
+    }
+
+    fn run_daemonset(&mut self, w: &Workload) -> WorkloadReport {
+        let mut report = self.new_report(w);
+        let template = w.template.spec.clone();
+        let mut daemon_spec = template.clone();
+        daemonset::add_daemon_tolerations(&mut daemon_spec);
+        report.defaults.push(format!(
+            "DaemonSet controller tolerations: {}",
+            daemon_spec.tolerations[template.tolerations.len()..]
+                .iter()
+                .map(|t| format!("{}:{}", t.key, t.effect))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let mut eligible = Vec::new();
+        for i in 0..self.nodes.len() {
+            let node = &self.nodes[i].node;
+            let verdict = daemonset::node_should_run(&template, node, &self.cfg);
+            if verdict.should_run {
+                eligible.push(i);
+                continue;
+            }
+            let report_entry = not_eligible_report(&daemon_spec, node, &verdict.blocked_by, &self.cfg);
+            report.nodes.insert(node.metadata.name.clone(), serde_json::to_value(report_entry).unwrap_or_default());
+        }
+        report.desired = eligible.len() as i64;
+        let mut admitted_notes = Vec::new();
+        let mut results: Vec<(usize, ScheduleResult)> = Vec::new();
+        for &i in &eligible {
+            let node_name = self.nodes[i].name().to_string();
+            let mut spec = daemon_spec.clone();
+            spec.affinity = Some(daemonset::pin_to_node(spec.affinity.take(), &node_name));
+            admitted_notes = self.admit(&mut spec);
+            let pod = self.make_pod(w, format!("{}-{}", w.name, node_name), spec);
+            let result = schedule(&pod, &self.nodes, &self.cfg, true);
+            let verdict = result.verdicts.get(i).map(node_report);
+            if let Some(v) = verdict {
+                report.nodes.insert(node_name.clone(), serde_json::to_value(v).unwrap_or_default());
+            }
+            match result.node {
+                Some(n) => {
+                    self.bind(n, &pod);
+                    report.current += 1;
+                    report.pods.push(PodReport { name: pod.metadata.name, node: Some(node_name), message: None });
+                }
+                None => {
+                    report.pods.push(PodReport {
+                        name: pod.metadata.name,
+                        node: None,
+                        message: result.message.clone(),
+                    });
+                }
+            }
+            results.push((i, result));
+        }
+        report.defaults.extend(admitted_notes);
+        // Keep the node map in cluster order.
+        let mut ordered = serde_json::Map::new();
+        for n in &self.nodes {
+            if let Some(v) = report.nodes.remove(n.name()) {
+                ordered.insert(n.name().to_string(), v);
+            }
+        }
+        report.nodes = ordered;
+        report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
+        report
+    }
+
+    fn bind(&mut self, i: usize, pod: &Pod) {
+        let info = &mut self.nodes[i];
+        info.requested.add(&node_resources_fit::pod_request(&pod.spec, &self.cfg));
+        info.non_zero_requested.add(&node_resources_fit::pod_non_zero_request(&pod.spec, &self.cfg));
+        for p in wanted_host_ports(&pod.spec) {
+            info.used_ports.add(&p);
+        }
+        info.pods.push(PlacedPod::from_pod(pod));
+        self.placed.push((
+            pod.metadata.namespace.clone().unwrap_or_default(),
+            pod.metadata.name.clone(),
+            i,
+            pod.spec.tolerations.clone(),
+        ));
+    }
+
+    /// The taint manager: a pod on a node with an untolerated NoExecute taint is evicted at
+    /// once; one whose tolerations all have tolerationSeconds, after the smallest of them.
+    fn check_no_execute(&mut self) {
+        let cmp = self.cfg.gates.taint_toleration_comparison_operators;
+        for (namespace, pod, i, tolerations) in &self.placed {
+            let node = &self.nodes[*i].node;
+            let mut min_seconds: Option<(i64, String)> = None;
+            for taint in node.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE) {
+                match tolerations.iter().find(|t| t.tolerates(taint, cmp)) {
+                    None => {
+                        self.evictions.push(Eviction {
+                            namespace: namespace.clone(),
+                            pod: pod.clone(),
+                            node: node.metadata.name.clone(),
+                            taint: taint.to_string(),
+                            after_seconds: None,
+                            message: format!("evicted at once: untolerated NoExecute taint {taint}"),
+                        });
+                        min_seconds = None;
+                        break;
+                    }
+                    Some(t) => {
+                        if let Some(s) = t.toleration_seconds {
+                            let s = s.max(0);
+                            if min_seconds.as_ref().is_none_or(|(m, _)| s < *m) {
+                                min_seconds = Some((s, taint.to_string()));
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some((seconds, taint)) = min_seconds {
+                self.evictions.push(Eviction {
+                    namespace: namespace.clone(),
+                    pod: pod.clone(),
+                    node: node.metadata.name.clone(),
+                    taint: taint.clone(),
+                    after_seconds: Some(seconds),
+                    message: format!("evicted after {seconds}s: NoExecute taint {taint} is tolerated only for tolerationSeconds={seconds}"),
+                });
+            }
+        }
+    }
+}
+
+/// Pod names as the controllers spell them, without the random suffixes: StatefulSets use
+/// ordinals exactly; other controllers get `-<index>` in place of their hash suffix.
+fn pod_name(w: &Workload, replica: i64) -> String {
+    match w.kind {
+        WorkloadKind::Pod => w.name.clone(),
+        _ => format!("{}-{replica}", w.name),
+    }
+}
+
+/// API defaulting that changes placement: a container resource with a limit and no request
+/// requests its limit.
+pub fn api_defaults(spec: &mut PodSpec) -> Vec<String> {
+    let mut notes = Vec::new();
+    for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+        let limits = c.resources.limits.clone();
+        for (name, q) in limits {
+            if !c.resources.requests.contains_key(&name) {
+                notes.push(format!("container {:?}: requests.{name} defaulted to its limit {q}", c.name));
+                c.resources.requests.insert(name, q);
+            }
+        }
+    }
+    notes
+}
+
+/// The DefaultTolerationSeconds admission plugin: tolerate not-ready and unreachable
+/// NoExecute taints for 300s unless the pod already tolerates them.
+pub fn default_toleration_seconds(spec: &mut PodSpec) -> Vec<String> {
+    let mut notes = Vec::new();
+    for key in [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE] {
+        let tolerated = spec
+            .tolerations
+            .iter()
+            .any(|t| (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty()));
+        if !tolerated {
+            spec.tolerations.push(Toleration {
+                key: key.into(),
+                operator: "Exists".into(),
+                value: String::new(),
+                effect: NO_EXECUTE.into(),
+                toleration_seconds: Some(DEFAULT_TOLERATION_SECONDS),
+            });
+            notes
+                .push(format!("DefaultTolerationSeconds: tolerates {key}:NoExecute for {DEFAULT_TOLERATION_SECONDS}s"));
+        }
+    }
+    notes
+}
+
+pub fn node_report(v: &NodeVerdict) -> NodeReport {
+    let fits = v.status.is_success();
+    NodeReport {
+        fits,
+        plugin: v.status.plugin,
+        reason: (!fits).then(|| v.status.reasons.join(", ")),
+        detail: v.status.detail.clone(),
+        score: v.score,
+        code: (!fits).then_some(v.status.code),
+    }
+}
+
+fn node_map(result: &ScheduleResult, _nodes: &[NodeInfo]) -> serde_json::Map<String, serde_json::Value> {
+    result.verdicts.iter().map(|v| (v.node.clone(), serde_json::to_value(node_report(v)).unwrap_or_default())).collect()
+}
+
+/// Why the DaemonSet controller will not create a pod for this node, in the words the
+/// scheduler would use for the same check.
+fn not_eligible_report(
+    daemon_spec: &PodSpec,
+    node: &Node,
+    blocker: &Option<Blocker>,
+    cfg: &SchedulerConfig,
+) -> NodeReport {
+    let status = match blocker {
+        Some(Blocker::Taint(_)) => taint_toleration::filter(daemon_spec, node, cfg).with_plugin(taint_toleration::NAME),
+        Some(Blocker::NodeAffinity) => {
+            node_affinity::State::new(daemon_spec, cfg).filter(node).with_plugin(node_affinity::NAME)
+        }
+        Some(Blocker::NodeName(name)) => Status::new(Code::UnschedulableAndUnresolvable, node_name::ERR_REASON)
+            .with_plugin(node_name::NAME)
+            .with_detail(format!("template requests node {name:?}")),
+        None => Status::success(),
+    };
+    NodeReport {
+        fits: false,
+        plugin: status.plugin,
+        reason: Some(status.reasons.join(", ")),
+        detail: status.detail.map(|d| format!("{d}; the DaemonSet controller creates no pod here")),
+        score: None,
+        code: Some(status.code),
+    }
+}

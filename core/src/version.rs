@@ -1,0 +1,110 @@
+//! Kubernetes versions and feature gates: which upstream wording and behaviour to reproduce.
+
+use std::fmt;
+
+/// A `major.minor` Kubernetes release. The default is the newest release Placement models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct KubeVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl KubeVersion {
+    pub const LATEST: KubeVersion = KubeVersion { major: 1, minor: 36 };
+    /// The oldest release whose reason strings Placement knows.
+    pub const OLDEST: KubeVersion = KubeVersion { major: 1, minor: 16 };
+
+    pub const fn new(major: u32, minor: u32) -> Self {
+        Self { major, minor }
+    }
+
+    /// Accepts `1.30`, `v1.30` and `1.30.4` (the patch is ignored).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let trimmed = s.trim().trim_start_matches('v');
+        let mut parts = trimmed.split('.');
+        let parse = |p: Option<&str>| p.and_then(|x| x.parse::<u32>().ok());
+        match (parse(parts.next()), parse(parts.next())) {
+            (Some(1), Some(minor)) => {
+                let v = KubeVersion::new(1, minor);
+                if v < Self::OLDEST {
+                    Err(format!("kube version {s:?} is older than the oldest modelled release {}", Self::OLDEST))
+                } else {
+                    Ok(v)
+                }
+            }
+            _ => Err(format!("invalid kube version {s:?}: expected MAJOR.MINOR such as 1.35")),
+        }
+    }
+
+    pub fn at_least(&self, major: u32, minor: u32) -> bool {
+        *self >= KubeVersion::new(major, minor)
+    }
+}
+
+impl Default for KubeVersion {
+    fn default() -> Self {
+        Self::LATEST
+    }
+}
+
+impl fmt::Display for KubeVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// The feature gates that change placement, at their defaults for a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FeatureGates {
+    /// KEP-5471, alpha in 1.35: numeric `Lt`/`Gt` tolerations. Off by default.
+    pub taint_toleration_comparison_operators: bool,
+    /// KEP-2837: pod-level `spec.resources`; beta (on) from 1.34.
+    pub pod_level_resources: bool,
+    /// KEP-753: restartable init containers; on from 1.29.
+    pub sidecar_containers: bool,
+    /// DRA-backed extended resources; alpha, off.
+    pub dra_extended_resource: bool,
+}
+
+impl FeatureGates {
+    pub fn for_version(v: KubeVersion) -> Self {
+        Self {
+            taint_toleration_comparison_operators: false,
+            pod_level_resources: v.at_least(1, 34),
+            sidecar_containers: v.at_least(1, 29),
+            dra_extended_resource: false,
+        }
+    }
+
+    /// Sets a gate by its upstream name; unknown names are an error.
+    pub fn set(&mut self, name: &str, value: bool) -> Result<(), String> {
+        match name {
+            "TaintTolerationComparisonOperators" => self.taint_toleration_comparison_operators = value,
+            "PodLevelResources" => self.pod_level_resources = value,
+            "SidecarContainers" => self.sidecar_containers = value,
+            "DRAExtendedResource" => self.dra_extended_resource = value,
+            other => return Err(format!("unknown feature gate {other:?}")),
+        }
+        Ok(())
+    }
+}
+
+impl Default for FeatureGates {
+    fn default() -> Self {
+        Self::for_version(KubeVersion::LATEST)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_versions() {
+        assert_eq!(KubeVersion::parse("1.30").unwrap(), KubeVersion::new(1, 30));
+        assert_eq!(KubeVersion::parse("v1.34.3").unwrap(), KubeVersion::new(1, 34));
+        assert!(KubeVersion::parse("2.0").is_err());
+        assert!(KubeVersion::parse("1.x").is_err());
+        assert!(KubeVersion::parse("1.10").is_err(), "older than modelled");
+    }
+}
