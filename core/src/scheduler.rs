@@ -333,3 +333,135 @@ fn preemption_message(verdicts: &[NodeVerdict]) -> String {
     let inner = FitError { num_all_nodes: verdicts.len(), node_reasons: reasons, ..Default::default() };
     format!("preemption: {}", inner.message())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Taint};
+    use crate::quantity::Quantity;
+
+    fn node(name: &str, cpu: &str, taint: Option<&str>) -> NodeInfo {
+        let mut n = Node::default();
+        n.metadata.name = name.into();
+        n.status.allocatable = Some(
+            [("cpu", cpu), ("memory", "8Gi"), ("pods", "110")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+                .collect(),
+        );
+        if let Some(key) = taint {
+            n.spec.taints.push(Taint { key: key.into(), value: String::new(), effect: "NoSchedule".into() });
+        }
+        NodeInfo::new(n)
+    }
+
+    fn pod(cpu: &str) -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = "p".into();
+        p.metadata.namespace = Some("default".into());
+        let mut c = crate::model::Container::default();
+        c.resources.requests.insert("cpu".into(), Quantity::parse(cpu).unwrap());
+        p.spec.containers.push(c);
+        p
+    }
+
+    /// Required node affinity with one term per entry, each term a list of
+    /// `metadata.name In [...]` requirements.
+    fn pin(p: &mut Pod, terms: &[&[&[&str]]]) {
+        let field = |values: &[&str]| NodeSelectorRequirement {
+            key: "metadata.name".into(),
+            operator: "In".into(),
+            values: values.iter().map(|s| s.to_string()).collect(),
+        };
+        let terms = terms
+            .iter()
+            .map(|reqs| NodeSelectorTerm {
+                match_expressions: vec![],
+                match_fields: reqs.iter().map(|r| field(r)).collect(),
+            })
+            .collect();
+        p.spec.affinity = Some(crate::model::Affinity {
+            node_affinity: Some(crate::model::NodeAffinity {
+                required: Some(NodeSelector { node_selector_terms: terms }),
+                preferred: vec![],
+            }),
+            ..Default::default()
+        });
+    }
+
+    #[test]
+    fn failed_scheduling_messages() {
+        let cfg = SchedulerConfig::default();
+        // Node a could hold the pod if it were empty (so preemption is the question), but
+        // 1.5 of its 3 cpus are taken.
+        let mut busy = node("a", "3", None);
+        busy.requested.milli_cpu = 1500;
+        let cluster = [busy, node("b", "4", Some("gpu")), node("c", "4", Some("gpu"))];
+        // (pod, expected message, why)
+        let mut pinned = pod("2");
+        pin(&mut pinned, &[&[&["a"]]]);
+        let mut conflict = pod("1");
+        pin(&mut conflict, &[&[&["a"], &["b"]]]);
+        let rows = [
+            (
+                pod("2"),
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "histogram sorted byte-wise; cpu is resolvable by preemption, taints are not",
+            ),
+            (
+                pinned,
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "a pinned pod (as a DaemonSet's) counts the other nodes as absent",
+            ),
+            (
+                conflict,
+                "0/3 nodes are available: pod affinity terms conflict. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+                "a PreFilter rejection replaces the per-node histogram",
+            ),
+        ];
+        for (p, expected, why) in rows {
+            let r = schedule(&p, &cluster, &cfg, true);
+            assert_eq!(r.node, None, "{why}");
+            assert_eq!(r.message.as_deref(), Some(expected), "{why}");
+        }
+        let too_big = schedule(&pod("5"), &cluster[..1], &cfg, true);
+        assert_eq!(
+            too_big.message.as_deref(),
+            Some("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
+            "a request above allocatable is unresolvable: no preemption can help"
+        );
+    }
+
+    #[test]
+    fn first_failing_plugin_decides_and_is_named() {
+        let cfg = SchedulerConfig::default();
+        let cluster = [node("b", "1", Some("gpu"))];
+        let r = schedule(&pod("2"), &cluster, &cfg, true);
+        // TaintToleration runs before NodeResourcesFit, so cpu is never mentioned.
+        assert_eq!(r.verdicts[0].status.plugin, Some("TaintToleration"));
+        assert_eq!(r.verdicts[0].status.detail.as_deref(), Some("untolerated taint {gpu: } (NoSchedule)"));
+    }
+
+    #[test]
+    fn least_allocated_spreads_and_ties_go_to_the_first_node() {
+        let cfg = SchedulerConfig::default();
+        let mut cluster = vec![node("a", "4", None), node("b", "4", None)];
+        let first = schedule(&pod("1"), &cluster, &cfg, true);
+        assert_eq!(first.node, Some(0), "equal scores: the node listed first");
+        assert_eq!(first.verdicts[0].score, first.verdicts[1].score);
+        cluster[0].requested.milli_cpu += 1000;
+        cluster[0].non_zero_requested.milli_cpu += 1000;
+        let second = schedule(&pod("1"), &cluster, &cfg, true);
+        assert_eq!(second.node, Some(1), "the emptier node scores higher");
+    }
+
+    #[test]
+    fn without_explain_only_failures_are_kept() {
+        let cfg = SchedulerConfig::default();
+        let cluster = [node("a", "4", None), node("b", "4", Some("gpu"))];
+        let r = schedule(&pod("1"), &cluster, &cfg, false);
+        assert_eq!(r.node, Some(0));
+        assert_eq!(r.verdicts.len(), 1);
+        assert_eq!(r.verdicts[0].node, "b");
+    }
+}

@@ -192,11 +192,11 @@ impl<'a> Simulation<'a> {
 
     fn run(&mut self, manifests: &Manifests) {
         // Running pods first: they hold their resources before anything new is scheduled.
-        let mut order: Vec<&Workload> = manifests.workloads.iter().filter(|w| w.is_bound_pod()).collect();
-        order.extend(manifests.workloads.iter().filter(|w| !w.is_bound_pod()));
-        let mut reports: Vec<(usize, WorkloadReport)> = Vec::new();
-        for w in order {
-            let position = manifests.workloads.iter().position(|x| std::ptr::eq(x, w)).unwrap_or(0);
+        let (bound, rest): (Vec<usize>, Vec<usize>) =
+            (0..manifests.workloads.len()).partition(|&i| manifests.workloads[i].is_bound_pod());
+        let mut reports: Vec<(usize, WorkloadReport)> = Vec::with_capacity(manifests.workloads.len());
+        for position in bound.into_iter().chain(rest) {
+            let w = &manifests.workloads[position];
             let report = if w.is_bound_pod() {
                 self.bind_running_pod(w)
             } else if w.kind == WorkloadKind::DaemonSet {
@@ -542,5 +542,72 @@ fn not_eligible_report(
         detail: status.detail.map(|d| format!("{d}; the DaemonSet controller creates no pod here")),
         score: None,
         code: Some(status.code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::parse_manifests;
+
+    fn run(yaml: &str, opts: &SimulateOptions) -> Report {
+        simulate(&parse_manifests(yaml, "").unwrap(), opts).unwrap()
+    }
+
+    const NODES: &str = "
+kind: Node
+metadata: {name: ready}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: Node
+metadata: {name: failing}
+spec: {taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]}
+status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
+";
+
+    #[test]
+    fn default_toleration_seconds_admits_then_evicts() {
+        // The emptier, bigger node scores higher, and the admission plugin's 300s toleration
+        // lets the pod land on it, where the taint manager evicts it after 300s.
+        let yaml = format!("{NODES}---\nkind: Pod\nmetadata: {{name: web}}\nspec: {{containers: [{{name: c, resources: {{requests: {{cpu: '1'}}}}}}]}}\n");
+        let report = run(&yaml, &SimulateOptions::default());
+        assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("failing"));
+        assert_eq!(report.evictions.len(), 1);
+        assert_eq!(report.evictions[0].after_seconds, Some(300));
+        assert!(report.workloads[0].defaults.iter().any(|d| d.contains("DefaultTolerationSeconds")));
+
+        let opts = SimulateOptions { admission_defaults: false, ..Default::default() };
+        let report = run(&yaml, &opts);
+        assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("ready"), "without admission the taint filters");
+        assert!(report.evictions.is_empty());
+    }
+
+    #[test]
+    fn running_pods_are_bound_first_and_evicted_at_once() {
+        let yaml = format!("{NODES}---\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: 1, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: '3'}}}}}}]}}}}}}\n---\nkind: Pod\nmetadata: {{name: old}}\nspec: {{nodeName: ready, tolerations: [{{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}}], containers: [{{name: c, resources: {{requests: {{cpu: '2'}}}}}}]}}\n---\nkind: Pod\nmetadata: {{name: stray}}\nspec: {{nodeName: failing, tolerations: [{{key: x, operator: Exists}}], containers: []}}\n");
+        let opts = SimulateOptions { admission_defaults: false, ..Default::default() };
+        let report = run(&yaml, &opts);
+        // The running pod holds 2 of ready's 4 cpus, so the 3-cpu replica cannot go there.
+        assert_eq!(report.workloads[0].name, "d", "reports keep input order");
+        assert_eq!(report.workloads[0].pods[0].node, None);
+        assert!(report.workloads[0].pods[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)."));
+        let stray = report.evictions.iter().find(|e| e.pod == "stray").expect("stray evicted");
+        assert_eq!(stray.after_seconds, None);
+        assert_eq!(stray.taint, "node.kubernetes.io/not-ready:NoExecute");
+    }
+
+    #[test]
+    fn api_defaults_request_the_limit() {
+        let mut spec = PodSpec::default();
+        let mut c = crate::model::Container::default();
+        c.resources.limits.insert("cpu".into(), crate::quantity::Quantity::parse("2").unwrap());
+        spec.containers.push(c);
+        let notes = api_defaults(&mut spec);
+        assert_eq!(spec.containers[0].resources.requests["cpu"].milli_value(), 2000);
+        assert_eq!(notes.len(), 1);
     }
 }
