@@ -31,5 +31,7 @@ pub mod resources;
 pub mod scheduler;
 pub mod simulate;
 pub mod taints;
+#[cfg(test)]
+mod testing;
 pub mod validation;
 pub mod version;

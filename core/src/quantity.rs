@@ -38,7 +38,7 @@ impl Quantity {
 
     /// A quantity of `millis / 1000`, as for cpu.
     pub fn from_milli(millis: i64) -> Self {
-        Self { mantissa: millis as i128, exp10: -3, text: format_milli(millis) }
+        Self { mantissa: millis as i128, exp10: -3, text: format_cpu(millis) }
     }
 
     pub fn from_value(value: i64) -> Self {
@@ -145,14 +145,6 @@ fn normalize(mut m: i128, mut e: i32) -> (i128, i32) {
         e += 1;
     }
     (m, e)
-}
-
-fn format_milli(millis: i64) -> String {
-    if millis % 1000 == 0 {
-        (millis / 1000).to_string()
-    } else {
-        format!("{millis}m")
-    }
 }
 
 /// Parses `<sign><digits>[.<digits>]<suffix>` where the suffix is a binary SI suffix (`Ki`..`Ei`),

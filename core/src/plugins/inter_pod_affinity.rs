@@ -544,29 +544,9 @@ fn normalize_score(scores: &mut [i64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Affinity, Node};
+    use crate::model::Affinity;
+    use crate::testing::{labels, node_info as node, pod};
     use crate::version::KubeVersion;
-
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
-
-    fn node(name: &str, l: &[(&str, &str)], pods: &[Pod]) -> NodeInfo {
-        let mut n = Node::default();
-        n.metadata.name = name.into();
-        n.metadata.labels = labels(l);
-        let mut info = NodeInfo::new(n);
-        info.pods = pods.iter().map(PlacedPod::from_pod).collect();
-        info
-    }
-
-    fn pod(ns: &str, name: &str, l: &[(&str, &str)]) -> Pod {
-        let mut p = Pod::default();
-        p.metadata.name = name.into();
-        p.metadata.namespace = Some(ns.into());
-        p.metadata.labels = labels(l);
-        p
-    }
 
     fn term(key: &str, sel: &[(&str, &str)]) -> PodAffinityTerm {
         PodAffinityTerm {

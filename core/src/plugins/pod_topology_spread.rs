@@ -335,6 +335,7 @@ fn normalize_score(raw: &[Option<i64>]) -> Vec<i64> {
 mod tests {
     use super::*;
     use crate::model::{LabelSelector, Taint, TopologySpreadConstraint};
+    use crate::testing::{labels, node_info as node, pod};
     use crate::version::KubeVersion;
 
     /// (pod, nodes, feasible, expected normalized scores, why)
@@ -342,29 +343,8 @@ mod tests {
 
     const ZONE: &str = "topology.kubernetes.io/zone";
 
-    fn labels(pairs: &[(&str, &str)]) -> Labels {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
-    }
-
-    fn pod(ns: &str, name: &str, l: &[(&str, &str)]) -> Pod {
-        let mut p = Pod::default();
-        p.metadata.name = name.into();
-        p.metadata.namespace = Some(ns.into());
-        p.metadata.labels = labels(l);
-        p
-    }
-
     fn webs(n: usize) -> Vec<Pod> {
         (0..n).map(|i| pod("default", &format!("web-{i}"), &[("app", "web")])).collect()
-    }
-
-    fn node(name: &str, l: &[(&str, &str)], pods: &[Pod]) -> NodeInfo {
-        let mut n = Node::default();
-        n.metadata.name = name.into();
-        n.metadata.labels = labels(l);
-        let mut info = NodeInfo::new(n);
-        info.pods = pods.iter().map(PlacedPod::from_pod).collect();
-        info
     }
 
     fn tainted(mut info: NodeInfo) -> NodeInfo {
