@@ -130,8 +130,18 @@ pub fn split_documents(text: &str, source: &str) -> Result<Vec<RawDocument>, Inp
     let mut docs = Vec::new();
     let push = |mut value: Value, docs: &mut Vec<RawDocument>| -> Result<(), InputError> {
         strip_nulls(&mut value);
-        if value.as_object().is_none_or(|m| m.is_empty()) {
-            return Ok(()); // empty documents (`---` separators, comments only) are skipped
+        match &value {
+            Value::Null => return Ok(()), // empty documents (`---` separators, comments only)
+            Value::Object(m) if m.is_empty() => return Ok(()),
+            Value::Object(_) => {}
+            other => {
+                return Err(InputError::Syntax {
+                    source_name: source_name.clone(),
+                    index: docs.len() + 1,
+                    format: "manifest",
+                    message: format!("expected a Kubernetes object (a mapping), found {}", type_name(other)),
+                })
+            }
         }
         if docs.len() >= MAX_DOCUMENTS {
             return Err(InputError::TooManyDocuments { source_name: source_name.clone(), limit: MAX_DOCUMENTS });
@@ -158,15 +168,6 @@ pub fn split_documents(text: &str, source: &str) -> Result<Vec<RawDocument>, Inp
                     push(item, &mut docs)?;
                 }
             }
-        } else if value.is_null() {
-            continue;
-        } else if !value.is_object() {
-            return Err(InputError::Syntax {
-                source_name: source_name.clone(),
-                index: docs.len() + 1,
-                format: "manifest",
-                message: format!("expected a Kubernetes object (a mapping), found {}", type_name(&value)),
-            });
         } else {
             push(value, &mut docs)?;
         }

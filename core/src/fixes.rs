@@ -108,10 +108,16 @@ pub fn suggest(
     for f in &mut fixes {
         verify(f, w, pod, nodes, cfg);
     }
+    // Partial fixes are worth showing only when nothing gets the pod all the way there.
+    if fixes.iter().any(|f| f.verified) {
+        fixes.retain(|f| f.verified || f.patch.is_none());
+    }
+    fixes.sort_by_key(|f| (!f.verified, std::cmp::Reverse(f.nodes.len())));
     fixes
 }
 
-/// Re-runs the scheduler with the patch applied and keeps only the nodes that now fit.
+/// Re-runs the scheduler with the patch applied. `verified` means the patched pod fits every
+/// node the fix names; a fix that only clears this plugin's rejection says what blocks next.
 fn verify(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) {
     let Some(patch) = &f.patch else { return };
     let Some(mut spec) = apply_to_spec(&w.template.spec, patch, w.kind) else { return };
@@ -119,17 +125,11 @@ fn verify(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &Schedu
     crate::simulate::default_toleration_seconds(&mut spec);
     let patched = Pod { metadata: pod.metadata.clone(), spec };
     let result = schedule(&patched, nodes, cfg, true);
-    let ok: Vec<String> = result
-        .verdicts
+    let targeted: Vec<_> = result.verdicts.iter().filter(|v| f.nodes.contains(&v.node)).collect();
+    f.verified = !targeted.is_empty() && targeted.iter().all(|v| v.status.is_success());
+    let still_blocked: Vec<String> = targeted
         .iter()
-        .filter(|v| f.nodes.contains(&v.node) && (v.status.is_success() || v.status.plugin != Some(f.plugin)))
-        .map(|v| v.node.clone())
-        .collect();
-    f.verified = !ok.is_empty() && ok.len() == f.nodes.len();
-    let still_blocked: Vec<String> = result
-        .verdicts
-        .iter()
-        .filter(|v| f.nodes.contains(&v.node) && !v.status.is_success() && v.status.plugin != Some(f.plugin))
+        .filter(|v| !v.status.is_success())
         .map(|v| format!("{} ({})", v.node, v.status.reasons.join(", ")))
         .collect();
     if !still_blocked.is_empty() {

@@ -24,6 +24,8 @@ use crate::plugins::{
 };
 use crate::resources::Resource;
 
+pub const ERR_NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
+
 /// The verdict for one node.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeVerdict {
@@ -75,6 +77,10 @@ struct PodContext<'a> {
 /// failing nodes' reasons are kept (enough for the FailedScheduling message), which is what
 /// replicas after the first need.
 pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: bool) -> ScheduleResult {
+    if nodes.is_empty() {
+        // `ErrNoNodesAvailable`, returned before any plugin runs.
+        return ScheduleResult { node: None, verdicts: Vec::new(), message: Some(ERR_NO_NODES_AVAILABLE.into()) };
+    }
     let spec = &pod.spec;
     let mut skipped = BTreeSet::new();
     let mut restricted: Option<BTreeSet<String>> = None;

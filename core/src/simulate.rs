@@ -463,8 +463,22 @@ fn pod_name(w: &Workload, replica: i64) -> String {
 
 /// API defaulting that changes placement: a container resource with a limit and no request
 /// requests its limit.
+///
+/// With `hostNetwork`, container ports without a hostPort get hostPort = containerPort
+/// (`SetDefaults_Pod`): the pod listens on the node's network either way.
 pub fn api_defaults(spec: &mut PodSpec) -> Vec<String> {
     let mut notes = Vec::new();
+    if spec.host_network {
+        for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+            for p in c.ports.iter_mut().filter(|p| p.host_port == 0 && p.container_port > 0) {
+                p.host_port = p.container_port;
+                notes.push(format!(
+                    "container {:?}: hostNetwork sets hostPort {} for containerPort {}",
+                    c.name, p.host_port, p.container_port
+                ));
+            }
+        }
+    }
     for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
         let limits = c.resources.limits.clone();
         for (name, q) in limits {
