@@ -6,6 +6,7 @@ SHELL := bash
 # The shared folder beside the repository (conformance vectors, toolchain notes).
 SHARED ?= ../shared
 VECTORS ?= $(SHARED)/conformance/kube-scheduler/vectors.json
+GATEKEEPER_LIBRARY ?= $(SHARED)/conformance/gatekeeper-library
 DEMO_FILE ?= examples/daemonset-tainted-pool.yaml
 FUZZ_TARGET ?= parse_simulate
 FUZZ_SECONDS ?= 60
@@ -16,17 +17,28 @@ PLACEMENT_TOOLS ?= $(HOME)/.cache/placement-tools
 export PLACEMENT_TOOLS
 export PATH := $(PLACEMENT_TOOLS)/bin:$(PATH)
 
+DEMO_HOST ?= 127.0.0.1
+DEMO_PORT ?= 8080
+
 STEP := scripts/step.sh
 WASM_BUILD := scripts/cargo-wasm.sh build -p placement-core --release
 
-.PHONY: help setup test demo fuzz bench wasm fmt clippy clean
+.PHONY: help setup test test-web demo demo-cli site screenshots fuzz bench wasm fmt clippy clean
 
 help:
 	@echo 'make test    setup, fmt check, clippy, tests, conformance vectors, wasm build of core (CI runs this)'
-	@echo 'make demo    build the CLI and simulate $(DEMO_FILE)'
+	@echo 'make demo    build the browser playground and serve it on http://$(DEMO_HOST):$(DEMO_PORT)/'
+	@echo 'make demo-cli  build the CLI and simulate $(DEMO_FILE)'
+	@echo 'make site    static playground site in dist/site/ (relative paths: host it anywhere)'
+	@echo 'make test-web  playground component tests (headless Chromium) + site build + e2e test'
+	@echo 'make screenshots  test-web, also rewriting docs/screenshots/*.png'
 	@echo 'make fuzz    fuzz target $(FUZZ_TARGET) for $(FUZZ_SECONDS)s (cargo-fuzz, nightly)'
 	@echo 'make bench   cargo bench -p placement-core'
 	@echo 'make wasm    build placement-core for wasm32-unknown-unknown'
+	@echo 'make verify-gatekeeper  run the shared gatekeeper-library suites with gatekeeper/library templates'
+	@echo 'make policy  Kubewarden policy module: dist/policy/placement-policy.wasm (annotated)'
+	@echo 'make test-policy  policy tests: native, then the module in a real waPC host (wasmtime; ~20 min cold)'
+	@echo 'make bench-policy  policy benchmark in the waPC host, into BENCHMARKS.md'
 	@echo 'make fmt | clippy | clean | setup'
 	@echo 'Variables: SHARED=$(SHARED) PLACEMENT_TOOLS=$(PLACEMENT_TOOLS)'
 
@@ -41,10 +53,36 @@ test:
 	@$(STEP) "cargo test" cargo test
 	@test -f "$(VECTORS)" || { echo "conformance vectors not found at $(VECTORS) (set SHARED=...)" >&2; exit 1; }
 	@$(STEP) "conformance vectors" cargo run -q -p placement-cli -- conformance "$(VECTORS)"
+	@$(STEP) "gatekeeper suites" $(MAKE) -s verify-gatekeeper
 	@$(STEP) "wasm build (placement-core)" $(WASM_BUILD)
 	@$(STEP) --summary
 
-demo:
+# Not yet part of `make test` (issues 3 and 5 are in progress): `make test-policy`, `make test-web`.
+
+# The browser playground: component tests in headless Chromium, the site build, and the
+# Playwright end-to-end test (installs trunk, wasm-bindgen-cli and chromium when missing).
+test-web:
+	scripts/test-web.sh
+
+screenshots:
+	SCREENSHOTS=1 scripts/test-web.sh
+
+# `make demo`: build the playground (trunk, release, offline) and serve it on localhost.
+# Every shared gator suite, with Placement's own templates (gatekeeper/library mirrors the
+# library's <category>/<policy>/ folders). Ends with `N passed, M failed`.
+verify-gatekeeper:
+	@test -d "$(GATEKEEPER_LIBRARY)" || { echo "gatekeeper library suites not found at $(GATEKEEPER_LIBRARY) (set SHARED=...)" >&2; exit 1; }
+	@find "$(GATEKEEPER_LIBRARY)" -name suite.yaml | sort | xargs cargo run -q -p placement-cli -- verify --templates gatekeeper/library
+
+demo: site
+	@scripts/trunk.sh serve dist/site $(DEMO_PORT)
+
+# The static site: relative paths, so it works from any sub-path.
+site:
+	@scripts/setup.sh -q wasm wasm-bindgen trunk
+	scripts/trunk.sh build dist/site ./
+
+demo-cli:
 	@test -f "$(DEMO_FILE)" || { echo "demo input $(DEMO_FILE) not found" >&2; exit 1; }
 	@echo "==> placement simulate -f $(DEMO_FILE)"
 	@cargo run -q -p placement-cli -- simulate -f "$(DEMO_FILE)"
@@ -52,7 +90,8 @@ demo:
 fuzz:
 	@test -d fuzz || { echo "make fuzz: no fuzz/ directory yet" >&2; exit 1; }
 	scripts/setup.sh cargo-fuzz
-	cargo +nightly fuzz run $(FUZZ_TARGET) -- -max_total_time=$(FUZZ_SECONDS)
+	mkdir -p fuzz/corpus/$(FUZZ_TARGET)
+	cargo +nightly fuzz run $(FUZZ_TARGET) fuzz/corpus/$(FUZZ_TARGET) fuzz/seeds -- -dict=fuzz/parse_simulate.dict -max_total_time=$(FUZZ_SECONDS)
 
 bench:
 	cargo bench -p placement-core
@@ -69,3 +108,21 @@ clippy:
 clean:
 	cargo clean
 	rm -rf fuzz/target
+
+# Kubewarden policy (issue 3). `policy` builds the waPC module and writes the annotated artifact;
+# `test-policy` runs the adapter's native tests and clippy, then loads the artifact into a real
+# waPC host (tests/wapc-host: wapc + wasmtime-provider, its own workspace and target dir under
+# $(PLACEMENT_TOOLS), so wasmtime is built once per machine, ~20 min cold on 2 cores).
+.PHONY: policy test-policy bench-policy
+policy:
+	policy-wasm/build.sh
+
+test-policy:
+	cargo clippy -q -p placement-policy --all-targets --all-features -- -D warnings
+	cargo test -q -p placement-policy --all-features
+	policy-wasm/build.sh
+	tests/wapc-host/run.sh test
+
+bench-policy: policy
+	@f=BENCHMARKS.md; [ -f "$$f" ] || { f=POLICY-BENCHMARKS.md; echo "BENCHMARKS.md not found: writing $$f"; }; \
+	tests/wapc-host/run.sh bench --update "$$f"

@@ -94,7 +94,13 @@ cargo_install_pinned() {
     fi
     say "installing $name $version into $root/bin (cargo install --locked; builds from source, may take minutes)"
     mkdir -p "$root"
-    cargo install --quiet --root "$root" --version "=$version" --locked "$@" "$name"
+    if ! cargo install --quiet --root "$root" --version "=$version" --locked "$@" "$name"; then
+        # The tool's own Cargo.lock can name a dependency version that the registry index
+        # does not offer (yet). Only tools marked safe to resolve afresh retry without it.
+        [ "${CARGO_INSTALL_UNLOCKED_FALLBACK:-0}" = 1 ] || return 1
+        say "$name $version: its Cargo.lock does not resolve here; retrying without --locked"
+        cargo install --quiet --root "$root" --version "=$version" "$@" "$name"
+    fi
     case ":$PATH:" in
     *":$root/bin:"*) ;;
     *) say "note: add $root/bin to PATH (the Makefile does)" ;;
@@ -236,7 +242,9 @@ setup_wasm_bindgen() {
     [ -f "$lock" ] || die "no Cargo.lock: wasm-bindgen-cli must match the wasm-bindgen crate version in it"
     version="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/^version = "|"$/, ""); print; exit }' "$lock")"
     [ -n "$version" ] || die "wasm-bindgen is not in Cargo.lock yet (the playground, issue 5, brings it)"
-    cargo_install_pinned wasm-bindgen-cli "$version"
+    # wasm-bindgen-cli's lock can be ahead of the registry index (webpki-roots 1.0.11 was):
+    # its dependencies resolve fine afresh, unlike trunk's (see ../shared/TOOLCHAIN.md).
+    CARGO_INSTALL_UNLOCKED_FALLBACK=1 cargo_install_pinned wasm-bindgen-cli "$version"
 }
 
 usage() {

@@ -5,7 +5,8 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use placement_core::documents::{parse_manifests, InputError, Manifests};
+use placement_core::documents::{parse_manifests, split_documents, InputError, Manifests};
+use placement_core::gatekeeper::{self, suite, Inventory, PolicySet};
 use placement_core::simulate::{simulate, SimulateOptions};
 use placement_core::version::KubeVersion;
 use placement_core::{conformance, render};
@@ -40,6 +41,22 @@ enum Command {
         /// Set a feature gate, e.g. `TaintTolerationComparisonOperators=true`. Repeatable.
         #[arg(long = "feature-gate")]
         feature_gates: Vec<String>,
+        /// Gatekeeper ConstraintTemplates and Constraints (YAML/JSON): each workload also
+        /// lists its violations. Repeatable.
+        #[arg(long = "policy")]
+        policy: Vec<String>,
+    },
+    /// Run gator Suite files (test.gatekeeper.sh/v1alpha1) and print `N passed, M failed`.
+    Verify {
+        /// Suite files.
+        #[arg(required = true)]
+        suites: Vec<String>,
+        /// Take each test's `template:` from DIR instead of the suite's folder: the longest
+        /// trailing part of the suite's folder found under DIR, e.g. suite
+        /// `.../gatekeeper-library/general/allowedrepos/suite.yaml` uses
+        /// `DIR/general/allowedrepos/template.yaml`.
+        #[arg(long = "templates", value_name = "DIR")]
+        templates: Option<String>,
     },
     /// Run the kube-scheduler conformance vectors and print `N passed, M failed`.
     Conformance {
@@ -58,14 +75,22 @@ enum Output {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Simulate { files, output, kube_version, no_admission_defaults, feature_gates } => {
-            run_simulate(&files, output, &kube_version, no_admission_defaults, &feature_gates)
+        Command::Simulate { files, output, kube_version, no_admission_defaults, feature_gates, policy } => {
+            run_simulate(&files, output, &kube_version, no_admission_defaults, &feature_gates, &policy)
         }
         Command::Conformance { vectors } => run_conformance(&vectors),
+        Command::Verify { suites, templates } => run_verify(&suites, templates.as_deref()),
     }
 }
 
-fn run_simulate(files: &[String], output: Output, version: &str, no_admission: bool, gates: &[String]) -> ExitCode {
+fn run_simulate(
+    files: &[String],
+    output: Output,
+    version: &str,
+    no_admission: bool,
+    gates: &[String],
+    policy_files: &[String],
+) -> ExitCode {
     let version = match KubeVersion::parse(version) {
         Ok(v) => v,
         Err(e) => return fail(&format!("--kube-version: {e}")),
@@ -86,7 +111,24 @@ fn run_simulate(files: &[String], output: Output, version: &str, no_admission: b
         }
     }
 
+    let policy = if policy_files.is_empty() {
+        None
+    } else {
+        let mut set = PolicySet::default();
+        for file in policy_files {
+            let (text, source) = match read_input(file) {
+                Ok(t) => t,
+                Err(e) => return fail(&e),
+            };
+            if let Err(e) = set.add_text(&text, &source) {
+                return fail(&format!("--policy {file}: {e}"));
+            }
+        }
+        Some(set.with_default_expansions())
+    };
+
     let mut manifests = Manifests::default();
+    let mut objects = Vec::new();
     for file in files {
         let (text, source) = match read_input(file) {
             Ok(t) => t,
@@ -96,11 +138,22 @@ fn run_simulate(files: &[String], output: Output, version: &str, no_admission: b
             Ok(m) => manifests.extend(m),
             Err(e) => return fail_input(&[e]),
         }
+        if policy.is_some() {
+            match split_documents(&text, &source) {
+                Ok(docs) => objects.extend(docs.into_iter().map(|d| d.value)),
+                Err(e) => return fail_input(&[e]),
+            }
+        }
     }
-    let report = match simulate(&manifests, &opts) {
+    let mut report = match simulate(&manifests, &opts) {
         Ok(r) => r,
         Err(errors) => return fail_input(&errors),
     };
+    if let Some(policy) = &policy {
+        if let Err(e) = add_violations(&mut report, policy, &objects) {
+            return fail(&e);
+        }
+    }
     let rendered = match output {
         Output::Text => render::text(&report),
         Output::Markdown => render::markdown(&report),
@@ -110,7 +163,145 @@ fn run_simulate(files: &[String], output: Output, version: &str, no_admission: b
         },
     };
     print!("{rendered}");
+    if policy.is_some() && !matches!(output, Output::Json) {
+        print!("{}", render_violations(&report, matches!(output, Output::Markdown)));
+    }
     ExitCode::SUCCESS
+}
+
+/// Reviews each workload's object (and, through the default expansion templates, the Pod it
+/// creates) against the policy; every input object is inventory.
+fn add_violations(
+    report: &mut placement_core::simulate::Report,
+    policy: &PolicySet,
+    objects: &[serde_json::Value],
+) -> Result<(), String> {
+    let inventory = Inventory::new(objects.iter().cloned());
+    for w in &mut report.workloads {
+        let found = objects.iter().find(|o| {
+            let s = |p: &str| o.pointer(p).and_then(serde_json::Value::as_str).unwrap_or_default();
+            s("/kind") == w.kind
+                && s("/metadata/name") == w.name
+                && (s("/metadata/namespace") == w.namespace
+                    || (s("/metadata/namespace").is_empty() && w.namespace == "default"))
+        });
+        let Some(object) = found else { continue };
+        let mut object = object.clone();
+        if object.pointer("/metadata/namespace").is_none() {
+            if let Some(meta) = object.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
+                meta.insert("namespace".into(), w.namespace.clone().into());
+            }
+        }
+        w.violations = gatekeeper::evaluate(policy, &object, &inventory).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn render_violations(report: &placement_core::simulate::Report, markdown: bool) -> String {
+    let mut out = String::new();
+    out.push_str(if markdown { "\n## Gatekeeper\n\n" } else { "\nGatekeeper:\n" });
+    for w in &report.workloads {
+        let verdict = if w.violations.iter().any(|v| v.enforcement_action == gatekeeper::EnforcementAction::Deny) {
+            "denied"
+        } else {
+            "admitted"
+        };
+        let head = format!("{} {}/{}: {} ({} violation(s))", w.kind, w.namespace, w.name, verdict, w.violations.len());
+        if markdown {
+            out.push_str(&format!("- {head}\n"));
+        } else {
+            out.push_str(&format!("  {head}\n"));
+        }
+        for v in &w.violations {
+            let line = format!("{} ({}): {}", v.constraint, v.enforcement_action.as_str(), v.msg);
+            if markdown {
+                out.push_str(&format!(
+                    "  - `{}` {}\n",
+                    v.constraint,
+                    line.trim_start_matches(&v.constraint).trim_start()
+                ));
+            } else {
+                out.push_str(&format!("    {line}\n"));
+            }
+        }
+    }
+    out
+}
+
+/// Files of one suite: relative to its folder; templates optionally from `--templates`.
+struct SuiteFiles {
+    dir: std::path::PathBuf,
+    templates: Option<std::path::PathBuf>,
+}
+
+impl suite::SuiteFs for SuiteFiles {
+    fn read(&self, path: &str) -> Result<String, String> {
+        let full = self.dir.join(path);
+        read_input(&full.to_string_lossy()).map(|(t, _)| t)
+    }
+
+    fn read_template(&self, path: &str) -> Result<String, String> {
+        let Some(root) = &self.templates else { return self.read(path) };
+        let dir = std::fs::canonicalize(&self.dir).unwrap_or_else(|_| self.dir.clone());
+        let parts: Vec<_> = dir.components().filter(|c| matches!(c, std::path::Component::Normal(_))).collect();
+        for start in 0..=parts.len() {
+            let mut candidate = root.clone();
+            candidate.extend(parts[start..].iter());
+            candidate.push(path);
+            if candidate.is_file() {
+                return read_input(&candidate.to_string_lossy()).map(|(t, _)| t);
+            }
+        }
+        Err(format!(
+            "no template for {} under {} (looked for <trailing folders>/{path})",
+            dir.display(),
+            root.display()
+        ))
+    }
+}
+
+fn run_verify(suites: &[String], templates: Option<&str>) -> ExitCode {
+    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
+    for path in suites {
+        let dir = std::path::Path::new(path).parent().map(|p| p.to_path_buf()).unwrap_or_default();
+        let fs = SuiteFiles { dir, templates: templates.map(std::path::PathBuf::from) };
+        let results = read_input(path)
+            .and_then(|(text, source)| suite::run_suite(&text, &source, &fs, gatekeeper::Limits::default()));
+        match results {
+            Ok(results) => {
+                for r in results {
+                    match r.outcome {
+                        suite::Outcome::Pass => {
+                            passed += 1;
+                            println!("PASS {path}: {} / {}", r.test, r.case);
+                        }
+                        suite::Outcome::Skip => {
+                            skipped += 1;
+                            println!("SKIP {path}: {} / {}", r.test, r.case);
+                        }
+                        suite::Outcome::Fail(why) => {
+                            failed += 1;
+                            println!("FAIL {path}: {} / {}: {why}", r.test, r.case);
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                println!("FAIL {path}: {e}");
+            }
+        }
+    }
+    if skipped > 0 {
+        println!("{passed} passed, {failed} failed, {skipped} skipped");
+    } else {
+        println!("{passed} passed, {failed} failed");
+    }
+    if failed == 0 && passed > 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
 
 fn run_conformance(path: &str) -> ExitCode {

@@ -1,1 +1,84 @@
-fn main() {}
+//! Scale benchmarks for placement-core. See BENCHMARKS.md for targets and results.
+//!
+//! `cargo bench -p placement-core` (all), or a subset: `cargo bench -p placement-core -- parse`.
+//! Sample counts are small and measurement times short so the whole run stays within a few
+//! minutes on a 2-core machine; the inputs are generated once, outside the timed loops.
+
+mod common;
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use placement_core::documents::parse_manifests;
+use placement_core::framework::SchedulerConfig;
+use placement_core::scheduler::schedule;
+use placement_core::simulate::{simulate, SimulateOptions};
+use placement_core::version::KubeVersion;
+
+const NODES: usize = 5_000;
+const REPLICAS: i64 = 1_000;
+
+/// (a) One scheduling cycle: PreFilter, Filter and Score of one pod against 5,000 nodes.
+fn filter_score(c: &mut Criterion) {
+    let cfg = SchedulerConfig::for_version(KubeVersion::LATEST);
+    let nodes = common::cluster(NODES, &cfg);
+    let pod = common::web_pod();
+    let check = schedule(&pod, &nodes, &cfg, true);
+    assert!(check.node.is_some(), "the bench pod must fit: {:?}", check.message);
+    assert_eq!(check.verdicts.len(), NODES);
+
+    let mut g = c.benchmark_group("filter_score_one_pod_5000_nodes");
+    g.sample_size(30).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
+    g.throughput(Throughput::Elements(NODES as u64));
+    g.bench_function("explain", |b| b.iter(|| schedule(black_box(&pod), black_box(&nodes), &cfg, true)));
+    g.bench_function("no_explain", |b| b.iter(|| schedule(black_box(&pod), black_box(&nodes), &cfg, false)));
+    g.finish();
+}
+
+/// (b) `simulate` of 5,000 nodes and a 1,000-replica Deployment (validation, NodeInfo set-up,
+/// 1,000 scheduling cycles, the report). One iteration takes seconds, so Flat sampling with
+/// criterion's minimum of 10 samples; every result is checked (all replicas placed) outside
+/// the timed region.
+fn deployment(c: &mut Criterion) {
+    let manifests = common::deployment_manifests(NODES, REPLICAS);
+    let opts = SimulateOptions::default();
+
+    let mut g = c.benchmark_group("deployment_1000_replicas_5000_nodes");
+    g.sampling_mode(SamplingMode::Flat).sample_size(10);
+    g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(20));
+    g.bench_function("simulate", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                let report = simulate(black_box(&manifests), &opts);
+                total += start.elapsed();
+                let report = report.expect("bench manifests are valid");
+                assert_eq!(report.workloads[0].current, REPLICAS, "every replica must be placed");
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+/// (c) Parsing `kubectl get nodes -o yaml` for 5,000 nodes with all of kubectl's noise.
+fn parse(c: &mut Criterion) {
+    let text = common::kubectl_get_nodes_yaml(NODES);
+    let parsed = parse_manifests(&text, "").expect("generated YAML parses");
+    assert_eq!(parsed.nodes.len(), NODES);
+    eprintln!("parse_kubectl_get_nodes_5000: input is {:.1} MiB ({} bytes)", text.len() as f64 / 1048576.0, text.len());
+
+    let mut g = c.benchmark_group("parse_kubectl_get_nodes_5000");
+    g.sampling_mode(SamplingMode::Flat).sample_size(10);
+    g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(30));
+    g.throughput(Throughput::Bytes(text.len() as u64));
+    g.bench_function("parse_manifests", |b| {
+        b.iter(|| parse_manifests(black_box(&text), "").map(|m| m.nodes.len()).ok())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, filter_score, deployment, parse);
+criterion_main!(benches);

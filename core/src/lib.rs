@@ -13,23 +13,32 @@
 // path of rejecting input, so their size in `Result` does not matter.
 #![allow(clippy::result_large_err)]
 
+pub mod admission;
+pub mod apply_fix;
 pub mod conformance;
 pub mod daemonset;
 pub mod documents;
+pub mod examples;
 pub mod field;
 pub mod fit_error;
 pub mod fixes;
 pub mod framework;
+pub mod gatekeeper;
 pub mod hostports;
 pub mod labels;
 pub mod model;
+pub mod node_table;
 pub mod nodeaffinity;
+pub mod playground;
 pub mod plugins;
+pub mod policy_panel;
 pub mod quantity;
 pub mod render;
 pub mod resources;
 pub mod scheduler;
+pub mod share;
 pub mod simulate;
+pub mod source_map;
 pub mod taints;
 #[cfg(test)]
 mod testing;

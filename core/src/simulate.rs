@@ -75,6 +75,9 @@ pub struct WorkloadReport {
     pub fixes: Vec<Fix>,
     /// What admission or the controller added to the pods, visible so nothing is magic.
     pub defaults: Vec<String>,
+    /// Gatekeeper violations of the workload (`simulate --policy`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<crate::gatekeeper::Violation>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -232,6 +235,7 @@ impl<'a> Simulation<'a> {
             nodes: serde_json::Map::new(),
             fixes: Vec::new(),
             defaults: Vec::new(),
+            violations: Vec::new(),
         }
     }
 

@@ -1,5 +1,112 @@
-//! `placement-policy`: a Kubewarden admission policy (waPC, wasm32) that will use
-//! `placement-core` to reject workloads that cannot be placed on any node.
+//! `placement-policy`: the Kubewarden admission policy, as a waPC guest module.
 //!
-//! Not yet implemented: see issue 3. This crate is a placeholder so that the
-//! workspace layout is in place; it exports nothing and does nothing.
+//! This crate is a thin adapter. All policy logic lives in
+//! [`placement_core::admission`] (no IO, tested natively); here are only:
+//!
+//! - the waPC guest ABI for `wasm32` (`__guest_call` exported; `__guest_request`,
+//!   `__guest_response` and `__guest_error` imported from module `wapc`), hand-written
+//!   rather than taken from `kubewarden-policy-sdk` (see the README's "Kubewarden policy"
+//!   section for why);
+//! - [`dispatch`], which maps the three operations Kubewarden calls (`validate`,
+//!   `validate_settings`, `protocol_version`) onto the core;
+//! - [`wasm`], a small reader/writer of wasm sections for the annotate tool and the tests
+//!   (custom sections, the import list).
+//!
+//! The module never traps on input: every operation returns a response or a waPC error, and
+//! the guest call checks lengths and allocation failures before touching memory.
+
+#[cfg(feature = "annotate")]
+pub mod metadata;
+pub mod wasm;
+
+pub use placement_core::admission;
+
+/// The operations the module answers.
+pub const OPERATIONS: [&str; 3] = ["validate", "validate_settings", "protocol_version"];
+
+/// Runs one waPC operation: `Ok` is the response payload, `Err` the error message the guest
+/// reports with `__guest_error`.
+pub fn dispatch(operation: &[u8], payload: &[u8]) -> Result<Vec<u8>, Vec<u8>> {
+    match operation {
+        b"validate" => Ok(admission::validate(payload).to_json()),
+        b"validate_settings" => Ok(admission::validate_settings(payload).to_json()),
+        b"protocol_version" => Ok(admission::protocol_version()),
+        other => Err(format!(
+            "placement-policy: unknown operation {:?}: this module answers {}",
+            String::from_utf8_lossy(other),
+            OPERATIONS.join(", ")
+        )
+        .into_bytes()),
+    }
+}
+
+/// The waPC guest side of the protocol (wasm32 only).
+#[cfg(target_arch = "wasm32")]
+mod guest {
+    #[link(wasm_import_module = "wapc")]
+    extern "C" {
+        /// The host writes the operation name at `op_ptr` and the payload at `ptr`.
+        fn __guest_request(op_ptr: *mut u8, ptr: *mut u8);
+        /// The host copies the response out of guest memory during the call.
+        fn __guest_response(ptr: *const u8, len: usize);
+        fn __guest_error(ptr: *const u8, len: usize);
+    }
+
+    /// waPC's entry point: returns 1 after `__guest_response`, 0 after `__guest_error`.
+    #[no_mangle]
+    pub extern "C" fn __guest_call(op_len: i32, req_len: i32) -> i32 {
+        let (Ok(op_len), Ok(req_len)) = (usize::try_from(op_len), usize::try_from(req_len)) else {
+            return fail(b"placement-policy: negative operation or payload length");
+        };
+        let (Some(mut op), Some(mut req)) = (zeroed(op_len), zeroed(req_len)) else {
+            return fail(b"placement-policy: the payload does not fit in the module's memory");
+        };
+        // SAFETY: per the waPC protocol the host writes exactly `op_len` and `req_len` bytes
+        // at these addresses, and the buffers are that long.
+        unsafe { __guest_request(op.as_mut_ptr(), req.as_mut_ptr()) };
+        match crate::dispatch(&op, &req) {
+            Ok(out) => {
+                // SAFETY: a valid slice of guest memory; the host copies it before returning.
+                unsafe { __guest_response(out.as_ptr(), out.len()) };
+                1
+            }
+            Err(msg) => fail(&msg),
+        }
+    }
+
+    /// A zero-filled buffer, or `None` instead of the allocator's abort (a trap).
+    fn zeroed(len: usize) -> Option<Vec<u8>> {
+        let mut v = Vec::new();
+        v.try_reserve_exact(len).ok()?;
+        v.resize(len, 0);
+        Some(v)
+    }
+
+    fn fail(msg: &[u8]) -> i32 {
+        // SAFETY: a valid slice of guest memory; the host copies it before returning.
+        unsafe { __guest_error(msg.as_ptr(), msg.len()) };
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations() {
+        assert_eq!(dispatch(b"protocol_version", b"").unwrap(), b"\"v1\"");
+        let settings = dispatch(b"validate_settings", b"{}").unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&settings).unwrap();
+        assert_eq!(v["valid"], false);
+        let resp = dispatch(b"validate", b"garbage").unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&resp).unwrap();
+        assert_eq!(v["accepted"], false);
+        assert_eq!(v["code"], 400);
+        let err = dispatch(b"mutate", b"").unwrap_err();
+        assert_eq!(
+            String::from_utf8(err).unwrap(),
+            "placement-policy: unknown operation \"mutate\": this module answers validate, validate_settings, protocol_version"
+        );
+    }
+}

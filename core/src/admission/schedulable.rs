@@ -1,0 +1,303 @@
+//! `schedulable`: run the workload through the core's simulation against the settings' node
+//! inventory; reject (or warn) when not all its pods can be placed, with kube-scheduler's own
+//! FailedScheduling message and the core's fix. DaemonSets must also cover the listed pools:
+//! every node of those pools that the DaemonSet targets (by its nodeSelector and node affinity)
+//! must run one of its pods.
+//!
+//! ```yaml
+//! schedulable:
+//!   mode: enforce               # or warn (alias dryRun)
+//!   daemonSetPools: [gpu, infra] # or ["*"]; default: none (only eligible nodes must fit)
+//!   exemptNamespaces: [kube-system]
+//!   checkOwnedPods: false       # Pods created by a controller are checked through it
+//! ```
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::daemonset_coverage::needed_tolerations;
+use super::settings::{decode_setting, Inventory, Mode, Patterns, PoolSet, Settings, SettingsError};
+use super::workload::Target;
+use crate::daemonset::node_should_run;
+use crate::documents::{Manifests, WorkloadKind};
+use crate::fixes::Fix;
+use crate::framework::SchedulerConfig;
+use crate::model::{Node, PodSpec};
+use crate::nodeaffinity::RequiredNodeAffinity;
+use crate::plugins::taint_toleration;
+use crate::simulate::{simulate, WorkloadReport};
+
+pub const NAME: &str = "schedulable";
+
+/// How many nodes a message lists before summarising.
+const NODES_SHOWN: usize = 5;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+struct Config {
+    mode: Mode,
+    daemon_set_pools: Vec<String>,
+    exempt_namespaces: Vec<String>,
+    check_owned_pods: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub mode: Mode,
+    pub daemonset_pools: Option<PoolSet>,
+    pub exempt_namespaces: Patterns,
+    pub check_owned_pods: bool,
+}
+
+/// What the check found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Outcome {
+    pub violations: Vec<String>,
+    /// Why the workload was not simulated (never a rejection: the API server has the last
+    /// word on malformed objects).
+    pub notes: Vec<String>,
+}
+
+impl Policy {
+    pub fn from_settings(value: &Value, at: &str, inventory: &Inventory) -> Result<Self, SettingsError> {
+        let c: Config = decode_setting(value, at)?;
+        if inventory.is_empty() {
+            return Err(SettingsError::new(
+                "settings.nodes",
+                "schedulable needs the node inventory: list the cluster's nodes, e.g. [\"gpu-1: sku=gpu:NoSchedule; pool=gpu\"]",
+            ));
+        }
+        let daemonset_pools = if c.daemon_set_pools.is_empty() {
+            None
+        } else {
+            Some(inventory.check_pools(&c.daemon_set_pools, &format!("{at}.daemonSetPools"))?)
+        };
+        let exempt_namespaces = Patterns::parse(&c.exempt_namespaces, &format!("{at}.exemptNamespaces"))?;
+        Ok(Self { mode: c.mode, daemonset_pools, exempt_namespaces, check_owned_pods: c.check_owned_pods })
+    }
+
+    pub fn check(&self, target: &Target, settings: &Settings) -> Outcome {
+        let mut out = Outcome::default();
+        if self.exempt_namespaces.matches(&target.namespace)
+            || (target.kind == WorkloadKind::Pod && target.owned_by_controller && !self.check_owned_pods)
+        {
+            return out;
+        }
+        let workload = match target.workload() {
+            Ok(w) => w,
+            Err(e) => {
+                out.notes.push(format!("not simulated: cannot read the workload: {e}"));
+                return out;
+            }
+        };
+        if workload.is_bound_pod() {
+            return out; // already bound: the scheduler never sees it
+        }
+        let template = workload.template.spec.clone();
+        let manifests =
+            Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![workload], ignored: Vec::new() };
+        let report = match simulate(&manifests, &settings.options) {
+            Ok(r) => r,
+            Err(errors) => {
+                let shown: Vec<String> = errors.iter().take(3).map(|e| e.to_string()).collect();
+                out.notes.push(format!("not simulated: {}", shown.join("; ")));
+                return out;
+            }
+        };
+        let Some(w) = report.workloads.first() else { return out };
+        let nodes = settings.inventory.nodes.len();
+        if target.kind == WorkloadKind::DaemonSet {
+            self.check_daemonset(w, &template, settings, &mut out);
+        } else if w.current < w.desired {
+            let pending = w.desired.saturating_sub(w.current);
+            let message = w.pods.iter().find_map(|p| p.message.clone()).unwrap_or_default();
+            let mut text = format!(
+                "{pending} of {} pod(s) cannot be scheduled on the {nodes} node(s) of the inventory: {message}",
+                w.desired
+            );
+            sentence(&mut text, &containers_for(&message, &template));
+            sentence(&mut text, &best_fix(&w.fixes));
+            out.violations.push(text);
+        }
+        out
+    }
+
+    fn check_daemonset(&self, w: &WorkloadReport, template: &PodSpec, settings: &Settings, out: &mut Outcome) {
+        let inventory = &settings.inventory;
+        let cfg =
+            SchedulerConfig { version: settings.options.version, gates: settings.options.gates, ..Default::default() };
+        let kind_path = WorkloadKind::DaemonSet.pod_spec_path();
+        let cfg = &cfg;
+        let placed: std::collections::BTreeSet<&str> = w.pods.iter().filter_map(|p| p.node.as_deref()).collect();
+        // Eligible nodes whose daemon pod does not fit.
+        let pending: Vec<(&str, &str)> = w
+            .pods
+            .iter()
+            .filter(|p| p.node.is_none())
+            .map(|p| (p.name.as_str(), p.message.as_deref().unwrap_or_default()))
+            .collect();
+        if !pending.is_empty() {
+            let shown: Vec<String> = pending.iter().take(NODES_SHOWN).map(|(n, m)| format!("pod {n}: {m}")).collect();
+            let mut text = format!(
+                "{} of {} daemon pod(s) cannot be scheduled on their node: {}{}",
+                pending.len(),
+                w.desired,
+                shown.join("; "),
+                more(pending.len())
+            );
+            if let Some((_, m)) = pending.first() {
+                sentence(&mut text, &containers_for(m, template));
+            }
+            let fixes: Vec<Fix> = w.fixes.iter().filter(|f| f.plugin != taint_toleration::NAME).cloned().collect();
+            sentence(&mut text, &best_fix(&fixes));
+            out.violations.push(text);
+        }
+        // Nodes of the required pools that the DaemonSet targets but does not run on.
+        let Some(pools) = &self.daemonset_pools else { return };
+        let targeting = RequiredNodeAffinity::from_pod(template);
+        let uncovered_nodes: Vec<&Node> = inventory
+            .in_pools(pools)
+            .filter(|n| template.node_name.is_empty() || template.node_name == n.metadata.name)
+            .filter(|n| targeting.matches(n))
+            .filter(|n| !placed.contains(n.metadata.name.as_str()))
+            .filter(|n| !pending.iter().any(|(pod, _)| pod.ends_with(&format!("-{}", n.metadata.name))))
+            .collect();
+        let uncovered: Vec<(&str, &str, String)> = uncovered_nodes
+            .iter()
+            .map(|n| (n.metadata.name.as_str(), inventory.pool_of(n), node_reason(w, &n.metadata.name)))
+            .collect();
+        if uncovered.is_empty() {
+            return;
+        }
+        let mut uncovered_pools: Vec<&str> = uncovered.iter().map(|(_, p, _)| *p).collect();
+        uncovered_pools.sort_unstable();
+        uncovered_pools.dedup();
+        let shown: Vec<String> =
+            uncovered.iter().take(NODES_SHOWN).map(|(n, pool, why)| format!("node {n} (pool {pool}): {why}")).collect();
+        let mut text = format!(
+            "does not cover pool(s) {} of the required {pools}: {} node(s) get no daemon pod: {}{}",
+            uncovered_pools.join(", "),
+            uncovered.len(),
+            shown.join("; "),
+            more(uncovered.len())
+        );
+        sentence(&mut text, &coverage_fix(template, &uncovered_nodes, kind_path, inventory, cfg));
+        out.violations.push(text);
+    }
+}
+
+/// The tolerations that let the DaemonSet onto the uncovered nodes, as a patch, checked with
+/// the DaemonSet controller's rules. Only the required pools' taints: the core's own
+/// DaemonSet fix reaches for every node, which may include nodes the settings protect.
+fn coverage_fix(
+    template: &PodSpec,
+    uncovered: &[&Node],
+    spec_path: &str,
+    inventory: &Inventory,
+    cfg: &SchedulerConfig,
+) -> String {
+    let cov = needed_tolerations(
+        template,
+        uncovered.iter().copied(),
+        inventory,
+        cfg.gates.taint_toleration_comparison_operators,
+    );
+    if cov.add.is_empty() {
+        return String::new();
+    }
+    let mut patched = template.clone();
+    patched.tolerations.extend(cov.add.iter().cloned());
+    let verified = uncovered.iter().all(|n| node_should_run(&patched, n, cfg).should_run);
+    let mut patch = serde_json::json!({ "tolerations": patched.tolerations });
+    for part in spec_path.rsplit('.') {
+        patch = serde_json::json!({ part: patch });
+    }
+    let taints: Vec<&str> = cov.reasons.iter().map(String::as_str).collect();
+    format!(
+        "Fix{}: tolerate {}; patch: {patch} (or list the DaemonSet under daemonsetCoverage to have the policy add them)",
+        if verified { " (verified)" } else { "" },
+        taints.join(", ")
+    )
+}
+
+/// The report's reason for a node, with Placement's detail.
+fn node_reason(w: &WorkloadReport, node: &str) -> String {
+    let Some(v) = w.nodes.get(node) else { return "no daemon pod".into() };
+    let reason = v.get("reason").and_then(Value::as_str).unwrap_or("no daemon pod");
+    match v.get("detail").and_then(Value::as_str) {
+        Some(d) => format!("{reason} ({d})"),
+        None => reason.to_string(),
+    }
+}
+
+fn more(n: usize) -> String {
+    if n > NODES_SHOWN {
+        format!("; and {} more", n.saturating_sub(NODES_SHOWN))
+    } else {
+        String::new()
+    }
+}
+
+/// For `Insufficient <resource>` in a FailedScheduling message: which containers ask for it,
+/// as a sentence (empty when none).
+fn containers_for(message: &str, spec: &PodSpec) -> String {
+    let mut resources: Vec<&str> = message
+        .split("Insufficient ")
+        .skip(1)
+        .filter_map(|rest| rest.split(',').next())
+        .map(|r| r.split(". ").next().unwrap_or(r).trim().trim_end_matches('.'))
+        .filter(|r| !r.is_empty())
+        .collect();
+    resources.sort_unstable();
+    resources.dedup();
+    let mut asking = Vec::new();
+    for c in spec.init_containers.iter().chain(spec.containers.iter()) {
+        let asks: Vec<String> = resources
+            .iter()
+            .filter_map(|r| {
+                let q = c.resources.requests.get(*r).or_else(|| c.resources.limits.get(*r))?;
+                Some(format!("{r} {q}"))
+            })
+            .collect();
+        if !asks.is_empty() {
+            asking.push(format!("container {:?} ({})", c.name, asks.join(", ")));
+        }
+    }
+    if asking.is_empty() {
+        String::new()
+    } else {
+        format!("Insufficient resources are requested by {}.", asking.join(", "))
+    }
+}
+
+/// Appends `part` to `text` as a new sentence.
+fn sentence(text: &mut String, part: &str) {
+    if part.is_empty() {
+        return;
+    }
+    let trimmed = text.trim_end();
+    text.truncate(trimmed.len());
+    if !text.is_empty() {
+        if !text.ends_with('.') {
+            text.push('.');
+        }
+        text.push(' ');
+    }
+    text.push_str(part);
+}
+
+/// The first verified fix (else the first), with its patch as one line of JSON, ready for
+/// `kubectl patch --type strategic -p`.
+fn best_fix(fixes: &[Fix]) -> String {
+    let Some(f) = fixes.iter().find(|f| f.verified).or_else(|| fixes.first()) else { return String::new() };
+    let mut s = format!("Fix{}: {}", if f.verified { " (verified)" } else { "" }, f.description);
+    if let Some(patch) = &f.patch {
+        if let Ok(v) = serde_yaml::from_str::<Value>(patch) {
+            s.push_str(&format!("; patch: {v}"));
+        }
+    }
+    if let Some(w) = &f.warning {
+        s.push_str(&format!(" (warning: {w})"));
+    }
+    s
+}

@@ -1,0 +1,711 @@
+//! The policy's settings: which policies are active and how, and the node inventory the
+//! placement checks run against. Every error names the setting's path and the bad value, e.g.
+//! `settings.nodes[2]: "gpu-1: sku=gpu:NoSchedul": taint "sku=gpu:NoSchedul": effect
+//! "NoSchedul" is not one of NoSchedule, PreferNoSchedule, NoExecute`.
+//!
+//! A policy is active when its key is present. The node inventory (`nodes`) takes Node objects
+//! (`kubectl get nodes -o json` items) or the compact form, one node per string:
+//!
+//! ```text
+//! NAME[: TAINT,...[; LABEL,...[; RESOURCE,...]]]
+//! gpu-1: sku=gpu:NoSchedule; pool=gpu, topology.kubernetes.io/zone=a; cpu=8, memory=32Gi, pods=110
+//! ```
+//!
+//! where a taint is `key[=value]:Effect`, a label `key=value` and a resource `name=quantity`
+//! (the node's `status.allocatable`; without it resources are not checked on that node).
+//! `nodes` may also be one multi-line string with a node per line (`#` starts a comment).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
+use crate::documents::DocRef;
+use crate::field::FieldPath;
+use crate::labels::{validate_label_key, validate_label_value, Selector};
+use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Node, ResourceList, Taint};
+use crate::quantity::Quantity;
+use crate::simulate::SimulateOptions;
+use crate::taints::{NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE};
+use crate::validation::validate_node;
+use crate::version::{FeatureGates, KubeVersion};
+
+/// Upper bound on the inventory, to keep every validation bounded in time and memory.
+pub const MAX_INVENTORY_NODES: usize = 10_000;
+
+/// Labels that name a node's pool on the common managed offerings, tried in order when
+/// `poolLabel` is not set.
+pub const WELL_KNOWN_POOL_LABELS: [&str; 7] = [
+    "pool",
+    "agentpool",
+    "kubernetes.azure.com/agentpool",
+    "cloud.google.com/gke-nodepool",
+    "eks.amazonaws.com/nodegroup",
+    "karpenter.sh/nodepool",
+    "node.kubernetes.io/pool",
+];
+
+const EFFECTS: [&str; 3] = [NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE];
+
+/// A setting that is wrong: where, and what is wrong with which value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsError {
+    /// `settings.disallowedTolerations.keyPrefixes[0]`
+    pub path: String,
+    pub message: String,
+}
+
+impl SettingsError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// `settings.a.b` from a path relative to the settings root.
+pub fn path(rel: &str) -> String {
+    if rel.is_empty() || rel == "." {
+        "settings".to_string()
+    } else if rel.starts_with('[') {
+        format!("settings{rel}")
+    } else {
+        format!("settings.{rel}")
+    }
+}
+
+/// Reads a typed value, reporting the failing field under `base` (a settings path).
+pub fn decode_setting<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, SettingsError> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let full = if inner == "." {
+            base.to_string()
+        } else if inner.starts_with('[') {
+            format!("{base}{inner}")
+        } else {
+            format!("{base}.{inner}")
+        };
+        SettingsError::new(full, e.into_inner().to_string())
+    })
+}
+
+/// `enforce` rejects; `warn` (alias `dryRun`) accepts with warnings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum Mode {
+    #[default]
+    #[serde(rename = "enforce")]
+    Enforce,
+    #[serde(rename = "warn", alias = "dryRun", alias = "dry-run")]
+    Warn,
+}
+
+/// A name pattern: exact, or with `*` matching any run of characters (`team-*`, `*-system`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pattern(String);
+
+impl Pattern {
+    pub fn parse(s: &str, at: &str) -> Result<Self, SettingsError> {
+        if s.is_empty() {
+            return Err(SettingsError::new(at, "empty pattern: use a name, or `*` for every name"));
+        }
+        Ok(Self(s.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Glob match with `*` only, iterative with one backtrack point (linear-ish, no recursion).
+    pub fn matches(&self, name: &str) -> bool {
+        let p: Vec<char> = self.0.chars().collect();
+        let s: Vec<char> = name.chars().collect();
+        let (mut pi, mut si) = (0usize, 0usize);
+        let mut star: Option<(usize, usize)> = None;
+        while si < s.len() {
+            match (p.get(pi), s.get(si)) {
+                (Some('*'), _) => {
+                    star = Some((pi, si));
+                    pi += 1;
+                }
+                (Some(a), Some(b)) if a == b => {
+                    pi += 1;
+                    si += 1;
+                }
+                _ => match star {
+                    Some((sp, ss)) => {
+                        pi = sp + 1;
+                        si = ss + 1;
+                        star = Some((sp, ss + 1));
+                    }
+                    None => return false,
+                },
+            }
+        }
+        p.get(pi..).is_some_and(|rest| rest.iter().all(|c| *c == '*'))
+    }
+}
+
+/// A list of patterns; empty matches nothing.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Patterns(pub Vec<Pattern>);
+
+impl Patterns {
+    pub fn parse(list: &[String], at: &str) -> Result<Self, SettingsError> {
+        list.iter()
+            .enumerate()
+            .map(|(i, s)| Pattern::parse(s, &format!("{at}[{i}]")))
+            .collect::<Result<_, _>>()
+            .map(Self)
+    }
+
+    pub fn matches(&self, name: &str) -> bool {
+        self.0.iter().any(|p| p.matches(name))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+/// A label selector from the settings, checked once.
+#[derive(Debug, Clone)]
+pub struct CompiledSelector {
+    pub text: String,
+    selector: Selector,
+}
+
+impl CompiledSelector {
+    pub fn compile(
+        match_labels: &Labels,
+        match_expressions: &[LabelSelectorRequirement],
+        at: &str,
+    ) -> Result<Self, SettingsError> {
+        let ls = LabelSelector { match_labels: match_labels.clone(), match_expressions: match_expressions.to_vec() };
+        let selector = Selector::from_label_selector(Some(&ls), &FieldPath::root(at))
+            .map_err(|e| SettingsError::new(at, format!("invalid label selector: {e}")))?;
+        Ok(Self { text: selector.to_string(), selector })
+    }
+
+    pub fn matches(&self, labels: &Labels) -> bool {
+        self.selector.matches(labels)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The settings document
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+struct RawSettings {
+    nodes: Value,
+    pool_label: Option<String>,
+    kube_version: Option<String>,
+    feature_gates: BTreeMap<String, bool>,
+    disallowed_tolerations: Option<Value>,
+    required_placement: Option<Value>,
+    schedulable: Option<Value>,
+    daemonset_coverage: Option<Value>,
+}
+
+/// The settings, checked and compiled.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub inventory: Inventory,
+    pub options: SimulateOptions,
+    pub disallowed_tolerations: Option<disallowed_tolerations::Policy>,
+    pub required_placement: Option<required_placement::Policy>,
+    pub schedulable: Option<schedulable::Policy>,
+    pub daemonset_coverage: Option<daemonset_coverage::Policy>,
+}
+
+impl Settings {
+    /// Reads and checks settings JSON (`null` reads as `{}`).
+    pub fn from_value(value: &Value) -> Result<Settings, SettingsError> {
+        if !(value.is_object() || value.is_null()) {
+            return Err(SettingsError::new(
+                "settings",
+                format!("expected a mapping of settings, found {}", type_name(value)),
+            ));
+        }
+        let raw: RawSettings =
+            if value.is_null() { RawSettings::default() } else { decode_setting(value, "settings")? };
+
+        let mut options = match &raw.kube_version {
+            None => SimulateOptions::default(),
+            Some(v) => SimulateOptions::for_version(
+                KubeVersion::parse(v).map_err(|e| SettingsError::new(path("kubeVersion"), e))?,
+            ),
+        };
+        let mut gates: FeatureGates = options.gates;
+        for (name, on) in &raw.feature_gates {
+            gates.set(name, *on).map_err(|e| {
+                SettingsError::new(
+                    path(&format!("featureGates.{name}")),
+                    format!("{e}: known gates are TaintTolerationComparisonOperators, PodLevelResources, SidecarContainers, DRAExtendedResource"),
+                )
+            })?;
+        }
+        options.gates = gates;
+
+        let pool_label = match &raw.pool_label {
+            None => None,
+            Some(l) => {
+                validate_label_key(l, &FieldPath::root(&path("poolLabel")))
+                    .map_err(|e| SettingsError::new(path("poolLabel"), e.to_string()))?;
+                Some(l.clone())
+            }
+        };
+        let inventory = Inventory { nodes: parse_inventory(&raw.nodes)?, pool_label };
+
+        let disallowed_tolerations = raw
+            .disallowed_tolerations
+            .as_ref()
+            .map(|v| disallowed_tolerations::Policy::from_settings(v, &path("disallowedTolerations")))
+            .transpose()?;
+        let required_placement = raw
+            .required_placement
+            .as_ref()
+            .map(|v| required_placement::Policy::from_settings(v, &path("requiredPlacement"), &inventory, &options))
+            .transpose()?;
+        let schedulable = raw
+            .schedulable
+            .as_ref()
+            .map(|v| schedulable::Policy::from_settings(v, &path("schedulable"), &inventory))
+            .transpose()?;
+        let daemonset_coverage = raw
+            .daemonset_coverage
+            .as_ref()
+            .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
+            .transpose()?;
+
+        let settings = Settings {
+            inventory,
+            options,
+            disallowed_tolerations,
+            required_placement,
+            schedulable,
+            daemonset_coverage,
+        };
+        if !settings.any_active() {
+            return Err(SettingsError::new(
+                "settings",
+                "no policy is enabled: set at least one of disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage",
+            ));
+        }
+        Ok(settings)
+    }
+
+    pub fn any_active(&self) -> bool {
+        self.disallowed_tolerations.is_some()
+            || self.required_placement.is_some()
+            || self.schedulable.is_some()
+            || self.daemonset_coverage.is_some()
+    }
+}
+
+pub fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The node inventory
+
+/// The cluster's nodes as the settings describe them.
+#[derive(Debug, Clone, Default)]
+pub struct Inventory {
+    pub nodes: Vec<(DocRef, Node)>,
+    /// `poolLabel`, when set; otherwise the first of [`WELL_KNOWN_POOL_LABELS`] a node has.
+    pub pool_label: Option<String>,
+}
+
+impl Inventory {
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// The node's pool: the value of the pool label, or the node's name when it has none.
+    pub fn pool_of<'a>(&self, node: &'a Node) -> &'a str {
+        let labels = &node.metadata.labels;
+        let found = match &self.pool_label {
+            Some(l) => labels.get(l),
+            None => WELL_KNOWN_POOL_LABELS.iter().find_map(|l| labels.get(*l)),
+        };
+        found.map(String::as_str).unwrap_or(node.metadata.name.as_str())
+    }
+
+    pub fn pools(&self) -> BTreeSet<&str> {
+        self.nodes.iter().map(|(_, n)| self.pool_of(n)).collect()
+    }
+
+    /// Checks a list of pool names (`*` = every pool) against the inventory.
+    pub fn check_pools(&self, pools: &[String], at: &str) -> Result<PoolSet, SettingsError> {
+        if pools.iter().any(|p| p == "*") {
+            return Ok(PoolSet::All);
+        }
+        let known = self.pools();
+        let mut set = BTreeSet::new();
+        for (i, p) in pools.iter().enumerate() {
+            if !known.contains(p.as_str()) {
+                let label = match &self.pool_label {
+                    Some(l) => format!("pool label {l:?}"),
+                    None => format!("pool labels {}", WELL_KNOWN_POOL_LABELS.join(", ")),
+                };
+                let listed: Vec<&str> = known.iter().copied().collect();
+                return Err(SettingsError::new(
+                    format!("{at}[{i}]"),
+                    format!(
+                        "pool {p:?} matches no node of settings.nodes (pools found by {label}: {})",
+                        if listed.is_empty() { "none".to_string() } else { listed.join(", ") }
+                    ),
+                ));
+            }
+            set.insert(p.clone());
+        }
+        Ok(PoolSet::Some(set))
+    }
+
+    pub fn in_pools<'a>(&'a self, pools: &'a PoolSet) -> impl Iterator<Item = &'a Node> + 'a {
+        self.nodes.iter().map(|(_, n)| n).filter(move |n| pools.contains(self.pool_of(n)))
+    }
+}
+
+/// A set of pools from the settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PoolSet {
+    All,
+    Some(BTreeSet<String>),
+}
+
+impl PoolSet {
+    pub fn contains(&self, pool: &str) -> bool {
+        match self {
+            PoolSet::All => true,
+            PoolSet::Some(s) => s.contains(pool),
+        }
+    }
+}
+
+impl fmt::Display for PoolSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolSet::All => f.write_str("every pool"),
+            PoolSet::Some(s) => {
+                let v: Vec<&str> = s.iter().map(String::as_str).collect();
+                write!(f, "pool(s) {}", v.join(", "))
+            }
+        }
+    }
+}
+
+fn parse_inventory(nodes: &Value) -> Result<Vec<(DocRef, Node)>, SettingsError> {
+    let at = path("nodes");
+    let entries: Vec<(String, Value)> = match nodes {
+        Value::Null => Vec::new(),
+        Value::String(text) => text
+            .lines()
+            .enumerate()
+            .map(|(i, l)| (i, l.split_once('#').map_or(l, |(before, _)| before).trim()))
+            .filter(|(_, l)| !l.is_empty())
+            .map(|(i, l)| (format!("{at} (line {})", i + 1), Value::String(l.to_string())))
+            .collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (format!("{at}[{i}]"), v.clone())).collect(),
+        other => {
+            return Err(SettingsError::new(
+                at,
+                format!(
+                    "expected a list of nodes (compact strings such as \"gpu-1: sku=gpu:NoSchedule; pool=gpu\" or Node objects) or a multi-line string, found {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    if entries.len() > MAX_INVENTORY_NODES {
+        return Err(SettingsError::new(
+            at,
+            format!("{} nodes, over the limit of {MAX_INVENTORY_NODES}", entries.len()),
+        ));
+    }
+    let mut out: Vec<(DocRef, Node)> = Vec::with_capacity(entries.len());
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    for (i, (where_, value)) in entries.into_iter().enumerate() {
+        let node = match &value {
+            Value::String(s) => {
+                parse_compact_node(s).map_err(|m| SettingsError::new(&where_, format!("{s:?}: {m}")))?
+            }
+            Value::Object(_) => node_object(&value, &where_)?,
+            other => {
+                return Err(SettingsError::new(
+                    where_,
+                    format!("expected a compact node string or a Node object, found {}", type_name(other)),
+                ))
+            }
+        };
+        if let Some(first) = validate_node(&node).into_iter().next() {
+            return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
+        }
+        if let Some(prev) = seen.insert(node.metadata.name.clone(), where_.clone()) {
+            return Err(SettingsError::new(
+                where_,
+                format!("duplicate node name {:?} (also {prev})", node.metadata.name),
+            ));
+        }
+        let doc = DocRef {
+            index: i + 1,
+            source: "settings.nodes".into(),
+            kind: "Node".into(),
+            namespace: None,
+            name: node.metadata.name.clone(),
+        };
+        out.push((doc, node));
+    }
+    Ok(out)
+}
+
+fn node_object(value: &Value, at: &str) -> Result<Node, SettingsError> {
+    if let Some(kind) = value.get("kind").and_then(Value::as_str) {
+        if kind != "Node" {
+            return Err(SettingsError::new(format!("{at}.kind"), format!("expected \"Node\", found {kind:?}")));
+        }
+    }
+    let mut v = value.clone();
+    crate::documents::strip_nulls(&mut v);
+    decode_setting(&v, at)
+}
+
+/// Parses `NAME[: TAINT,...[; LABEL,...[; RESOURCE,...]]]` (see the module docs).
+pub fn parse_compact_node(text: &str) -> Result<Node, String> {
+    let (name, rest) = match text.split_once(':') {
+        Some((n, r)) => (n.trim(), r),
+        None => (text.trim(), ""),
+    };
+    if name.is_empty() {
+        return Err("missing node name: expected NAME[: TAINTS[; LABELS[; RESOURCES]]]".into());
+    }
+    if name.contains(char::is_whitespace) || name.contains('=') || name.contains(',') {
+        return Err(format!(
+            "node name {name:?} is not a valid name: expected NAME[: TAINTS[; LABELS[; RESOURCES]]], e.g. \"gpu-1: sku=gpu:NoSchedule; pool=gpu\""
+        ));
+    }
+    let mut node = Node::default();
+    node.metadata.name = name.to_string();
+    let mut sections = rest.split(';');
+    let taints = sections.next().unwrap_or_default();
+    let labels = sections.next().unwrap_or_default();
+    let resources = sections.next();
+    if sections.next().is_some() {
+        return Err("too many ';' sections: expected NAME: TAINTS; LABELS; RESOURCES".into());
+    }
+    for item in items(taints) {
+        node.spec.taints.push(parse_taint(item)?);
+    }
+    for item in items(labels) {
+        let (k, v) = item.split_once('=').ok_or_else(|| format!("label {item:?}: expected key=value"))?;
+        let (k, v) = (k.trim(), v.trim());
+        validate_label_key(k, &FieldPath::root("label")).map_err(|e| format!("label {item:?}: {}", detail(&e)))?;
+        validate_label_value(v, &FieldPath::root("label")).map_err(|e| format!("label {item:?}: {}", detail(&e)))?;
+        if node.metadata.labels.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(format!("label {k:?} given twice"));
+        }
+    }
+    if let Some(resources) = resources {
+        let mut list = ResourceList::new();
+        for item in items(resources) {
+            let (k, v) =
+                item.split_once('=').ok_or_else(|| format!("resource {item:?}: expected name=quantity, e.g. cpu=4"))?;
+            let q = Quantity::parse(v.trim()).map_err(|e| format!("resource {item:?}: {e}"))?;
+            list.insert(k.trim().to_string(), q);
+        }
+        if !list.is_empty() {
+            node.status.allocatable = Some(list);
+        }
+    }
+    Ok(node)
+}
+
+/// Parses a taint in kubectl's form `key[=value]:Effect`.
+pub fn parse_taint(item: &str) -> Result<Taint, String> {
+    let (kv, effect) = item
+        .rsplit_once(':')
+        .ok_or_else(|| format!("taint {item:?}: expected key[=value]:Effect, e.g. sku=gpu:NoSchedule"))?;
+    let effect = effect.trim();
+    if !EFFECTS.contains(&effect) {
+        return Err(format!("taint {item:?}: effect {effect:?} is not one of {}", EFFECTS.join(", ")));
+    }
+    let (key, value) = match kv.split_once('=') {
+        Some((k, v)) => (k.trim(), v.trim()),
+        None => (kv.trim(), ""),
+    };
+    if key.is_empty() {
+        return Err(format!("taint {item:?}: missing key"));
+    }
+    Ok(Taint { key: key.to_string(), value: value.to_string(), effect: effect.to_string() })
+}
+
+/// A taint given in the settings either as `key[=value]:Effect` or as an object.
+pub fn taint_from_setting(value: &Value, at: &str) -> Result<Taint, SettingsError> {
+    let taint = match value {
+        Value::String(s) => parse_taint(s).map_err(|m| SettingsError::new(at, m))?,
+        Value::Object(_) => {
+            let t: Taint = decode_setting(value, at)?;
+            if !EFFECTS.contains(&t.effect.as_str()) {
+                return Err(SettingsError::new(
+                    format!("{at}.effect"),
+                    format!("{:?} is not one of {}", t.effect, EFFECTS.join(", ")),
+                ));
+            }
+            t
+        }
+        other => {
+            return Err(SettingsError::new(
+                at,
+                format!(
+                    "expected a taint such as \"sku=gpu:NoSchedule\" or {{key, value, effect}}, found {}",
+                    type_name(other)
+                ),
+            ))
+        }
+    };
+    validate_label_key(&taint.key, &FieldPath::root("key"))
+        .map_err(|e| SettingsError::new(at, format!("taint key {:?}: {}", taint.key, detail(&e))))?;
+    validate_label_value(&taint.value, &FieldPath::root("value"))
+        .map_err(|e| SettingsError::new(at, format!("taint value {:?}: {}", taint.value, detail(&e))))?;
+    Ok(taint)
+}
+
+fn items(section: &str) -> impl Iterator<Item = &str> {
+    section.split(',').map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// A field error's detail without its placeholder field path.
+fn detail(e: &crate::field::FieldError) -> String {
+    if e.detail.is_empty() {
+        e.to_string()
+    } else {
+        e.detail.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn compact_nodes() {
+        let n = parse_compact_node("gpu-1: sku=gpu:NoSchedule, dedicated:NoExecute; pool=gpu, zone=a; cpu=8, pods=110")
+            .unwrap();
+        assert_eq!(n.metadata.name, "gpu-1");
+        assert_eq!(n.spec.taints.len(), 2);
+        assert_eq!(n.spec.taints[0].to_string(), "sku=gpu:NoSchedule");
+        assert_eq!(n.spec.taints[1].to_string(), "dedicated:NoExecute");
+        assert_eq!(n.metadata.labels["pool"], "gpu");
+        assert_eq!(n.status.allocatable.as_ref().unwrap()["cpu"].to_string(), "8");
+        let plain = parse_compact_node("  plain-1  ").unwrap();
+        assert!(plain.spec.taints.is_empty() && plain.status.allocatable.is_none());
+        let labels_only = parse_compact_node("a: ; pool=x").unwrap();
+        assert_eq!(labels_only.metadata.labels["pool"], "x");
+    }
+
+    #[test]
+    fn compact_node_errors_say_what_is_wrong() {
+        let rows = [
+            ("gpu-1: sku=gpu:NoSchedul", "effect \"NoSchedul\" is not one of NoSchedule, PreferNoSchedule, NoExecute"),
+            (": a:NoSchedule", "missing node name"),
+            ("a: sku=gpu", "expected key[=value]:Effect"),
+            ("a: ; pool", "label \"pool\": expected key=value"),
+            ("a: ; ; cpu=lots", "resource \"cpu=lots\""),
+            ("a: ; ; ; x", "too many ';' sections"),
+            ("a b: x:NoSchedule", "is not a valid name"),
+            ("a: ; bad key=1", "label \"bad key=1\""),
+        ];
+        for (text, want) in rows {
+            let err = parse_compact_node(text).unwrap_err();
+            assert!(err.contains(want), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn inventory_errors_name_path_and_value() {
+        let err = Settings::from_value(&json!({"nodes": ["a", "b: x=y:Nope"], "schedulable": {}})).unwrap_err();
+        assert_eq!(err.path, "settings.nodes[1]");
+        assert!(err.message.contains("\"b: x=y:Nope\""), "{err}");
+        let err = Settings::from_value(&json!({"nodes": ["a", "a"], "schedulable": {}})).unwrap_err();
+        assert!(err.to_string().contains("duplicate node name \"a\""), "{err}");
+        let err = Settings::from_value(&json!({"nodes": 3, "schedulable": {}})).unwrap_err();
+        assert!(err.to_string().starts_with("settings.nodes: expected a list"), "{err}");
+        let err = Settings::from_value(&json!({"nodes": [{"kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "Bad"}]}}], "schedulable": {}})).unwrap_err();
+        assert!(err.to_string().contains("spec.taints[0].effect: Unsupported value: \"Bad\""), "{err}");
+    }
+
+    #[test]
+    fn multi_line_inventory_with_comments() {
+        let s = Settings::from_value(&json!({
+            "nodes": "# the GPU pool\ngpu-1: sku=gpu:NoSchedule; pool=gpu\n\ngen-1: ; pool=general # untainted\n",
+            "schedulable": {}
+        }))
+        .unwrap();
+        assert_eq!(s.inventory.nodes.len(), 2);
+        assert_eq!(s.inventory.pools().into_iter().collect::<Vec<_>>(), vec!["general", "gpu"]);
+        let err = Settings::from_value(&json!({"nodes": "a\nb: x", "schedulable": {}})).unwrap_err();
+        assert_eq!(err.path, "settings.nodes (line 2)");
+    }
+
+    #[test]
+    fn top_level_errors() {
+        let err = Settings::from_value(&json!({"disalowedTolerations": {}})).unwrap_err();
+        assert!(err.to_string().contains("unknown field `disalowedTolerations`"), "{err}");
+        let err = Settings::from_value(&json!({})).unwrap_err();
+        assert!(err.message.contains("no policy is enabled"), "{err}");
+        let err = Settings::from_value(&json!({"kubeVersion": "2.1", "schedulable": {}})).unwrap_err();
+        assert_eq!(err.path, "settings.kubeVersion");
+        let err = Settings::from_value(&json!({"featureGates": {"Nope": true}, "schedulable": {}})).unwrap_err();
+        assert!(err.to_string().starts_with("settings.featureGates.Nope: unknown feature gate \"Nope\""), "{err}");
+        let err = Settings::from_value(&json!([1])).unwrap_err();
+        assert!(err.to_string().contains("expected a mapping"), "{err}");
+        let err = Settings::from_value(&json!({"poolLabel": "a b", "schedulable": {}})).unwrap_err();
+        assert_eq!(err.path, "settings.poolLabel");
+    }
+
+    #[test]
+    fn patterns() {
+        let p = |s: &str| Pattern::parse(s, "x").unwrap();
+        assert!(p("kube-*").matches("kube-system"));
+        assert!(p("*-system").matches("kube-system"));
+        assert!(p("*").matches(""));
+        assert!(p("a*b*c").matches("aXbYc"));
+        assert!(!p("a*b*c").matches("aXbY"));
+        assert!(p("exact").matches("exact"));
+        assert!(!p("exact").matches("exactly"));
+        assert!(p("**").matches("anything"));
+        assert!(Pattern::parse("", "x").is_err());
+    }
+
+    #[test]
+    fn pools() {
+        let s = Settings::from_value(&json!({
+            "nodes": ["a: ; agentpool=one", "b: ; kubernetes.azure.com/agentpool=two", "c"],
+            "schedulable": {}
+        }))
+        .unwrap();
+        assert_eq!(s.inventory.pools().into_iter().collect::<Vec<_>>(), vec!["c", "one", "two"]);
+        let err = s.inventory.check_pools(&["three".into()], "settings.x").unwrap_err();
+        assert!(err.to_string().contains("pool \"three\" matches no node"), "{err}");
+        assert_eq!(s.inventory.check_pools(&["*".into()], "x").unwrap(), PoolSet::All);
+    }
+}

@@ -1,0 +1,418 @@
+//! Kubewarden-style test cases: AdmissionRequest fixtures in `testdata/`, each run through
+//! [`validate`] with a settings file, with the expected verdict, message fragments, warnings
+//! and mutation listed in `testdata/cases.json` (the waPC host test in `tests/wapc-host` runs
+//! the same table against the built wasm module).
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::documents::{parse_manifests, Manifests};
+use crate::simulate::{simulate, SimulateOptions};
+
+/// Every fixture, by file name.
+pub fn fixture(name: &str) -> &'static str {
+    match name {
+        "settings.json" => include_str!("testdata/settings.json"),
+        "settings-warn.json" => include_str!("testdata/settings-warn.json"),
+        "settings-blanket.json" => include_str!("testdata/settings-blanket.json"),
+        "cases.json" => include_str!("testdata/cases.json"),
+        "cronjob-control-plane-toleration.json" => include_str!("testdata/cronjob-control-plane-toleration.json"),
+        "daemonset-defender.json" => include_str!("testdata/daemonset-defender.json"),
+        "daemonset-gpu-driver.json" => include_str!("testdata/daemonset-gpu-driver.json"),
+        "daemonset-logging.json" => include_str!("testdata/daemonset-logging.json"),
+        "deployment-control-plane-toleration.json" => include_str!("testdata/deployment-control-plane-toleration.json"),
+        "deployment-delete.json" => include_str!("testdata/deployment-delete.json"),
+        "deployment-kube-system-exempt.json" => include_str!("testdata/deployment-kube-system-exempt.json"),
+        "deployment-ml-gpu.json" => include_str!("testdata/deployment-ml-gpu.json"),
+        "deployment-ml-no-pool.json" => include_str!("testdata/deployment-ml-no-pool.json"),
+        "deployment-web.json" => include_str!("testdata/deployment-web.json"),
+        "job-report.json" => include_str!("testdata/job-report.json"),
+        "pod-owned-by-daemonset.json" => include_str!("testdata/pod-owned-by-daemonset.json"),
+        "pod-tolerates-everything.json" => include_str!("testdata/pod-tolerates-everything.json"),
+        "replicaset-web.json" => include_str!("testdata/replicaset-web.json"),
+        "replicationcontroller-master-toleration.json" => {
+            include_str!("testdata/replicationcontroller-master-toleration.json")
+        }
+        "service-ignored.json" => include_str!("testdata/service-ignored.json"),
+        "statefulset-too-big.json" => include_str!("testdata/statefulset-too-big.json"),
+        other => panic!("no fixture {other}"),
+    }
+}
+
+fn json_of(name: &str) -> Value {
+    serde_json::from_str(fixture(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn payload(request: &Value, settings: &Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({"request": request, "settings": settings})).unwrap()
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array).map(|a| a.iter().map(|s| s.as_str().unwrap().to_string()).collect()).unwrap_or_default()
+}
+
+/// Simulates `object` (a DaemonSet) on the inventory of `settings` and returns the nodes of
+/// `pools` (`*` = all) that get no daemon pod.
+pub fn uncovered_nodes(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> {
+    let s = settings::Settings::from_value(settings).unwrap();
+    let mut m: Manifests = parse_manifests(&serde_json::to_string(object).unwrap(), "mutated").unwrap();
+    m.nodes = s.inventory.nodes.clone();
+    let report = simulate(&m, &SimulateOptions::default()).unwrap();
+    let w = &report.workloads[0];
+    s.inventory
+        .nodes
+        .iter()
+        .map(|(_, n)| n)
+        .filter(|n| pools.iter().any(|p| p == "*" || p == s.inventory.pool_of(n)))
+        .filter(|n| !w.pods.iter().any(|p| p.node.as_deref() == Some(n.metadata.name.as_str())))
+        .map(|n| n.metadata.name.clone())
+        .collect()
+}
+
+#[test]
+fn kubewarden_testcases() {
+    let cases = json_of("cases.json");
+    let cases = cases.as_array().unwrap();
+    assert!(cases.len() >= 20);
+    for case in cases {
+        let name = case["name"].as_str().unwrap();
+        let settings = json_of(case.get("settings").and_then(Value::as_str).unwrap_or("settings.json"));
+        let request = json_of(case["fixture"].as_str().unwrap());
+        let resp = validate(&payload(&request, &settings));
+        let ctx = format!("case {name:?}: {resp:#?}");
+        assert_eq!(resp.accepted, case["accepted"].as_bool().unwrap(), "{ctx}");
+        let message = resp.message.clone().unwrap_or_default();
+        for want in strings(case.get("message")) {
+            assert!(message.contains(&want), "{ctx}\nmissing in message: {want}");
+        }
+        for not in strings(case.get("notMessage")) {
+            assert!(!message.contains(&not), "{ctx}\nunexpected in message: {not}");
+        }
+        let warnings = resp.warnings.clone().unwrap_or_default().join("\n");
+        for want in strings(case.get("warnings")) {
+            assert!(warnings.contains(&want), "{ctx}\nmissing in warnings: {want}");
+        }
+        if case.get("noWarnings").and_then(Value::as_bool) == Some(true) {
+            assert!(resp.warnings.is_none() && resp.audit_annotations.is_none(), "{ctx}");
+        }
+        for key in strings(case.get("audit")) {
+            assert!(resp.audit_annotations.as_ref().is_some_and(|a| a.contains_key(&key)), "{ctx}\nno audit {key}");
+        }
+        if case.get("mutated").and_then(Value::as_bool) == Some(false) {
+            assert!(resp.mutated_object.is_none(), "{ctx}");
+        }
+        if !resp.accepted {
+            assert!(resp.mutated_object.is_none(), "{ctx}");
+            assert!(resp.code.is_none(), "{ctx}");
+        }
+        if let Some(want) = case.get("mutatedTolerations") {
+            let obj = resp.mutated_object.as_ref().unwrap_or_else(|| panic!("{ctx}\nnot mutated"));
+            let mut expected =
+                request["object"]["spec"]["template"]["spec"]["tolerations"].as_array().cloned().unwrap_or_default();
+            expected.extend(want.as_array().unwrap().iter().cloned());
+            assert_eq!(obj["spec"]["template"]["spec"]["tolerations"], Value::Array(expected), "{ctx}");
+            // Only the tolerations changed.
+            let mut back = obj.clone();
+            back["spec"]["template"]["spec"].as_object_mut().unwrap().remove("tolerations");
+            let mut orig = request["object"].clone();
+            orig["spec"]["template"]["spec"].as_object_mut().unwrap().remove("tolerations");
+            assert_eq!(back, orig, "{ctx}");
+            // The mutated DaemonSet now reaches every node of the pools, per the core.
+            let pools = strings(case.get("coversPools"));
+            assert_eq!(uncovered_nodes(obj, &settings, &pools), Vec::<String>::new(), "{ctx}");
+            // And it was not so before.
+            assert!(!uncovered_nodes(&request["object"], &settings, &pools).is_empty(), "{ctx}");
+            // Admitting the mutated object again changes nothing (idempotent on UPDATE).
+            let mut again = request.clone();
+            again["object"] = obj.clone();
+            again["operation"] = json!("UPDATE");
+            let resp2 = validate(&payload(&again, &settings));
+            assert!(resp2.accepted && resp2.mutated_object.is_none(), "{name}: second admission {resp2:#?}");
+        }
+    }
+}
+
+#[test]
+fn every_workload_kind_goes_through_its_template() {
+    // The same protected toleration in each kind's pod template is found at the kind's path.
+    let settings = json!({"disallowedTolerations": {"keys": ["k"]}});
+    let spec = json!({"containers": [{"name": "c"}], "tolerations": [{"key": "k", "operator": "Exists"}]});
+    let rows = [
+        ("Pod", json!({"metadata": {"name": "x"}, "spec": spec}), "spec.tolerations[0]"),
+        ("Deployment", json!({"spec": {"template": {"spec": spec}}}), "spec.template.spec.tolerations[0]"),
+        ("ReplicaSet", json!({"spec": {"template": {"spec": spec}}}), "spec.template.spec.tolerations[0]"),
+        ("StatefulSet", json!({"spec": {"template": {"spec": spec}}}), "spec.template.spec.tolerations[0]"),
+        ("DaemonSet", json!({"spec": {"template": {"spec": spec}}}), "spec.template.spec.tolerations[0]"),
+        ("Job", json!({"spec": {"template": {"spec": spec}}}), "spec.template.spec.tolerations[0]"),
+        (
+            "CronJob",
+            json!({"spec": {"jobTemplate": {"spec": {"template": {"spec": spec}}}}}),
+            "spec.jobTemplate.spec.template.spec.tolerations[0]",
+        ),
+        ("ReplicationController", json!({"spec": {"template": {"spec": spec}}}), "spec.template.spec.tolerations[0]"),
+    ];
+    for (kind, object, path) in rows {
+        let req =
+            json!({"kind": {"kind": kind}, "namespace": "ns", "name": "x", "operation": "CREATE", "object": object});
+        let resp = validate(&payload(&req, &settings));
+        assert!(!resp.accepted, "{kind}");
+        let msg = resp.message.unwrap();
+        assert!(msg.starts_with(&format!("{kind} ns/x: disallowedTolerations: {path} ")), "{kind}: {msg}");
+    }
+}
+
+#[test]
+fn unreadable_tolerations_fail_closed_but_unreadable_resources_only_warn() {
+    let settings = json_of("settings.json");
+    let mut req = json_of("deployment-web.json");
+    req["object"]["spec"]["template"]["spec"]["tolerations"] = json!([{"key": "a", "tolerationSeconds": "soon"}]);
+    let resp = validate(&payload(&req, &settings));
+    assert!(!resp.accepted);
+    assert!(
+        resp.message
+            .as_deref()
+            .unwrap()
+            .contains("cannot read the tolerations: spec.template.spec.tolerations[0].tolerationSeconds"),
+        "{resp:?}"
+    );
+
+    let mut req = json_of("deployment-web.json");
+    req["object"]["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = json!("lots");
+    let resp = validate(&payload(&req, &settings));
+    assert!(resp.accepted, "{resp:?}");
+    let w = resp.warnings.unwrap().join("\n");
+    assert!(w.contains("schedulable: Deployment default/web: not simulated"), "{w}");
+    assert!(w.contains("resources.requests.cpu"), "{w}");
+}
+
+#[test]
+fn settings_validation() {
+    let ok = validate_settings(fixture("settings.json").as_bytes());
+    assert_eq!(ok, response::SettingsValidationResponse::valid());
+    for name in ["settings-warn.json", "settings-blanket.json"] {
+        assert!(validate_settings(fixture(name).as_bytes()).valid, "{name}");
+    }
+    let rows: [(&[u8], &str); 10] = [
+        (b"", "settings: no policy is enabled"),
+        (b"{}", "settings: no policy is enabled"),
+        (b"{", "settings are not valid JSON"),
+        (br#"{"schedulable": {}}"#, "settings.nodes: schedulable needs the node inventory"),
+        (br#"{"nodes": ["a"], "schedulable": {"daemonSetPools": ["gpu"]}}"#, "settings.schedulable.daemonSetPools[0]: pool \"gpu\" matches no node"),
+        (br#"{"nodes": ["a: ; pool=x"], "poolLabel": "pool", "requiredPlacement": {"rules": [{"namespaces": ["ml"], "pool": "gpu"}]}}"#, "settings.requiredPlacement.rules[0]: no node of settings.nodes has the labels pool=gpu"),
+        (br#"{"requiredPlacement": {"rules": [{"namespaces": ["ml"], "pool": "gpu"}]}}"#, "settings.requiredPlacement.rules[0].pool: pool \"gpu\" needs settings.poolLabel"),
+        (br#"{"requiredPlacement": {"rules": [{"nodeSelector": {"pool": "gpu"}}]}}"#, "settings.requiredPlacement.rules[0]: the rule selects nothing"),
+        (br#"{"daemonsetCoverage": {"daemonSets": [{}]}}"#, "settings.daemonsetCoverage.daemonSets[0]: empty selector"),
+        (br#"{"daemonsetCoverage": {"daemonSets": [{"namespace": "x"}]}}"#, "settings.nodes: daemonsetCoverage needs the node inventory"),
+    ];
+    for (input, want) in rows {
+        let r = validate_settings(input);
+        assert!(!r.valid, "{}", String::from_utf8_lossy(input));
+        let msg = r.message.unwrap();
+        assert!(msg.contains(want), "{}: {msg}", String::from_utf8_lossy(input));
+    }
+    let r = validate_settings(br#"{"requiredPlacement": {"rules": [{"namespaces": ["ml"], "nodeSelector": {"pool": "gpu"}, "taints": ["sku=gpu:NoSchedul"]}]}}"#);
+    assert_eq!(
+        r.message.as_deref(),
+        Some("settings.requiredPlacement.rules[0].taints[0]: taint \"sku=gpu:NoSchedul\": effect \"NoSchedul\" is not one of NoSchedule, PreferNoSchedule, NoExecute")
+    );
+}
+
+#[test]
+fn wire_errors() {
+    let resp = validate(b"not json");
+    assert_eq!(resp.code, Some(400));
+    assert!(resp.message.unwrap().starts_with("placement policy: invalid ValidationRequest: expected ident"));
+    let req = json_of("deployment-web.json");
+    let resp = validate(&payload(&req, &json!({"nodes": 5})));
+    assert_eq!(resp.code, Some(500));
+    assert!(resp.message.unwrap().starts_with("placement policy: invalid settings: settings.nodes: expected a list"));
+    let resp = validate(&payload(&json!({"kind": {"kind": "Pod"}, "object": [1]}), &json_of("settings.json")));
+    assert_eq!(resp.code, Some(400));
+    assert_eq!(protocol_version(), b"\"v1\"");
+    // snake_case on the wire, absent fields omitted.
+    let v = serde_json::to_value(response::ValidationResponse {
+        accepted: true,
+        mutated_object: Some(json!({})),
+        audit_annotations: Some([("a".to_string(), "b".to_string())].into()),
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(v, json!({"accepted": true, "mutated_object": {}, "audit_annotations": {"a": "b"}}));
+}
+
+#[test]
+fn audit_keys() {
+    assert_eq!(audit_key("disallowedTolerations"), "disallowed-tolerations");
+    assert_eq!(audit_key("schedulable"), "schedulable");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Garbage in, a response out: the module is built with panic=abort, so a panic would trap.
+
+/// xorshift64*: deterministic, no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// A random JSON value, biased towards the shapes and words the policy reads.
+fn random_value(rng: &mut Rng, depth: usize) -> Value {
+    const WORDS: [&str; 16] = [
+        "",
+        "Exists",
+        "Equal",
+        "NoSchedule",
+        "NoExecute",
+        "In",
+        "pool",
+        "gpu",
+        "*",
+        "kube-system",
+        "DaemonSet",
+        "node-role.kubernetes.io/control-plane",
+        "100m",
+        "-1",
+        "1e400",
+        "\u{0}\u{ffff}",
+    ];
+    match if depth > 4 { rng.below(4) } else { rng.below(7) } {
+        0 => Value::Null,
+        1 => json!(rng.below(2) == 0),
+        2 => match rng.below(4) {
+            0 => json!(rng.next() as i64),
+            1 => json!(-(rng.below(3) as i64)),
+            2 => json!(f64::from(rng.below(1000) as u32) / 7.0),
+            _ => json!(u64::MAX),
+        },
+        3 => json!(*rng.pick(&WORDS)),
+        4 => Value::Array((0..rng.below(4)).map(|_| random_value(rng, depth + 1)).collect()),
+        _ => {
+            const KEYS: [&str; 18] = [
+                "kind",
+                "spec",
+                "template",
+                "tolerations",
+                "key",
+                "operator",
+                "effect",
+                "value",
+                "nodeSelector",
+                "affinity",
+                "containers",
+                "resources",
+                "requests",
+                "replicas",
+                "metadata",
+                "labels",
+                "nodes",
+                "tolerationSeconds",
+            ];
+            let mut m = serde_json::Map::new();
+            for _ in 0..rng.below(5) {
+                m.insert(rng.pick(&KEYS).to_string(), random_value(rng, depth + 1));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
+/// Replaces a random node of `v` by a random value.
+fn mangle(rng: &mut Rng, v: &mut Value, depth: usize) {
+    let stop = depth > 8 || rng.below(4) == 0;
+    match v {
+        Value::Object(m) if !m.is_empty() && !stop => {
+            let k = m.keys().nth(rng.below(m.len())).cloned().unwrap();
+            if rng.below(8) == 0 {
+                m.remove(&k);
+            } else {
+                mangle(rng, m.get_mut(&k).unwrap(), depth + 1);
+            }
+        }
+        Value::Array(a) if !a.is_empty() && !stop => {
+            let i = rng.below(a.len());
+            mangle(rng, &mut a[i], depth + 1);
+        }
+        _ => *v = random_value(rng, depth),
+    }
+}
+
+#[test]
+fn garbage_payloads_get_responses_not_panics() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let iterations: usize =
+        std::env::var("PLACEMENT_FUZZ_ITERATIONS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500);
+    let settings = json_of("settings.json");
+    let cases = json_of("cases.json");
+    let fixtures: Vec<Value> =
+        cases.as_array().unwrap().iter().map(|c| json_of(c["fixture"].as_str().unwrap())).collect();
+    for i in 0..iterations {
+        // 1. Random bytes, to both entry points.
+        let len = rng.below(64);
+        let bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let _ = validate(&bytes);
+        let _ = validate_settings(&bytes);
+        // 2. A fixture truncated at a random byte.
+        let f = rng.pick(&fixtures);
+        let text = payload(f, &settings);
+        let _ = validate(&text[..rng.below(text.len())]);
+        // 3. A fixture with a random part replaced, with valid or mangled settings.
+        let mut req = f.clone();
+        for _ in 0..=rng.below(3) {
+            mangle(&mut rng, &mut req, 0);
+        }
+        let mut s = settings.clone();
+        if i % 3 == 0 {
+            mangle(&mut rng, &mut s, 0);
+            let _ = validate_settings(&serde_json::to_vec(&s).unwrap());
+        }
+        let resp = validate(&payload(&req, &s));
+        // Every response serializes.
+        assert!(!resp.to_json().is_empty());
+        // 4. Entirely random structures.
+        let _ = validate(&payload(&random_value(&mut rng, 0), &random_value(&mut rng, 0)));
+        let _ = validate_settings(&serde_json::to_vec(&random_value(&mut rng, 0)).unwrap());
+    }
+}
+
+#[test]
+fn hostile_sizes_are_bounded() {
+    // Deep nesting stops at serde_json's recursion limit with an error, not a stack overflow.
+    let deep = format!("{{\"request\": {}{}}}", "[".repeat(10_000), "]".repeat(10_000));
+    assert_eq!(validate(deep.as_bytes()).code, Some(400));
+    let deep_settings = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+    assert!(!validate_settings(deep_settings.as_bytes()).valid);
+    // Replicas beyond the simulation's limit are a note, not a hang.
+    let mut req = json_of("deployment-web.json");
+    req["object"]["spec"]["replicas"] = json!(1_000_000_000);
+    let resp = validate(&payload(&req, &json_of("settings.json")));
+    assert!(resp.accepted);
+    assert!(resp.warnings.unwrap().join("").contains("spec.replicas: 1000000000 is outside 0..=10000"));
+}
+
+/// `cargo test -p placement-core show_responses -- --ignored --nocapture` prints every case's
+/// response, for the README and for reviewing messages.
+#[test]
+#[ignore]
+fn show_responses() {
+    for case in json_of("cases.json").as_array().unwrap() {
+        let settings = json_of(case.get("settings").and_then(Value::as_str).unwrap_or("settings.json"));
+        let resp = validate(&payload(&json_of(case["fixture"].as_str().unwrap()), &settings));
+        let mut shown = serde_json::to_value(&resp).unwrap();
+        if let Some(m) = shown.get_mut("mutated_object") {
+            *m = m["spec"]["template"]["spec"]["tolerations"].clone();
+        }
+        println!("== {}\n{}\n", case["name"].as_str().unwrap(), serde_json::to_string_pretty(&shown).unwrap());
+    }
+}

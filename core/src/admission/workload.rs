@@ -1,0 +1,250 @@
+//! The object under admission, seen through its pod template: which kind it is, where its pod
+//! spec sits, and typed views of the parts each policy reads.
+//!
+//! Security policies (disallowedTolerations, requiredPlacement) decode only the fields they
+//! check, so an unrelated field the core cannot read (an exotic quantity, say) cannot switch
+//! them off; a field they need and cannot read is a rejection. The placement simulation decodes
+//! the whole template and, when it cannot, warns instead of rejecting.
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::request::AdmissionRequest;
+use crate::documents::{strip_nulls, DocRef, Workload, WorkloadKind, MAX_REPLICAS};
+use crate::model::{Affinity, Labels, ObjectMeta, Pod, PodTemplateSpec, Toleration};
+
+/// The fields that decide where a pod may go.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PlacementFields {
+    pub node_name: String,
+    pub node_selector: Option<Labels>,
+    pub affinity: Option<Affinity>,
+    pub tolerations: Vec<Toleration>,
+    /// Daemon pods with host networking also tolerate network-unavailable.
+    pub host_network: bool,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct MetaOnly {
+    metadata: ObjectMeta,
+}
+
+/// The object under admission.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub kind: WorkloadKind,
+    pub namespace: String,
+    pub name: String,
+    /// The object's own labels.
+    pub labels: Labels,
+    /// The pod template's labels (the object's own for a Pod).
+    pub template_labels: Labels,
+    /// A Pod created by a controller (an ownerReference with `controller: true`).
+    pub owned_by_controller: bool,
+    /// The object as received, for the mutated copy.
+    pub object: Value,
+    /// The object with `null` members removed, for decoding.
+    clean: Value,
+}
+
+impl Target {
+    /// `None` when the request is not about a workload Placement knows (or has no object,
+    /// as for DELETE); `Err` when the object is not a mapping.
+    pub fn from_request(req: &AdmissionRequest) -> Option<Result<Target, String>> {
+        let kind_name = if req.kind.kind.is_empty() {
+            req.object.get("kind").and_then(Value::as_str).unwrap_or_default()
+        } else {
+            req.kind.kind.as_str()
+        };
+        let kind = WorkloadKind::parse(kind_name)?;
+        if req.object.is_null() {
+            return None;
+        }
+        if !req.object.is_object() {
+            return Some(Err(format!("request.object: expected the {kind_name} as a mapping")));
+        }
+        let object = req.object.clone();
+        let mut clean = object.clone();
+        strip_nulls(&mut clean);
+        let meta: MetaOnly = match decode_at(&clean, "") {
+            Ok(m) => m,
+            Err(e) => return Some(Err(e)),
+        };
+        let metadata = meta.metadata;
+        let namespace = if !req.namespace.is_empty() {
+            req.namespace.clone()
+        } else {
+            metadata.namespace.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "default".into())
+        };
+        let name = [&metadata.name, &req.name, &metadata.generate_name]
+            .into_iter()
+            .find(|n| !n.is_empty())
+            .cloned()
+            .unwrap_or_else(|| "unnamed".into());
+        let owned_by_controller = clean
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .is_some_and(|refs| refs.iter().any(|r| r.get("controller").and_then(Value::as_bool) == Some(true)));
+        let mut target = Target {
+            kind,
+            namespace,
+            name,
+            labels: metadata.labels,
+            template_labels: Labels::new(),
+            owned_by_controller,
+            object,
+            clean,
+        };
+        target.template_labels = match kind {
+            WorkloadKind::Pod => target.labels.clone(),
+            _ => {
+                let ptr = format!("{}/metadata/labels", pointer(kind.template_path()));
+                match target.clean.pointer(&ptr) {
+                    Some(v) => match decode_at::<Labels>(v, &format!("{}.metadata.labels", kind.template_path())) {
+                        Ok(l) => l,
+                        Err(e) => return Some(Err(e)),
+                    },
+                    None => Labels::new(),
+                }
+            }
+        };
+        Some(Ok(target))
+    }
+
+    /// `Deployment ml/train`
+    pub fn describe(&self) -> String {
+        format!("{} {}/{}", self.kind.as_str(), self.namespace, self.name)
+    }
+
+    /// `spec.template.spec` (the pod spec's path in this kind, for messages).
+    pub fn spec_path(&self) -> &'static str {
+        self.kind.pod_spec_path()
+    }
+
+    fn spec_value(&self) -> Option<&Value> {
+        self.clean.pointer(&pointer(self.kind.pod_spec_path()))
+    }
+
+    /// The object or its template carries labels matching `f`.
+    pub fn labels_match(&self, f: impl Fn(&Labels) -> bool) -> bool {
+        f(&self.labels) || f(&self.template_labels)
+    }
+
+    /// Node selector, affinity and tolerations of the pod template.
+    pub fn placement_fields(&self) -> Result<PlacementFields, String> {
+        match self.spec_value() {
+            Some(v) => decode_at(v, self.spec_path()),
+            None => Ok(PlacementFields::default()),
+        }
+    }
+
+    /// The whole workload, as the simulation reads it.
+    pub fn workload(&self) -> Result<Workload, String> {
+        let kind = self.kind;
+        let template: PodTemplateSpec = match kind {
+            WorkloadKind::Pod => {
+                let pod: Pod = decode_at(&self.clean, "")?;
+                PodTemplateSpec { metadata: pod.metadata, spec: pod.spec }
+            }
+            _ => match self.clean.pointer(&pointer(kind.template_path())) {
+                Some(v) => decode_at(v, kind.template_path())?,
+                None => PodTemplateSpec::default(),
+            },
+        };
+        let int = |ptr: &str, field: &str| -> Result<Option<i64>, String> {
+            match self.clean.pointer(ptr) {
+                None => Ok(None),
+                Some(v) => v.as_i64().map(Some).ok_or_else(|| format!("{field}: expected an integer, found {v}")),
+            }
+        };
+        let (replicas, field) = match kind {
+            WorkloadKind::Pod | WorkloadKind::DaemonSet => (1, "spec.replicas"),
+            WorkloadKind::Job => (
+                job_pods(int("/spec/parallelism", "spec.parallelism")?, int("/spec/completions", "spec.completions")?),
+                "spec.parallelism",
+            ),
+            WorkloadKind::CronJob => (
+                job_pods(
+                    int("/spec/jobTemplate/spec/parallelism", "spec.jobTemplate.spec.parallelism")?,
+                    int("/spec/jobTemplate/spec/completions", "spec.jobTemplate.spec.completions")?,
+                ),
+                "spec.jobTemplate.spec.parallelism",
+            ),
+            _ => (int("/spec/replicas", "spec.replicas")?.unwrap_or(1), "spec.replicas"),
+        };
+        if !(0..=MAX_REPLICAS).contains(&replicas) {
+            return Err(format!("{field}: {replicas} is outside 0..={MAX_REPLICAS}, the simulation's limit"));
+        }
+        let doc = DocRef {
+            index: 1,
+            source: "request.object".into(),
+            kind: kind.as_str().into(),
+            namespace: Some(self.namespace.clone()),
+            name: self.name.clone(),
+        };
+        Ok(Workload { kind, namespace: self.namespace.clone(), name: self.name.clone(), doc, replicas, template })
+    }
+
+    /// Appends tolerations to the pod template, in both the received object (the mutation the
+    /// host turns into a patch) and the copy the policies read.
+    pub fn add_tolerations(&mut self, add: &[Toleration]) {
+        let ptr = pointer(self.kind.pod_spec_path());
+        for v in [&mut self.object, &mut self.clean] {
+            if let Some(spec) = ensure_object_at(v, &ptr) {
+                let entry = spec.entry("tolerations").or_insert_with(|| Value::Array(Vec::new()));
+                if !entry.is_array() {
+                    *entry = Value::Array(Vec::new());
+                }
+                if let Value::Array(list) = entry {
+                    list.extend(add.iter().filter_map(|t| serde_json::to_value(t).ok()));
+                }
+            }
+        }
+    }
+}
+
+/// Pods a Job runs at once: parallelism (default 1), capped by completions when set.
+fn job_pods(parallelism: Option<i64>, completions: Option<i64>) -> i64 {
+    let p = parallelism.unwrap_or(1);
+    completions.map_or(p, |c| p.min(c))
+}
+
+/// `spec.template.spec` -> `/spec/template/spec`; `` -> ``.
+pub fn pointer(dotted: &str) -> String {
+    if dotted.is_empty() {
+        String::new()
+    } else {
+        format!("/{}", dotted.replace('.', "/"))
+    }
+}
+
+/// The mapping at `ptr`, creating empty mappings on the way; `None` if a non-mapping is in
+/// the way.
+fn ensure_object_at<'a>(v: &'a mut Value, ptr: &str) -> Option<&'a mut Map<String, Value>> {
+    let mut cur = v;
+    for part in ptr.split('/').filter(|p| !p.is_empty()) {
+        let map = cur.as_object_mut()?;
+        cur = map.entry(part.to_string()).or_insert_with(|| Value::Object(Map::new()));
+        if cur.is_null() {
+            *cur = Value::Object(Map::new());
+        }
+    }
+    cur.as_object_mut()
+}
+
+/// Decodes a typed value, naming the failing field under `prefix`.
+pub fn decode_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, String> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let inner = e.path().to_string();
+        let field = match (prefix.is_empty(), inner == ".") {
+            (true, _) => inner,
+            (false, true) => prefix.to_string(),
+            (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
+            (false, false) => format!("{prefix}.{inner}"),
+        };
+        format!("{field}: {}", e.into_inner())
+    })
+}

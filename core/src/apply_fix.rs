@@ -1,0 +1,217 @@
+//! Applying a fix to the manifest text: the fix's strategic-merge patch is merged into the
+//! workload's own document, and only that document's text is rewritten, so the other
+//! documents, their comments and their layout stay as they were.
+//!
+//! The merge follows the strategic-merge rules for the fields fixes touch: mappings merge
+//! key by key, `null` deletes a key, lists are replaced (tolerations and node selector terms
+//! have no merge key), except `containers` and `initContainers`, which merge by `name`.
+
+use serde_json::Value;
+
+use crate::source_map::{chunks, document_spans, lines_text};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ApplyError {
+    #[error("the fix has no patch to apply")]
+    NoPatch,
+    #[error("the patch is not valid YAML: {0}")]
+    BadPatch(String),
+    #[error("document {0} was not found in the text (was it edited since?)")]
+    NoDocument(usize),
+    #[error("document {0} no longer parses: {1}")]
+    BadDocument(usize, String),
+}
+
+/// Merges `patch` (YAML) into document `doc_index` (1-based, as `DocRef::index`) of `text`
+/// and returns the new text. A YAML document is re-serialized alone, keeping the comment
+/// lines that open it; JSON input comes back as YAML.
+pub fn apply_patch_to_text(text: &str, doc_index: usize, patch: &str) -> Result<String, ApplyError> {
+    let patch: Value = serde_yaml::from_str(patch).map_err(|e| ApplyError::BadPatch(e.to_string()))?;
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return apply_to_json_text(text, doc_index, &patch);
+    }
+    let span =
+        document_spans(text).into_iter().find(|s| s.index == doc_index).ok_or(ApplyError::NoDocument(doc_index))?;
+    let chunk_text = lines_text(text, span.chunk_first_line, span.chunk_last_line);
+    let mut value: serde_yaml::Value =
+        serde_yaml::from_str(&chunk_text).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
+    let target = match span.list_item {
+        Some(i) => {
+            value.get_mut("items").and_then(|items| items.get_mut(i)).ok_or(ApplyError::NoDocument(doc_index))?
+        }
+        None => &mut value,
+    };
+    let mut json: Value =
+        serde_json::to_value(&*target).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
+    merge(&mut json, &patch);
+    *target = serde_yaml::to_value(&json).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
+    let body = serde_yaml::to_string(&value).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
+
+    // Keep the comment lines (and blank lines) before the first content line of the chunk.
+    let leading: String = chunk_text
+        .lines()
+        .take_while(|l| {
+            let t = l.trim();
+            t.is_empty() || t.starts_with('#')
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+
+    let mut out = String::new();
+    let total = text.lines().count();
+    if span.chunk_first_line > 1 {
+        out.push_str(&lines_text(text, 1, span.chunk_first_line - 1));
+    }
+    out.push_str(&leading);
+    out.push_str(&body);
+    if span.chunk_last_line < total {
+        out.push_str(&lines_text(text, span.chunk_last_line + 1, total));
+    }
+    if !text.ends_with('\n') && out.ends_with('\n') && span.chunk_last_line < total {
+        out.pop();
+    }
+    Ok(out)
+}
+
+fn apply_to_json_text(text: &str, doc_index: usize, patch: &Value) -> Result<String, ApplyError> {
+    let mut docs = Vec::new();
+    for v in serde_json::Deserializer::from_str(text).into_iter::<Value>() {
+        docs.push(v.map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?);
+    }
+    let mut seen = 0;
+    let mut done = false;
+    'outer: for doc in &mut docs {
+        let items: Vec<&mut Value> = match doc {
+            Value::Array(items) => items.iter_mut().collect(),
+            Value::Object(m) if m.get("items").is_some_and(Value::is_array) => {
+                m.get_mut("items").and_then(Value::as_array_mut).map(|a| a.iter_mut().collect()).unwrap_or_default()
+            }
+            other => vec![other],
+        };
+        for item in items {
+            if item.as_object().is_none_or(|m| m.is_empty()) {
+                continue;
+            }
+            seen += 1;
+            if seen == doc_index {
+                merge(item, patch);
+                done = true;
+                break 'outer;
+            }
+        }
+    }
+    if !done {
+        return Err(ApplyError::NoDocument(doc_index));
+    }
+    let mut out = String::new();
+    for (i, d) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&serde_yaml::to_string(d).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?);
+    }
+    Ok(out)
+}
+
+/// Strategic merge of `patch` into `base` for the fields fixes touch.
+pub fn merge(base: &mut Value, patch: &Value) {
+    merge_at(base, patch, "");
+}
+
+fn merge_at(base: &mut Value, patch: &Value, key: &str) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, pv) in p {
+                if pv.is_null() {
+                    b.remove(k);
+                    continue;
+                }
+                match b.get_mut(k) {
+                    Some(bv) if !bv.is_null() => merge_at(bv, pv, k),
+                    _ => {
+                        b.insert(k.clone(), pv.clone());
+                    }
+                }
+            }
+        }
+        (Value::Array(b), Value::Array(p)) if key == "containers" || key == "initContainers" => {
+            for pc in p {
+                let name = pc.get("name").and_then(Value::as_str);
+                match b.iter_mut().find(|c| name.is_some() && c.get("name").and_then(Value::as_str) == name) {
+                    Some(c) => merge_at(c, pc, ""),
+                    None => b.push(pc.clone()),
+                }
+            }
+        }
+        (b, p) => *b = p.clone(),
+    }
+}
+
+/// How many `---` chunks the text has: a cheap check that a patched text kept its shape.
+pub fn chunk_count(text: &str) -> usize {
+    chunks(text).len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::parse_manifests;
+    use crate::simulate::{simulate, SimulateOptions};
+
+    const EXAMPLE: &str = include_str!("../../examples/daemonset-tainted-pool.yaml");
+
+    #[test]
+    fn applying_the_daemonset_fix_covers_both_nodes() {
+        let report = simulate(&parse_manifests(EXAMPLE, "").unwrap(), &SimulateOptions::default()).unwrap();
+        let ds = &report.workloads[0];
+        assert_eq!(ds.desired, 1);
+        let patch = ds.fixes[0].patch.as_deref().unwrap();
+        let m = parse_manifests(EXAMPLE, "").unwrap();
+        let doc = m.workloads[0].doc.index;
+        let patched = apply_patch_to_text(EXAMPLE, doc, patch).unwrap();
+        // The nodes and the opening comment are untouched.
+        assert!(patched.starts_with("# The classic"));
+        assert_eq!(chunk_count(&patched), chunk_count(EXAMPLE));
+        assert!(patched.contains("registry.twistlock.com/twistlock/defender:defender_32_00_123"));
+        let report = simulate(&parse_manifests(&patched, "").unwrap(), &SimulateOptions::default()).unwrap();
+        assert_eq!(report.workloads[0].desired, 2);
+        assert_eq!(report.workloads[0].current, 2);
+    }
+
+    #[test]
+    fn merges_maps_deletes_nulls_and_merges_containers_by_name() {
+        let mut base: Value = serde_json::json!({
+            "spec": {"nodeSelector": {"a": "1", "b": "2"},
+                     "affinity": {"podAntiAffinity": {"x": 1}},
+                     "tolerations": [{"key": "old"}],
+                     "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "2"}}}]}
+        });
+        let patch: Value = serde_yaml::from_str(
+            "spec:\n  nodeSelector: {a: '3', b: null}\n  affinity: {nodeAffinity: {y: 2}}\n  tolerations: [{key: new}]\n  containers: [{name: c, resources: {requests: {cpu: 500m}}}]\n",
+        )
+        .unwrap();
+        merge(&mut base, &patch);
+        assert_eq!(base["spec"]["nodeSelector"], serde_json::json!({"a": "3"}));
+        assert_eq!(base["spec"]["affinity"]["podAntiAffinity"]["x"], 1);
+        assert_eq!(base["spec"]["affinity"]["nodeAffinity"]["y"], 2);
+        assert_eq!(base["spec"]["tolerations"], serde_json::json!([{"key": "new"}]));
+        assert_eq!(base["spec"]["containers"][0]["image"], "i");
+        assert_eq!(base["spec"]["containers"][0]["resources"]["requests"]["cpu"], "500m");
+    }
+
+    #[test]
+    fn patches_list_items_and_json() {
+        let list = "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: a}\n  spec: {containers: []}\n- kind: Pod\n  metadata: {name: b}\n  spec: {containers: []}\n";
+        let out = apply_patch_to_text(list, 2, "spec:\n  nodeSelector: {x: y}\n").unwrap();
+        let m = parse_manifests(&out, "").unwrap();
+        assert!(m.workloads[0].template.spec.node_selector.is_none());
+        assert_eq!(m.workloads[1].template.spec.node_selector.as_ref().unwrap()["x"], "y");
+
+        let json = r#"{"kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": []}}"#;
+        let out = apply_patch_to_text(json, 1, "spec:\n  nodeSelector: {x: y}\n").unwrap();
+        assert!(parse_manifests(&out, "").unwrap().workloads[0].template.spec.node_selector.is_some());
+
+        assert_eq!(apply_patch_to_text(list, 5, "a: 1"), Err(ApplyError::NoDocument(5)));
+    }
+}

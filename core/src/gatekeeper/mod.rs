@@ -1,0 +1,292 @@
+//! Gatekeeper compatibility: OPA Gatekeeper `ConstraintTemplate`s and their Constraints,
+//! evaluated in the same no-IO core with the [regorus](https://crates.io/crates/regorus)
+//! Rego interpreter.
+//!
+//! - [`PolicySet::parse`] reads templates (`templates.gatekeeper.sh` v1/v1beta1/v1alpha1),
+//!   Constraints (`constraints.gatekeeper.sh`) and ExpansionTemplates
+//!   (`expansion.gatekeeper.sh`) from YAML/JSON text;
+//! - [`evaluate`] reviews one object (plain, an `AdmissionReview`, or an AdmissionRequest)
+//!   against every matching constraint with Gatekeeper's input
+//!   (`input.review`, `input.parameters`, `data.inventory`) and returns the
+//!   `violation[{"msg", "details"}]` results, expanded workloads included;
+//! - [`suite`] runs gator `Suite` files (`placement verify`).
+//!
+//! Evaluation is bounded: input sizes are capped by [`crate::documents`], Rego sources by
+//! [`MAX_REGO_BYTES`], and each rule evaluation by a wall-clock limit ([`Limits`]) that
+//! regorus checks cooperatively inside its loops.
+
+mod constraint;
+mod expansion;
+mod inventory;
+mod matching;
+mod schema;
+pub mod suite;
+mod template;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+pub use constraint::{Constraint, EnforcementAction};
+pub use expansion::{default_expansion_templates, ExpansionTemplate};
+pub use inventory::Inventory;
+pub use matching::{glob_match, Match};
+pub use template::Template;
+
+use crate::documents::split_documents;
+
+/// Largest Rego source (one template's rego plus libs) accepted.
+pub const MAX_REGO_BYTES: usize = 1024 * 1024;
+/// Violations kept per constraint and object; a template that yields more is cut there.
+pub const MAX_VIOLATIONS: usize = 1_000;
+
+/// Bounds on one rule evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Wall-clock limit per constraint evaluation. `None` disables it (the default on
+    /// wasm32-unknown-unknown, which has no clock: `std::time::Instant` panics there).
+    pub time: Option<Duration>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        if cfg!(target_arch = "wasm32") {
+            Limits { time: None }
+        } else {
+            Limits { time: Some(Duration::from_secs(2)) }
+        }
+    }
+}
+
+/// Everything that can go wrong, each naming the template or constraint it is about.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GatekeeperError {
+    #[error("{0}")]
+    Input(String),
+    #[error("ConstraintTemplate {template}: {message}")]
+    Template { template: String, message: String },
+    #[error("{kind} {constraint}: {message}")]
+    Constraint { kind: String, constraint: String, message: String },
+    #[error("{kind} {constraint} (template {template}): evaluation failed: {message}")]
+    Eval { kind: String, constraint: String, template: String, message: String },
+}
+
+/// One violation, as Gatekeeper reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Violation {
+    /// The constraint's `metadata.name`.
+    pub constraint: String,
+    /// The constraint's kind (the template's CRD kind).
+    pub kind: String,
+    pub enforcement_action: EnforcementAction,
+    /// The `msg`, prefixed `[Implied by <expansion-template>] ` for expanded workloads.
+    pub msg: String,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub details: Value,
+}
+
+impl fmt::Display for Violation {
+    /// Gatekeeper's admission wording: `[constraint-name] message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "[{}] {}", self.constraint, self.msg)
+    }
+}
+
+/// Templates, constraints and expansion templates, ready to evaluate.
+#[derive(Debug, Clone, Default)]
+pub struct PolicySet {
+    /// By CRD kind.
+    pub templates: BTreeMap<String, Template>,
+    pub constraints: Vec<Constraint>,
+    pub expansions: Vec<ExpansionTemplate>,
+    pub limits: Limits,
+    /// Things ignored on purpose (CEL blocks, unknown kinds), for the user to see.
+    pub notes: Vec<String>,
+}
+
+impl PolicySet {
+    /// Reads every ConstraintTemplate, Constraint and ExpansionTemplate in `text`
+    /// (multi-document YAML or JSON, `List`s expanded). Templates are compiled first, so
+    /// constraints may come before their template. Other kinds are noted and skipped.
+    pub fn parse(text: &str, source: &str) -> Result<PolicySet, GatekeeperError> {
+        let mut set = PolicySet::default();
+        set.add_text(text, source)?;
+        Ok(set)
+    }
+
+    /// Adds the documents of another file (see [`PolicySet::parse`]).
+    pub fn add_text(&mut self, text: &str, source: &str) -> Result<(), GatekeeperError> {
+        let docs = split_documents(text, source).map_err(|e| GatekeeperError::Input(e.to_string()))?;
+        let mut constraints = Vec::new();
+        for doc in docs {
+            let group = doc.api_version.split('/').next().unwrap_or_default();
+            match (group, doc.doc.kind.as_str()) {
+                ("templates.gatekeeper.sh", "ConstraintTemplate") => {
+                    self.add_template(Template::from_value(&doc.value)?)?;
+                }
+                ("expansion.gatekeeper.sh", "ExpansionTemplate") => {
+                    self.expansions.push(ExpansionTemplate::from_value(&doc.value)?);
+                }
+                ("constraints.gatekeeper.sh", _) => constraints.push(doc.value),
+                _ => self.notes.push(format!("{}: not a Gatekeeper object, ignored", doc.doc)),
+            }
+        }
+        for value in constraints {
+            self.add_constraint_value(&value)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a compiled template; a second template for the same kind is an error.
+    pub fn add_template(&mut self, template: Template) -> Result<(), GatekeeperError> {
+        if let Some(old) = self.templates.get(&template.kind) {
+            if old.name != template.name {
+                return Err(GatekeeperError::Template {
+                    template: template.name.clone(),
+                    message: format!("kind {} is already defined by template {}", template.kind, old.name),
+                });
+            }
+        }
+        self.notes.extend(template.notes.iter().map(|n| format!("ConstraintTemplate {}: {n}", template.name)));
+        self.templates.insert(template.kind.clone(), template);
+        Ok(())
+    }
+
+    /// Parses a Constraint and validates its parameters against its template's schema.
+    pub fn add_constraint_value(&mut self, value: &Value) -> Result<(), GatekeeperError> {
+        let constraint = Constraint::from_value(value)?;
+        let Some(template) = self.templates.get(&constraint.kind) else {
+            return Err(GatekeeperError::Constraint {
+                kind: constraint.kind.clone(),
+                constraint: constraint.name.clone(),
+                message: format!("no ConstraintTemplate defines kind {}", constraint.kind),
+            });
+        };
+        template.validate_parameters(&constraint)?;
+        self.constraints.push(constraint);
+        Ok(())
+    }
+
+    /// Adds Gatekeeper's common expansion templates (see [`default_expansion_templates`]),
+    /// unless one of the same name is already there.
+    pub fn with_default_expansions(mut self) -> Self {
+        for e in default_expansion_templates() {
+            if !self.expansions.iter().any(|x| x.name == e.name) {
+                self.expansions.push(e);
+            }
+        }
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.constraints.is_empty()
+    }
+}
+
+/// Builds Gatekeeper's `input.review` for `object`: an `AdmissionReview` gives its
+/// `request`, an object that already looks like an AdmissionRequest (`uid` or `operation`
+/// and `object`) is used as is, and a plain object becomes `{kind, name, namespace, object}`.
+/// Missing `kind`/`name`/`namespace` in a request are filled from its object.
+pub fn review_for(object: &Value) -> Value {
+    let mut review = if object.get("kind").and_then(Value::as_str) == Some("AdmissionReview") {
+        object.get("request").cloned().unwrap_or_else(|| json!({}))
+    } else if object.get("object").is_some_and(Value::is_object)
+        && (object.get("operation").is_some() || object.get("uid").is_some())
+    {
+        object.clone()
+    } else {
+        json!({ "object": object })
+    };
+    let Some(map) = review.as_object_mut() else { return review };
+    let obj = map.get("object").or_else(|| map.get("oldObject")).cloned().unwrap_or(Value::Null);
+    if !map.get("kind").is_some_and(Value::is_object) {
+        map.insert("kind".into(), gvk_of(&obj));
+    }
+    let meta = |field: &str| obj.pointer(&format!("/metadata/{field}")).and_then(Value::as_str).map(str::to_string);
+    if !map.contains_key("name") {
+        if let Some(name) = meta("name") {
+            map.insert("name".into(), Value::from(name));
+        }
+    }
+    if !map.contains_key("namespace") {
+        if let Some(ns) = meta("namespace") {
+            map.insert("namespace".into(), Value::from(ns));
+        }
+    }
+    review
+}
+
+/// `{group, version, kind}` of an object's `apiVersion`/`kind`.
+pub fn gvk_of(obj: &Value) -> Value {
+    let api_version = obj.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    json!({
+        "group": group,
+        "version": version,
+        "kind": obj.get("kind").and_then(Value::as_str).unwrap_or_default(),
+    })
+}
+
+/// Reviews `object` (plain object, `AdmissionReview` or AdmissionRequest, see
+/// [`review_for`]) against every constraint of `policy` that matches it, and against the
+/// Pods its expansion templates generate. `inventory` is `data.inventory` and the source of
+/// Namespaces for `namespaceSelector`. Violations come in constraint order, then message.
+///
+/// This is the API the Kubewarden policy and the CLI call.
+pub fn evaluate(policy: &PolicySet, object: &Value, inventory: &Inventory) -> Result<Vec<Violation>, GatekeeperError> {
+    let review = review_for(object);
+    let mut out = evaluate_review(policy, &review, inventory, matching::Source::Original, None)?;
+    for (name, action, generated) in expansion::expand(&policy.expansions, &review) {
+        let mut implied = evaluate_review(policy, &generated, inventory, matching::Source::Generated, Some(&name))?;
+        if let Some(action) = action {
+            implied.iter_mut().for_each(|v| v.enforcement_action = action);
+        }
+        out.extend(implied);
+    }
+    Ok(out)
+}
+
+fn evaluate_review(
+    policy: &PolicySet,
+    review: &Value,
+    inventory: &Inventory,
+    source: matching::Source,
+    implied_by: Option<&str>,
+) -> Result<Vec<Violation>, GatekeeperError> {
+    let mut out = Vec::new();
+    let data = inventory.data();
+    for constraint in &policy.constraints {
+        if !constraint.matches.matches(review, inventory, source) {
+            continue;
+        }
+        let Some(template) = policy.templates.get(&constraint.kind) else { continue };
+        let results = template.violations(review, &constraint.parameters, data, policy.limits).map_err(|message| {
+            GatekeeperError::Eval {
+                kind: constraint.kind.clone(),
+                constraint: constraint.name.clone(),
+                template: template.name.clone(),
+                message,
+            }
+        })?;
+        for (msg, details) in results {
+            let msg = match implied_by {
+                Some(name) => format!("[Implied by {name}] {msg}"),
+                None => msg,
+            };
+            out.push(Violation {
+                constraint: constraint.name.clone(),
+                kind: constraint.kind.clone(),
+                enforcement_action: constraint.enforcement_action,
+                msg,
+                details,
+            });
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,210 @@
+//! ConstraintTemplates: parsing, Rego compilation with regorus, and evaluation of the
+//! `violation` rule.
+
+use std::num::NonZeroU32;
+
+use serde_json::Value;
+
+use super::constraint::Constraint;
+use super::{schema, GatekeeperError, Limits, MAX_REGO_BYTES, MAX_VIOLATIONS};
+
+/// The admission target, the only one Gatekeeper's library uses.
+pub const ADMISSION_TARGET: &str = "admission.k8s.gatekeeper.sh";
+
+/// A compiled ConstraintTemplate.
+#[derive(Debug, Clone)]
+pub struct Template {
+    /// `metadata.name`.
+    pub name: String,
+    /// `spec.crd.spec.names.kind`: the kind of its constraints.
+    pub kind: String,
+    /// `spec.crd.spec.validation.openAPIV3Schema`, the schema of `spec.parameters`.
+    pub schema: Option<Value>,
+    /// `data.<package>.violation`.
+    rule: String,
+    /// Prepared engine (modules analysed); cloned for each evaluation.
+    engine: regorus::Engine,
+    /// What was ignored on purpose (CEL code blocks, other targets).
+    pub notes: Vec<String>,
+}
+
+fn err(template: &str, message: impl Into<String>) -> GatekeeperError {
+    GatekeeperError::Template { template: template.to_string(), message: message.into() }
+}
+
+impl Template {
+    /// Parses and compiles one ConstraintTemplate object.
+    pub fn from_value(value: &Value) -> Result<Template, GatekeeperError> {
+        let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
+        if name.is_empty() {
+            return Err(err("(unnamed)", "metadata.name is required"));
+        }
+        let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+        if !matches!(
+            api_version,
+            "templates.gatekeeper.sh/v1" | "templates.gatekeeper.sh/v1beta1" | "templates.gatekeeper.sh/v1alpha1"
+        ) {
+            return Err(err(
+                &name,
+                format!("apiVersion {api_version:?} is not templates.gatekeeper.sh/v1, v1beta1 or v1alpha1"),
+            ));
+        }
+        let kind = value.pointer("/spec/crd/spec/names/kind").and_then(Value::as_str).unwrap_or_default().to_string();
+        if kind.is_empty() {
+            return Err(err(&name, "spec.crd.spec.names.kind is required"));
+        }
+        let schema = value.pointer("/spec/crd/spec/validation/openAPIV3Schema").cloned();
+        if let Some(s) = &schema {
+            schema::check_schema(s, "spec.crd.spec.validation.openAPIV3Schema").map_err(|m| err(&name, m))?;
+        }
+        let targets = value.pointer("/spec/targets").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut notes = Vec::new();
+        let mut code: Option<(String, Vec<String>, bool, String)> = None; // rego, libs, v1, where
+        for (i, target) in targets.iter().enumerate() {
+            let target_name = target.get("target").and_then(Value::as_str).unwrap_or_default();
+            if target_name != ADMISSION_TARGET {
+                notes.push(format!(
+                    "spec.targets[{i}]: target {target_name:?} ignored (only {ADMISSION_TARGET} is evaluated)"
+                ));
+                continue;
+            }
+            let libs = |v: Option<&Value>| -> Vec<String> {
+                v.and_then(Value::as_array)
+                    .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .unwrap_or_default()
+            };
+            // `code: [{engine: Rego, source: {rego, libs, version}}]` takes precedence.
+            for (j, block) in target.get("code").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                let engine = block.get("engine").and_then(Value::as_str).unwrap_or_default();
+                let source = block.get("source");
+                match engine {
+                    "Rego" => {
+                        let (rego, libs, v1) = match source {
+                            Some(Value::String(s)) => (s.clone(), Vec::new(), false),
+                            Some(obj) => (
+                                obj.get("rego").and_then(Value::as_str).unwrap_or_default().to_string(),
+                                libs(obj.get("libs")),
+                                obj.get("version").and_then(Value::as_str) == Some("v1"),
+                            ),
+                            None => (String::new(), Vec::new(), false),
+                        };
+                        code = Some((rego, libs, v1, format!("spec.targets[{i}].code[{j}]")));
+                    }
+                    "K8sNativeValidation" => notes.push(format!(
+                        "spec.targets[{i}].code[{j}]: engine K8sNativeValidation (CEL) is not evaluated; the Rego code is"
+                    )),
+                    other => notes.push(format!("spec.targets[{i}].code[{j}]: engine {other:?} ignored")),
+                }
+            }
+            if code.is_none() {
+                if let Some(rego) = target.get("rego").and_then(Value::as_str) {
+                    code = Some((rego.to_string(), libs(target.get("libs")), false, format!("spec.targets[{i}].rego")));
+                }
+            }
+        }
+        let Some((rego, libs, v1, location)) = code else {
+            return Err(err(
+                &name,
+                format!("no Rego code for target {ADMISSION_TARGET} (CEL-only templates are not supported)"),
+            ));
+        };
+        let total = rego.len() + libs.iter().map(String::len).sum::<usize>();
+        if total > MAX_REGO_BYTES {
+            return Err(err(&name, format!("Rego code is {total} bytes, over the {MAX_REGO_BYTES}-byte limit")));
+        }
+        let mut engine = regorus::Engine::new();
+        engine.set_rego_v0(!v1);
+        let path = format!("{name}:{location}");
+        let package = engine.add_policy(path.clone(), rego).map_err(|e| err(&name, rego_error(&e.to_string())))?;
+        for (k, lib) in libs.into_iter().enumerate() {
+            engine
+                .add_policy(format!("{name}:{location}.libs[{k}]"), lib)
+                .map_err(|e| err(&name, rego_error(&e.to_string())))?;
+        }
+        if !engine.has_declared_rule_rooted_at(&path, "violation").unwrap_or(false) {
+            return Err(err(
+                &name,
+                format!(
+                    "{location}: package {} has no `violation` rule (Gatekeeper collects violation[{{\"msg\": msg, \"details\": details}}])",
+                    package.trim_start_matches("data.")
+                ),
+            ));
+        }
+        // Analyse the modules once (unsafe variables, unknown functions, ...) without
+        // evaluating any rule (a hostile rule must not run unbounded here); each evaluation
+        // clones the prepared engine.
+        engine.set_input(regorus::Value::new_object());
+        engine.eval_query("true".to_string(), false).map_err(|e| err(&name, rego_error(&e.to_string())))?;
+        Ok(Template { name, kind, schema, rule: format!("{package}.violation"), engine, notes })
+    }
+
+    /// Validates a constraint's `spec.parameters` against the template's schema.
+    pub fn validate_parameters(&self, constraint: &Constraint) -> Result<(), GatekeeperError> {
+        let Some(schema) = &self.schema else { return Ok(()) };
+        if constraint.parameters.is_null() {
+            return Ok(());
+        }
+        schema::validate(schema, &constraint.parameters, "spec.parameters").map_err(|message| {
+            GatekeeperError::Constraint {
+                kind: constraint.kind.clone(),
+                constraint: constraint.name.clone(),
+                message: format!("{message} (schema of ConstraintTemplate {})", self.name),
+            }
+        })
+    }
+
+    /// Evaluates `violation` with `input = {review, parameters}` and `data` (the inventory
+    /// document, `{"inventory": ...}`, or `None`). Returns `(msg, details)` pairs sorted
+    /// as Gatekeeper's set is.
+    pub fn violations(
+        &self,
+        review: &Value,
+        parameters: &Value,
+        data: Option<&regorus::Value>,
+        limits: Limits,
+    ) -> Result<Vec<(String, Value)>, String> {
+        let mut engine = self.engine.clone();
+        if let Some(limit) = limits.time {
+            engine.set_execution_timer_config(regorus::utils::limits::ExecutionTimerConfig {
+                limit,
+                check_interval: NonZeroU32::new(32).expect("non-zero"),
+            });
+        }
+        let parameters = if parameters.is_null() { Value::Object(Default::default()) } else { parameters.clone() };
+        let input = serde_json::json!({ "review": review, "parameters": parameters });
+        engine.set_input(regorus::Value::from(input));
+        if let Some(data) = data {
+            engine.add_data(data.clone()).map_err(|e| e.to_string())?;
+        }
+        let result = engine.eval_rule(self.rule.clone()).map_err(|e| rego_error(&e.to_string()))?;
+        if result == regorus::Value::Undefined {
+            return Ok(Vec::new());
+        }
+        let json = serde_json::to_value(&result).map_err(|e| e.to_string())?;
+        let items = match json {
+            Value::Array(items) => items,
+            Value::Null => Vec::new(),
+            other => return Err(format!("`violation` must be a set of objects, found {other}")),
+        };
+        let mut out = Vec::new();
+        for item in items.into_iter().take(MAX_VIOLATIONS) {
+            let msg = match item.get("msg") {
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => other.to_string(),
+                None => return Err(format!("violation {item} has no `msg`")),
+            };
+            let details = item.get("details").cloned().unwrap_or(Value::Null);
+            out.push((msg, details));
+        }
+        Ok(out)
+    }
+}
+
+/// regorus' messages, with the time-limit error made plain.
+fn rego_error(message: &str) -> String {
+    if message.contains("execution exceeded") || message.contains("time limit") {
+        format!("Rego evaluation exceeded its time limit and was stopped: {message}")
+    } else {
+        message.trim().to_string()
+    }
+}

@@ -1,0 +1,452 @@
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::suite::{parse_expect, run_suite, Expect, Outcome, SuiteFs};
+use super::*;
+
+fn yaml(text: &str) -> Value {
+    serde_yaml::from_str(text).expect("test YAML")
+}
+
+const REPOS_TEMPLATE: &str = r#"
+apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata:
+  name: k8sallowedrepos
+spec:
+  crd:
+    spec:
+      names:
+        kind: K8sAllowedRepos
+      validation:
+        openAPIV3Schema:
+          type: object
+          properties:
+            repos:
+              type: array
+              items:
+                type: string
+            limit:
+              type: integer
+  targets:
+  - target: admission.k8s.gatekeeper.sh
+    rego: |
+      package k8sallowedrepos
+
+      violation[{"msg": msg, "details": {"image": container.image}}] {
+        container := input.review.object.spec.containers[_]
+        not allowed(container.image)
+        msg := sprintf("container <%v> has an invalid image repo <%v>", [container.name, container.image])
+      }
+
+      allowed(image) {
+        startswith(image, input.parameters.repos[_])
+      }
+"#;
+
+fn constraint(extra_spec: &str) -> String {
+    format!(
+        "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sAllowedRepos\nmetadata:\n  name: repos\nspec:\n  parameters:\n    repos: [\"good/\"]\n{extra_spec}"
+    )
+}
+
+fn policy(extra_spec: &str) -> PolicySet {
+    PolicySet::parse(&format!("{REPOS_TEMPLATE}\n---\n{}", constraint(extra_spec)), "policy.yaml")
+        .expect("policy parses")
+}
+
+fn pod(ns: Option<&str>, name: &str, labels: Value, image: &str) -> Value {
+    let mut meta = json!({"name": name, "labels": labels});
+    if let Some(ns) = ns {
+        meta["namespace"] = json!(ns);
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {"containers": [{"name": "c", "image": image}]}})
+}
+
+#[test]
+fn evaluates_violation_set_with_msg_and_details() {
+    let p = policy("");
+    let v = evaluate(&p, &pod(Some("default"), "p", json!({}), "bad/nginx"), &Inventory::default()).unwrap();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].msg, "container <c> has an invalid image repo <bad/nginx>");
+    assert_eq!(v[0].details, json!({"image": "bad/nginx"}));
+    assert_eq!(v[0].constraint, "repos");
+    assert_eq!(v[0].enforcement_action, EnforcementAction::Deny);
+    assert_eq!(v[0].to_string(), "[repos] container <c> has an invalid image repo <bad/nginx>");
+    assert!(evaluate(&p, &pod(Some("default"), "p", json!({}), "good/nginx"), &Inventory::default())
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn enforcement_actions() {
+    for (text, action) in
+        [("deny", EnforcementAction::Deny), ("dryrun", EnforcementAction::Dryrun), ("warn", EnforcementAction::Warn)]
+    {
+        let p = policy(&format!("  enforcementAction: {text}\n"));
+        let v = evaluate(&p, &pod(None, "p", json!({}), "bad/x"), &Inventory::default()).unwrap();
+        assert_eq!(v[0].enforcement_action, action);
+    }
+    let err = PolicySet::parse(&format!("{REPOS_TEMPLATE}\n---\n{}", constraint("  enforcementAction: block\n")), "")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("K8sAllowedRepos repos") && err.contains("\"block\""), "{err}");
+}
+
+#[test]
+fn match_semantics_table() {
+    let ns = |name: &str, labels: Value| json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}});
+    let inventory = Inventory::new([ns("prod", json!({"env": "prod"})), ns("kube-system", json!({}))]);
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"env": "prod"}}});
+    let deploy = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "prod"}});
+    let p_prod = pod(Some("prod"), "web-1", json!({"app": "web"}), "x");
+    let p_kube = pod(Some("kube-system"), "dns", json!({}), "x");
+    let p_missing_ns = pod(Some("ghost"), "web-2", json!({"app": "web"}), "x");
+    let namespace_prod = ns("prod", json!({"env": "prod"}));
+    let cases: Vec<(&str, &str, &Value, bool)> = vec![
+        ("no match block", "", &p_prod, true),
+        ("kinds Pod", "kinds: [{apiGroups: [\"\"], kinds: [Pod]}]", &p_prod, true),
+        ("kinds Pod vs Deployment", "kinds: [{apiGroups: [\"\"], kinds: [Pod]}]", &deploy, false),
+        ("kinds wrong group", "kinds: [{apiGroups: [apps], kinds: [Pod]}]", &p_prod, false),
+        ("kinds wildcard", "kinds: [{apiGroups: [\"*\"], kinds: [\"*\"]}]", &deploy, true),
+        ("namespaces exact", "namespaces: [prod]", &p_prod, true),
+        ("namespaces other", "namespaces: [dev]", &p_prod, false),
+        ("namespaces prefix glob", "namespaces: [\"pr*\"]", &p_prod, true),
+        ("namespaces suffix glob", "namespaces: [\"*-system\"]", &p_kube, true),
+        ("namespaces: cluster-scoped unaffected", "namespaces: [dev]", &node, true),
+        ("namespaces: Namespace by its name", "namespaces: [prod]", &namespace_prod, true),
+        ("excluded kube-* glob", "excludedNamespaces: [\"kube-*\"]", &p_kube, false),
+        ("excluded kube-* other ns", "excludedNamespaces: [\"kube-*\"]", &p_prod, true),
+        ("scope Cluster vs pod", "scope: Cluster", &p_prod, false),
+        ("scope Cluster vs node", "scope: Cluster", &node, true),
+        ("scope Namespaced vs node", "scope: Namespaced", &node, false),
+        ("labelSelector matchLabels", "labelSelector: {matchLabels: {app: web}}", &p_prod, true),
+        ("labelSelector mismatch", "labelSelector: {matchLabels: {app: db}}", &p_prod, false),
+        (
+            "labelSelector In",
+            "labelSelector: {matchExpressions: [{key: app, operator: In, values: [web, db]}]}",
+            &p_prod,
+            true,
+        ),
+        (
+            "labelSelector NotIn",
+            "labelSelector: {matchExpressions: [{key: app, operator: NotIn, values: [web]}]}",
+            &p_prod,
+            false,
+        ),
+        (
+            "labelSelector DoesNotExist",
+            "labelSelector: {matchExpressions: [{key: tier, operator: DoesNotExist}]}",
+            &p_prod,
+            true,
+        ),
+        ("namespaceSelector from inventory", "namespaceSelector: {matchLabels: {env: prod}}", &p_prod, true),
+        ("namespaceSelector mismatch", "namespaceSelector: {matchLabels: {env: dev}}", &p_prod, false),
+        ("namespaceSelector missing namespace", "namespaceSelector: {matchLabels: {env: prod}}", &p_missing_ns, false),
+        ("namespaceSelector cluster-scoped", "namespaceSelector: {matchLabels: {env: prod}}", &node, false),
+        ("namespaceSelector on a Namespace", "namespaceSelector: {matchLabels: {env: prod}}", &namespace_prod, true),
+        ("name exact", "name: web-1", &p_prod, true),
+        ("name glob", "name: \"web-*\"", &p_prod, true),
+        ("name mismatch", "name: \"db-*\"", &p_prod, false),
+    ];
+    for (what, m, object, want) in cases {
+        let parsed = Match::from_value(&yaml(if m.is_empty() { "null" } else { m })).expect(what);
+        let got = parsed.matches(&review_for(object), &inventory, matching::Source::Original);
+        assert_eq!(got, want, "{what}: match {m}");
+    }
+}
+
+#[test]
+fn globs() {
+    assert!(glob_match("kube-*", "kube-system"));
+    assert!(!glob_match("kube-*", "kubernetes"));
+    assert!(glob_match("*-system", "kube-system"));
+    assert!(glob_match("*", "anything"));
+    assert!(!glob_match("prod", "prod2"));
+}
+
+#[test]
+fn parameter_schema_errors_name_constraint_path_and_value() {
+    let text = format!(
+        "{REPOS_TEMPLATE}\n---\napiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sAllowedRepos\nmetadata:\n  name: bad-params\nspec:\n  parameters:\n    repos: [\"ok/\", 42]\n"
+    );
+    let err = PolicySet::parse(&text, "").unwrap_err().to_string();
+    assert!(err.contains("K8sAllowedRepos bad-params"), "{err}");
+    assert!(err.contains("spec.parameters.repos[1]"), "{err}");
+    assert!(err.contains("expected string, found integer 42"), "{err}");
+
+    let text = format!(
+        "{REPOS_TEMPLATE}\n---\napiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sAllowedRepos\nmetadata:\n  name: bad-limit\nspec:\n  parameters:\n    limit: \"ten\"\n"
+    );
+    let err = PolicySet::parse(&text, "").unwrap_err().to_string();
+    assert!(err.contains("spec.parameters.limit: expected integer, found string \"ten\""), "{err}");
+
+    let text = "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sNothing\nmetadata:\n  name: orphan\n";
+    let err = PolicySet::parse(text, "").unwrap_err().to_string();
+    assert!(err.contains("no ConstraintTemplate defines kind K8sNothing"), "{err}");
+}
+
+fn template_with(rego: &str) -> Result<Template, GatekeeperError> {
+    let indented: String = rego.lines().map(|l| format!("      {l}\n")).collect();
+    let text = format!(
+        "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sbroken\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sBroken\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    rego: |\n{indented}"
+    );
+    Template::from_value(&yaml(&text))
+}
+
+#[test]
+fn bad_templates_name_template_and_line() {
+    let err =
+        template_with("package k8sbroken\n\nviolation[{\"msg\": msg}] {\n  msg := \n}\n").unwrap_err().to_string();
+    assert!(err.starts_with("ConstraintTemplate k8sbroken:"), "{err}");
+    assert!(err.contains("k8sbroken:spec.targets[0].rego:3:"), "error names the rego and line: {err}");
+
+    let err = template_with("package k8sbroken\n\ndeny[msg] {\n  msg := \"x\"\n}\n").unwrap_err().to_string();
+    assert!(err.contains("ConstraintTemplate k8sbroken") && err.contains("no `violation` rule"), "{err}");
+
+    // An unsupported builtin is reported when the rule is evaluated (regorus resolves
+    // functions lazily), naming the function and the line; `evaluate` adds the constraint
+    // and the template.
+    let t =
+        template_with("package k8sbroken\n\nviolation[{\"msg\": msg}] {\n  msg := no_such_builtin(1)\n}\n").unwrap();
+    let err =
+        t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap_err();
+    assert!(err.contains("could not find function no_such_builtin") && err.contains(":4:"), "{err}");
+}
+
+#[test]
+fn cel_blocks_are_noted_and_code_rego_v1_is_used() {
+    let text = r#"
+apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata:
+  name: k8snolatest
+spec:
+  crd:
+    spec:
+      names:
+        kind: K8sNoLatest
+  targets:
+  - target: admission.k8s.gatekeeper.sh
+    code:
+    - engine: K8sNativeValidation
+      source:
+        validations:
+        - expression: "true"
+    - engine: Rego
+      source:
+        version: v1
+        rego: |
+          package k8snolatest
+          violation contains {"msg": msg} if {
+            some c in input.review.object.spec.containers
+            endswith(c.image, ":latest")
+            msg := sprintf("%v uses latest", [c.name])
+          }
+"#;
+    let t = Template::from_value(&yaml(text)).unwrap();
+    assert!(t.notes.iter().any(|n| n.contains("K8sNativeValidation")), "{:?}", t.notes);
+    let v = t
+        .violations(&review_for(&pod(None, "p", json!({}), "nginx:latest")), &Value::Null, None, Limits::default())
+        .unwrap();
+    assert_eq!(v, vec![("c uses latest".to_string(), Value::Null)]);
+}
+
+#[test]
+fn libs_are_loaded() {
+    let text = r#"
+apiVersion: templates.gatekeeper.sh/v1beta1
+kind: ConstraintTemplate
+metadata:
+  name: k8slib
+spec:
+  crd:
+    spec:
+      names:
+        kind: K8sLib
+  targets:
+  - target: admission.k8s.gatekeeper.sh
+    rego: |
+      package k8slib
+      import data.lib.helpers.name_of
+      violation[{"msg": msg}] { msg := sprintf("saw %v", [name_of(input.review.object)]) }
+    libs:
+    - |
+      package lib.helpers
+      name_of(o) = n { n := o.metadata.name }
+"#;
+    let t = Template::from_value(&yaml(text)).unwrap();
+    let v = t.violations(&review_for(&pod(None, "p1", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap();
+    assert_eq!(v[0].0, "saw p1");
+}
+
+#[test]
+fn inventory_is_data_inventory() {
+    let text = r#"
+apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata:
+  name: k8suniquename
+spec:
+  crd:
+    spec:
+      names:
+        kind: K8sUniqueName
+  targets:
+  - target: admission.k8s.gatekeeper.sh
+    rego: |
+      package k8suniquename
+      violation[{"msg": msg}] {
+        other := data.inventory.namespace[ns]["v1"]["Pod"][name]
+        ns != input.review.object.metadata.namespace
+        name == input.review.object.metadata.name
+        msg := sprintf("name also used in %v", [ns])
+      }
+      violation[{"msg": msg}] {
+        data.inventory.cluster["v1"]["Node"]["n1"]
+        msg := "node n1 exists"
+      }
+---
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: K8sUniqueName
+metadata:
+  name: unique
+"#;
+    let p = PolicySet::parse(text, "").unwrap();
+    let inv = Inventory::new([
+        pod(Some("other"), "web", json!({}), "x"),
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}),
+    ]);
+    let mut msgs: Vec<String> =
+        evaluate(&p, &pod(Some("mine"), "web", json!({}), "x"), &inv).unwrap().into_iter().map(|v| v.msg).collect();
+    msgs.sort();
+    assert_eq!(msgs, vec!["name also used in other", "node n1 exists"]);
+    assert!(evaluate(&p, &pod(Some("mine"), "web", json!({}), "x"), &Inventory::default()).unwrap().is_empty());
+}
+
+#[test]
+fn admission_review_uses_request() {
+    let review = review_for(&json!({
+        "apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+        "request": {"operation": "UPDATE", "object": pod(Some("ns1"), "p", json!({}), "x")}
+    }));
+    assert_eq!(review["operation"], "UPDATE");
+    assert_eq!(review["kind"], json!({"group": "", "version": "v1", "kind": "Pod"}));
+    assert_eq!(review["namespace"], "ns1");
+    assert_eq!(review["name"], "p");
+    let plain = review_for(&pod(None, "p", json!({}), "x"));
+    assert!(plain.get("operation").is_none());
+    assert_eq!(plain["object"]["metadata"]["name"], "p");
+}
+
+#[test]
+fn expansion_reviews_the_pod_a_workload_creates() {
+    let p = policy("  match:\n    kinds: [{apiGroups: [\"\"], kinds: [Pod]}]\n").with_default_expansions();
+    let deploy = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": "web", "namespace": "prod"},
+        "spec": {"template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "bad/x"}]}}}
+    });
+    let v = evaluate(&p, &deploy, &Inventory::default()).unwrap();
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].msg, "[Implied by expand-deployments] container <c> has an invalid image repo <bad/x>");
+
+    let cron = json!({
+        "apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly", "namespace": "prod"},
+        "spec": {"jobTemplate": {"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "bad/y"}]}}}}}
+    });
+    let v = evaluate(&p, &cron, &Inventory::default()).unwrap();
+    assert_eq!(v.len(), 1);
+    assert!(v[0].msg.starts_with("[Implied by expand-cronjobs] "), "{}", v[0].msg);
+
+    // The generated Pod carries the parent's namespace, so namespace criteria apply to it.
+    let generated = expansion::expand(&default_expansion_templates(), &review_for(&deploy));
+    assert_eq!(generated[0].2["namespace"], "prod");
+    assert_eq!(generated[0].2["object"]["metadata"]["namespace"], "prod");
+    assert_eq!(generated[0].2["kind"]["kind"], "Pod");
+
+    // match.source: Original skips generated Pods.
+    let p = policy("  match:\n    source: Original\n").with_default_expansions();
+    assert!(evaluate(&p, &deploy, &Inventory::default()).unwrap().is_empty());
+}
+
+#[test]
+fn hostile_template_is_stopped_by_the_time_limit() {
+    let t = template_with(
+        "package k8sbroken\n\nviolation[{\"msg\": msg}] {\n  n := count([1 | numbers.range(1, 2000)[_]; numbers.range(1, 2000)[_]; numbers.range(1, 2000)[_]])\n  msg := sprintf(\"%v\", [n])\n}\n",
+    )
+    .expect("compiles");
+    let start = Instant::now();
+    let limits = Limits { time: Some(Duration::from_millis(200)) };
+    let err = t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits).unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+    assert!(err.contains("time limit"), "{err}");
+}
+
+#[test]
+fn suites_parse_yes_no_as_strings() {
+    // YAML 1.2, like gator's go-yaml v3: `yes`/`no` are strings, not booleans.
+    let v: Value = serde_yaml::from_str("a: yes\nb: no\nc: 2\n").unwrap();
+    assert_eq!(v["a"], json!("yes"));
+    assert_eq!(v["b"], json!("no"));
+    assert_eq!(parse_expect(Some(&v["a"])), Ok(Expect::AtLeastOne));
+    assert_eq!(parse_expect(Some(&v["b"])), Ok(Expect::Exactly(0)));
+    assert_eq!(parse_expect(Some(&v["c"])), Ok(Expect::Exactly(2)));
+    assert_eq!(parse_expect(None), Ok(Expect::AtLeastOne));
+}
+
+struct MemFs(BTreeMap<&'static str, String>);
+
+impl SuiteFs for MemFs {
+    fn read(&self, path: &str) -> Result<String, String> {
+        self.0.get(path).cloned().ok_or_else(|| format!("{path}: not found"))
+    }
+}
+
+#[test]
+fn suite_runner_counts_assertions() {
+    let fs = MemFs(BTreeMap::from([
+        ("template.yaml", REPOS_TEMPLATE.to_string()),
+        ("constraint.yaml", constraint("")),
+        ("bad-constraint.yaml", constraint("").replace("[\"good/\"]", "[1]")),
+        ("bad.yaml", serde_yaml::to_string(&pod(None, "p", json!({}), "bad/x")).unwrap()),
+        ("good.yaml", serde_yaml::to_string(&pod(None, "p", json!({}), "good/x")).unwrap()),
+    ]));
+    let suite = r#"
+kind: Suite
+apiVersion: test.gatekeeper.sh/v1alpha1
+tests:
+- name: repos
+  template: template.yaml
+  constraint: constraint.yaml
+  cases:
+  - name: good
+    object: good.yaml
+    assertions: [{violations: no}]
+  - name: bad
+    object: bad.yaml
+    assertions: [{violations: yes, message: "invalid image"}, {violations: 1}, {violations: 0, message: nomatch}]
+  - name: wrong-expectation
+    object: bad.yaml
+    assertions: [{violations: no}]
+  - name: skipped
+    object: bad.yaml
+    skip: true
+- name: invalid-constraint
+  template: template.yaml
+  constraint: bad-constraint.yaml
+  invalid: true
+"#;
+    let results = run_suite(suite, "suite.yaml", &fs, Limits::default()).unwrap();
+    let outcomes: Vec<(&str, &Outcome)> = results.iter().map(|r| (r.case.as_str(), &r.outcome)).collect();
+    assert_eq!(outcomes[0], ("good", &Outcome::Pass));
+    assert_eq!(outcomes[1], ("bad", &Outcome::Pass));
+    assert!(
+        matches!(outcomes[2], ("wrong-expectation", Outcome::Fail(m)) if m.contains("want 0 violation(s), got 1")),
+        "{outcomes:?}"
+    );
+    assert_eq!(outcomes[3], ("skipped", &Outcome::Skip));
+    assert_eq!(outcomes[4], ("(invalid constraint)", &Outcome::Pass));
+}

@@ -1,0 +1,254 @@
+// End-to-end test of the built playground (dist/site, from `scripts/trunk.sh build`) in
+// Debian's headless Chromium, driven by playwright-core. The site is served on 127.0.0.1 by
+// a small static server below; any request to another host fails the test.
+//
+//   node --test playground.test.mjs
+//
+// Environment: SITE_DIR (default ../../dist/site), CHROMIUM (default /usr/bin/chromium),
+// SCREENSHOTS=1 writes docs/screenshots/*.png, BENCH_OUT=FILE writes the in-browser timing
+// of 200 nodes x 20 workloads and the payload sizes as JSON.
+
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { readFile, writeFile, mkdir, stat, readdir } from "node:fs/promises";
+import { gzipSync } from "node:zlib";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../..");
+const siteDir = path.resolve(process.env.SITE_DIR ?? path.join(root, "dist/site"));
+const shotsDir = path.join(root, "docs/screenshots");
+const example = await readFile(path.join(root, "examples/daemonset-tainted-pool.yaml"), "utf8");
+
+const TAINTED = "aks-nodepool2-27182818-vmss000000";
+const mime = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".wasm": "application/wasm",
+  ".css": "text/css",
+  ".json": "application/json",
+};
+
+let server;
+let baseUrl;
+let browser;
+const outside = []; // requests that left 127.0.0.1/localhost
+const problems = []; // page errors, console errors, CSP violations
+
+before(async () => {
+  await stat(path.join(siteDir, "index.html")).catch(() => {
+    throw new Error(`${siteDir}/index.html not found: build the site first (scripts/trunk.sh build)`);
+  });
+  server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://127.0.0.1");
+    const rel = decodeURIComponent(url.pathname).replace(/^\/+/, "") || "index.html";
+    const file = path.join(siteDir, rel);
+    if (!file.startsWith(siteDir)) {
+      res.writeHead(403).end();
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { "content-type": mime[path.extname(file)] ?? "application/octet-stream" });
+      res.end(body);
+    } catch {
+      res.writeHead(404).end("not found");
+    }
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  baseUrl = `http://127.0.0.1:${server.address().port}/`;
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    args: [
+      "--no-sandbox",
+      "--headless",
+      "--disable-gpu",
+      "--disable-dev-shm-usage",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-quic",
+      "--no-first-run",
+    ],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/// A fresh context (no shared storage) whose every request is checked.
+async function newPage(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, ...options });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseUrl });
+  await context.route("**/*", (route) => {
+    const { protocol, hostname } = new URL(route.request().url());
+    const local = hostname === "127.0.0.1" || hostname === "localhost" || protocol === "data:";
+    if (!local) {
+      outside.push(route.request().url());
+      return route.abort();
+    }
+    return route.continue();
+  });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error" || /Content Security Policy|Refused to/.test(m.text())) {
+      problems.push(`console ${m.type()}: ${m.text()}`);
+    }
+  });
+  return page;
+}
+
+async function open(page, suffix = "") {
+  await page.goto(baseUrl + suffix);
+  await page.waitForSelector(".matrix");
+}
+
+const desired = (page) => page.locator("td[data-col=desired]").first().textContent();
+const current = (page) => page.locator("td[data-col=current]").first().textContent();
+
+test("paste the DaemonSet example, see the taint, apply the fix, share the link", async () => {
+  const page = await newPage();
+  await open(page);
+
+  // Paste the example file (nodes and DaemonSet together) into the workloads editor and
+  // empty the nodes editor, as a user pasting one file would.
+  await page.fill("#nodes-text", "");
+  await page.fill("#workloads-text", example);
+  await page.getByRole("button", { name: "move them to their editors" }).click();
+  assert.match(await page.inputValue("#nodes-text"), /kind: Node/);
+  assert.doesNotMatch(await page.inputValue("#workloads-text"), /kind: Node/);
+
+  // The tainted node is blocked, and the taint is named.
+  assert.equal(await desired(page), "1");
+  assert.equal(await current(page), "1");
+  const blocked = page.locator(`td.blocked button[data-node="${TAINTED}"]`);
+  await blocked.waitFor();
+  const title = await blocked.getAttribute("title");
+  assert.match(title, /TaintToleration/);
+  assert.match(title, /testkey/);
+
+  // Its fix, applied to the manifest, gets the DaemonSet onto both nodes.
+  await blocked.click();
+  await page.locator(".detail").getByText("untolerated taint {testkey: palotest}").waitFor();
+  await page.locator(".detail .fix").first().getByRole("button", { name: "Apply to manifest" }).click();
+  await page.waitForFunction(() => document.querySelector("td[data-col=desired]")?.textContent === "2");
+  assert.equal(await desired(page), "2");
+  assert.equal(await current(page), "2");
+  assert.equal(await page.locator("td.blocked").count(), 0);
+  assert.equal(await page.locator("td.fit").count(), 2);
+  const workloads = await page.inputValue("#workloads-text");
+  const nodes = await page.inputValue("#nodes-text");
+  assert.match(workloads, /key: testkey/);
+
+  // The share link restores the same state in a fresh page.
+  await page.getByRole("button", { name: "Share link" }).click();
+  const link = await page.inputValue(".share-url");
+  assert.match(link, /#s=v1\./);
+  const fresh = await newPage();
+  await open(fresh, link.slice(baseUrl.length));
+  assert.equal(await fresh.inputValue("#workloads-text"), workloads);
+  assert.equal(await fresh.inputValue("#nodes-text"), nodes);
+  assert.equal(await desired(fresh), "2");
+  assert.equal(await current(fresh), "2");
+
+  if (process.env.SCREENSHOTS === "1") {
+    await mkdir(shotsDir, { recursive: true });
+    // Desktop: the example as it opens, with the blocked cell selected.
+    const desk = await newPage();
+    await open(desk, "#example=daemonset-tainted-pool");
+    await desk.locator(`td.blocked button[data-node="${TAINTED}"]`).click();
+    await desk.screenshot({ path: path.join(shotsDir, "desktop.png"), fullPage: true });
+    // An input error marked at its line.
+    await desk.fill("#workloads-text", (await desk.inputValue("#workloads-text")).replace("cpu: 250m", "cpu: lots"));
+    await desk.locator(".editor .mark").first().waitFor();
+    await desk.locator(".inputs").screenshot({ path: path.join(shotsDir, "error-marker.png") });
+    // Phone width.
+    const phone = await newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    await open(phone, "#example=gpu-pool");
+    await phone.screenshot({ path: path.join(shotsDir, "phone.png"), fullPage: true });
+    // Dark theme, from the system preference.
+    const dark = await newPage({ colorScheme: "dark" });
+    await open(dark, "#example=resource-packing");
+    await dark.locator("td.blocked button").first().click();
+    await dark.screenshot({ path: path.join(shotsDir, "dark.png"), fullPage: true });
+    // Node table.
+    await dark.locator("#tab-table").click();
+    await dark.locator(".node-table").screenshot({ path: path.join(shotsDir, "node-table.png") });
+    // Embed.
+    const embed = await newPage({ viewport: { width: 900, height: 420 } });
+    await open(embed, "#embed&example=daemonset-tainted-pool");
+    await embed.screenshot({ path: path.join(shotsDir, "embed.png") });
+  }
+});
+
+test("embed mode is compact and read-only", async () => {
+  const page = await newPage({ viewport: { width: 900, height: 500 } });
+  await open(page, "?embed=1#example=control-plane-taints");
+  assert.equal(await page.locator("textarea").count(), 0);
+  assert.equal(await page.locator(".apply").count(), 0);
+  assert.ok((await page.locator(".matrix td.cell").count()) > 0);
+  await page.getByRole("link", { name: "Open in the playground" }).waitFor();
+});
+
+test("theme toggle switches to dark", async () => {
+  const page = await newPage({ colorScheme: "light" });
+  await open(page);
+  await page.getByRole("button", { name: /dark theme/i }).click();
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, "rgb(15, 20, 25)");
+});
+
+test("kubectl describe node output is converted to Node YAML", async () => {
+  const page = await newPage();
+  await open(page);
+  await page.fill(
+    "#nodes-text",
+    [
+      "Name:               worker-1",
+      "Labels:             kubernetes.io/hostname=worker-1",
+      "Taints:             dedicated=infra:NoSchedule",
+      "Unschedulable:      false",
+      "Allocatable:",
+      "  cpu:                4",
+      "  memory:             16Gi",
+      "  pods:               110",
+      "",
+    ].join("\n"),
+  );
+  await page.getByRole("button", { name: "Convert it to Node YAML" }).click();
+  assert.match(await page.inputValue("#nodes-text"), /kind: Node[\s\S]*key: dedicated/);
+  await page.locator('td.blocked button[data-node="worker-1"]').first().waitFor();
+});
+
+test("re-evaluation time and payload size", async () => {
+  const page = await newPage();
+  await open(page);
+  const runs = JSON.parse(await page.evaluate(() => window.placementBench(200, 20, 15)));
+  assert.equal(runs.ok, true);
+  const files = await readdir(siteDir);
+  let gzipBytes = 0;
+  const payload = {};
+  for (const f of files.filter((f) => f.endsWith(".wasm") || f.endsWith(".js"))) {
+    const body = await readFile(path.join(siteDir, f));
+    const gz = gzipSync(body, { level: 9 }).length;
+    payload[f] = { bytes: body.length, gzip: gz };
+    gzipBytes += gz;
+  }
+  const result = { evaluate200x20: runs, payload, payloadGzipBytes: gzipBytes };
+  console.log(`# placementBench(200 nodes, 20 workloads): median ${runs.medianMs.toFixed(1)} ms, min ${runs.minMs.toFixed(1)} ms`);
+  console.log(`# wasm+js payload: ${gzipBytes} bytes gzip -9`);
+  if (process.env.BENCH_OUT) await writeFile(process.env.BENCH_OUT, JSON.stringify(result, null, 2));
+  assert.ok(gzipBytes < 1024 * 1024, `payload ${gzipBytes} bytes gzip is over 1 MB`);
+});
+
+test("no request left localhost and the page reported no errors", () => {
+  assert.deepEqual(outside, []);
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,205 @@
+//! Test harness for the built policy module, `dist/policy/placement-policy.wasm`:
+//!
+//! - [`wapc_host`]: the module in a real waPC host, `wapc::WapcHost` over
+//!   `wasmtime_provider` (the crates Kubewarden's policy-server uses), as policy-server loads it;
+//! - [`RawHost`]: the same module in a minimal waPC host written against wasmtime directly,
+//!   used only where the test must read the instance's exported `memory` (WapcHost keeps the
+//!   wasmtime store private);
+//! - the shared fixtures (`core/src/admission/testdata`) and inventories for the benchmark.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use wapc::WapcHost;
+use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
+use wasmtime_provider::WasmtimeEngineProviderBuilder;
+
+/// The repository root (this crate is `tests/wapc-host`).
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The module under test: `$PLACEMENT_POLICY_WASM`, else `dist/policy/placement-policy.wasm`.
+pub fn module_path() -> PathBuf {
+    std::env::var_os("PLACEMENT_POLICY_WASM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("dist/policy/placement-policy.wasm"))
+}
+
+pub fn module_bytes() -> Vec<u8> {
+    let path = module_path();
+    std::fs::read(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}: build it first with `make policy`", path.display()))
+}
+
+/// A fixture from `core/src/admission/testdata`.
+pub fn fixture(name: &str) -> Value {
+    let path = repo_root().join("core/src/admission/testdata").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Kubewarden's `validate` payload.
+pub fn payload(request: &Value, settings: &Value) -> Vec<u8> {
+    serde_json::to_vec(&json!({"request": request, "settings": settings})).expect("serializable")
+}
+
+/// The module in a waPC host as policy-server builds it (wasmtime provider, host callback
+/// answering nothing: the policy makes no host calls).
+pub fn wapc_host(bytes: &[u8]) -> WapcHost {
+    let engine = WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build().expect("wasmtime engine");
+    WapcHost::new(Box::new(engine), Some(Box::new(|_, _, _, _, _| Ok(vec![])))).expect("waPC host")
+}
+
+/// Guest-call state of [`RawHost`].
+#[derive(Default)]
+pub struct State {
+    op: Vec<u8>,
+    msg: Vec<u8>,
+    response: Vec<u8>,
+    error: Vec<u8>,
+}
+
+/// A minimal waPC host: the three guest functions the module imports, and nothing else, so
+/// instantiation also proves the import list.
+pub struct RawHost {
+    store: Store<State>,
+    guest_call: TypedFunc<(i32, i32), i32>,
+    memory: Memory,
+}
+
+fn guest_memory(caller: &mut Caller<'_, State>) -> wasmtime::Result<Memory> {
+    caller
+        .get_export("memory")
+        .and_then(|e| e.into_memory())
+        .ok_or_else(|| wasmtime::format_err!("the module exports no memory"))
+}
+
+fn range(ptr: i32, len: usize, size: usize) -> wasmtime::Result<std::ops::Range<usize>> {
+    let start = usize::try_from(ptr).map_err(|_| wasmtime::format_err!("negative pointer"))?;
+    let end = start.checked_add(len).filter(|e| *e <= size).ok_or_else(|| wasmtime::format_err!("out of bounds"))?;
+    Ok(start..end)
+}
+
+impl RawHost {
+    pub fn new(bytes: &[u8]) -> wasmtime::Result<Self> {
+        let engine = Engine::default();
+        let module = Module::new(&engine, bytes)?;
+        let mut linker: Linker<State> = Linker::new(&engine);
+        linker.func_wrap("wapc", "__guest_request", |mut c: Caller<'_, State>, op_ptr: i32, ptr: i32| {
+            let mem = guest_memory(&mut c)?;
+            let (data, state) = mem.data_and_store_mut(&mut c);
+            let size = data.len();
+            let r = range(op_ptr, state.op.len(), size)?;
+            data[r].copy_from_slice(&state.op);
+            let r = range(ptr, state.msg.len(), size)?;
+            data[r].copy_from_slice(&state.msg);
+            Ok(())
+        })?;
+        linker.func_wrap("wapc", "__guest_response", |mut c: Caller<'_, State>, ptr: i32, len: i32| {
+            let mem = guest_memory(&mut c)?;
+            let (data, state) = mem.data_and_store_mut(&mut c);
+            let r = range(ptr, usize::try_from(len)?, data.len())?;
+            state.response = data[r].to_vec();
+            Ok(())
+        })?;
+        linker.func_wrap("wapc", "__guest_error", |mut c: Caller<'_, State>, ptr: i32, len: i32| {
+            let mem = guest_memory(&mut c)?;
+            let (data, state) = mem.data_and_store_mut(&mut c);
+            let r = range(ptr, usize::try_from(len)?, data.len())?;
+            state.error = data[r].to_vec();
+            Ok(())
+        })?;
+        let mut store = Store::new(&engine, State::default());
+        let instance: Instance = linker.instantiate(&mut store, &module)?;
+        let guest_call = instance.get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")?;
+        let memory =
+            instance.get_memory(&mut store, "memory").ok_or_else(|| wasmtime::format_err!("no exported memory"))?;
+        Ok(Self { store, guest_call, memory })
+    }
+
+    /// One waPC call: `Ok(response)` or `Err(guest error)`; a trap is an `Err` too.
+    pub fn call(&mut self, op: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+        let state = self.store.data_mut();
+        state.op = op.as_bytes().to_vec();
+        state.msg = payload.to_vec();
+        state.response.clear();
+        state.error.clear();
+        let (op_len, len) = (op.len() as i32, payload.len() as i32);
+        match self.guest_call.call(&mut self.store, (op_len, len)) {
+            Ok(1) => Ok(std::mem::take(&mut self.store.data_mut().response)),
+            Ok(_) => Err(String::from_utf8_lossy(&self.store.data().error).into_owned()),
+            Err(trap) => Err(format!("trap: {trap}")),
+        }
+    }
+
+    /// The exported memory's current size in bytes.
+    pub fn memory_bytes(&self) -> usize {
+        self.memory.data_size(&self.store)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Benchmark inputs
+
+/// A compact-form inventory of `n` nodes in pools as a typical cluster has them: 70% general
+/// (three zones), 15% gpu (tainted), 10% infra (tainted NoExecute), 5% control plane.
+pub fn inventory(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let zone = ["a", "b", "c"][i % 3];
+            let line = match i * 100 / n.max(1) {
+                0..=69 => format!("general-{i}: ; pool=general, topology.kubernetes.io/zone={zone}; cpu=8, memory=32Gi, pods=110"),
+                70..=84 => format!(
+                    "gpu-{i}: sku=gpu:NoSchedule; pool=gpu, topology.kubernetes.io/zone={zone}; cpu=16, memory=64Gi, pods=110, nvidia.com/gpu=4"
+                ),
+                85..=94 => format!(
+                    "infra-{i}: dedicated=infra:NoExecute; pool=infra, topology.kubernetes.io/zone={zone}; cpu=4, memory=16Gi, pods=110"
+                ),
+                _ => format!(
+                    "cp-{i}: node-role.kubernetes.io/control-plane:NoSchedule; pool=control-plane, node-role.kubernetes.io/control-plane=; cpu=4, memory=16Gi, pods=110"
+                ),
+            };
+            Value::String(line)
+        })
+        .collect()
+}
+
+/// Settings with every validating policy on, over an inventory of `n` nodes.
+pub fn bench_settings(n: usize) -> Value {
+    json!({
+        "poolLabel": "pool",
+        "nodes": inventory(n),
+        "disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]},
+        "requiredPlacement": {"rules": [{"name": "ml-on-gpu", "namespaces": ["ml"], "pool": "gpu"}]},
+        "schedulable": {"daemonSetPools": ["general", "gpu", "infra"]},
+        "daemonsetCoverage": {"daemonSets": [{"namespace": "twistlock"}], "pools": ["general", "gpu", "infra"]}
+    })
+}
+
+/// Latency percentiles of a sample, in microseconds.
+pub fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)].as_secs_f64() * 1e6
+}
+
+/// Times `f` `n` times after `warmup` calls: (sorted latencies, total wall time).
+pub fn time_calls(warmup: usize, n: usize, mut f: impl FnMut()) -> (Vec<Duration>, Duration) {
+    for _ in 0..warmup {
+        f();
+    }
+    let mut out = Vec::with_capacity(n);
+    let all = Instant::now();
+    for _ in 0..n {
+        let t = Instant::now();
+        f();
+        out.push(t.elapsed());
+    }
+    let total = all.elapsed();
+    out.sort();
+    (out, total)
+}

@@ -1,0 +1,1191 @@
+//! The components: thin views over [`Playground`]. Each reads the one signal and calls a
+//! method on it; none holds logic of its own.
+
+use leptos::ev;
+use leptos::html;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use placement_core::examples::EXAMPLES;
+use placement_core::fixes::Fix;
+use placement_core::playground::{Cell, CellState, Editor, EditorError, WorkloadView};
+use placement_core::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
+
+use crate::browser;
+use crate::state::{NodesView, Notice, Playground};
+
+/// Editor line height in px; the CSS uses the same value.
+pub const LINE_HEIGHT: f64 = 20.0;
+
+type Pg = RwSignal<Playground>;
+
+#[component]
+pub fn App() -> impl IntoView {
+    let (hash, search) = browser::location_parts();
+    let pg: Pg = RwSignal::new(Playground::from_route(&Route::parse(&hash, &search), Some(browser::now_ms)));
+
+    // Opening another link in the same tab (a changed `#s=…` or `#example=…`) loads it.
+    let handle = window_event_listener(ev::hashchange, move |_| {
+        let (hash, search) = browser::location_parts();
+        let route = Route::parse(&hash, &search);
+        if route.state.is_some() || route.example.is_some() {
+            pg.set(Playground::from_route(&route, Some(browser::now_ms)));
+        }
+    });
+    on_cleanup(move || handle.remove());
+
+    let theme = RwSignal::new(browser::saved_theme());
+    Effect::new(move |_| browser::apply_theme(&theme.get()));
+
+    let embed = move || pg.with(|p| p.embed);
+    view! {
+        <div class="app" class:embed=embed>
+            <Show when=move || !embed() fallback=move || view! { <EmbedHeader pg=pg/> }>
+                <Header pg=pg theme=theme/>
+            </Show>
+            <NoticeLine pg=pg/>
+            <main class="layout">
+                <Show when=move || !embed()>
+                    <Inputs pg=pg/>
+                </Show>
+                <Results pg=pg/>
+            </main>
+            <Show when=move || !embed()>
+                <Footer pg=pg/>
+            </Show>
+        </div>
+    }
+}
+
+#[component]
+fn Header(pg: Pg, theme: RwSignal<String>) -> impl IntoView {
+    let next_theme = move || match theme.get().as_str() {
+        "auto" if browser::system_prefers_dark() => "light",
+        "dark" => "light",
+        _ => "dark",
+    };
+    let theme_label = move || {
+        let dark = match theme.get().as_str() {
+            "dark" => true,
+            "light" => false,
+            _ => browser::system_prefers_dark(),
+        };
+        if dark {
+            "Light theme"
+        } else {
+            "Dark theme"
+        }
+    };
+    view! {
+        <header class="top">
+            <div class="brand">
+                <h1>"Placement" <span class="sub">" playground"</span></h1>
+                <p class="tagline">
+                    "Where Kubernetes puts every pod, why it cannot go anywhere else, and the smallest fix."
+                </p>
+            </div>
+            <div class="toolbar">
+                <ShareButton pg=pg/>
+                <button
+                    type="button"
+                    class="ghost"
+                    aria-label=move || format!("Switch to the {}", theme_label().to_lowercase())
+                    on:click=move |_| theme.set(next_theme().to_string())
+                >
+                    {theme_label}
+                </button>
+            </div>
+        </header>
+        <p class="privacy">
+            <strong>"Runs entirely in your browser."</strong>
+            " Manifests never leave this page: the simulation is compiled to WebAssembly, the page makes no network requests after loading, and share links carry the state in the URL fragment, which browsers do not send to servers."
+        </p>
+        <Gallery pg=pg/>
+    }
+}
+
+#[component]
+fn EmbedHeader(pg: Pg) -> impl IntoView {
+    let open_href = move || {
+        let (fragment, _) = pg.with(|p| p.share_fragment(false));
+        format!("{}#{fragment}", browser::base_url().split('?').next().unwrap_or_default())
+    };
+    view! {
+        <header class="top compact">
+            <h1>"Placement"</h1>
+            <a class="open" href=open_href target="_blank" rel="noopener">"Open in the playground"</a>
+        </header>
+    }
+}
+
+#[component]
+fn Gallery(pg: Pg) -> impl IntoView {
+    view! {
+        <nav class="gallery" aria-label="Examples">
+            <h2 class="label">"Examples"</h2>
+            <ul>
+                {EXAMPLES
+                    .iter()
+                    .map(|e| {
+                        let id = e.id;
+                        let current = move || pg.with(|p| p.example.as_deref() == Some(id));
+                        view! {
+                            <li>
+                                <button
+                                    type="button"
+                                    class="example"
+                                    aria-pressed=move || current().to_string()
+                                    title=e.summary()
+                                    on:click=move |_| {
+                                        pg.update(|p| {
+                                            p.load_example(id);
+                                        })
+                                    }
+                                >
+                                    {e.title.replace('`', "")}
+                                </button>
+                            </li>
+                        }
+                    })
+                    .collect_view()}
+            </ul>
+        </nav>
+    }
+}
+
+#[component]
+fn ShareButton(pg: Pg) -> impl IntoView {
+    let link = RwSignal::new(None::<(String, LinkSize, String)>);
+    let share = move |_| {
+        let (fragment, size) = pg.with_untracked(|p| p.share_fragment(false));
+        if size == LinkSize::TooLong {
+            pg.update(|p| {
+                p.notice = Some(Notice {
+                    text: "The state is too large for a link (over 2 MB). Trim the manifests to share them.".into(),
+                    error: true,
+                })
+            });
+            return;
+        }
+        browser::replace_fragment(&fragment);
+        let url = format!("{}#{fragment}", browser::base_url());
+        let (embed_fragment, _) = pg.with_untracked(|p| p.share_fragment(true));
+        let snippet = format!(
+            "<iframe src=\"{}#{embed_fragment}\" title=\"Placement\" width=\"100%\" height=\"420\" style=\"border:0\" loading=\"lazy\"></iframe>",
+            browser::base_url()
+        );
+        link.set(Some((url.clone(), size, snippet)));
+        browser::copy_text(url, move |ok| {
+            pg.update(|p| {
+                p.notice = Some(Notice {
+                    text: if ok {
+                        "Link copied. It holds the whole state; nothing is stored on a server.".into()
+                    } else {
+                        "The link is in the address bar and below; copy it from there.".into()
+                    },
+                    error: false,
+                })
+            })
+        });
+    };
+    view! {
+        <button type="button" class="primary" on:click=share>"Share link"</button>
+        <Show when=move || link.with(Option::is_some)>
+            <div class="share-box" role="group" aria-label="Share link">
+                {move || {
+                    link.get()
+                        .map(|(url, size, snippet)| {
+                            let len = url.len();
+                            view! {
+                                <label>
+                                    "Link (" {len} " characters)"
+                                    <input type="text" readonly class="share-url" prop:value=url/>
+                                </label>
+                                {(size == LinkSize::Long)
+                                    .then(|| {
+                                        view! {
+                                            <p class="warn" role="alert">
+                                                {format!(
+                                                    "This link is over {WARN_FRAGMENT_CHARS} characters: some chat tools, issue trackers and proxies cut long links. Browsers open it fine.",
+                                                )}
+                                            </p>
+                                        }
+                                    })}
+                                <label>
+                                    "Embed in docs (read-only view)"
+                                    <textarea readonly class="snippet" rows="3" prop:value=snippet></textarea>
+                                </label>
+                                <button type="button" class="ghost" on:click=move |_| link.set(None)>
+                                    "Close"
+                                </button>
+                            }
+                        })
+                }}
+            </div>
+        </Show>
+    }
+}
+
+#[component]
+fn NoticeLine(pg: Pg) -> impl IntoView {
+    view! {
+        <div class="notice" role="status" aria-live="polite">
+            {move || {
+                pg.with(|p| p.notice.clone())
+                    .map(|n| {
+                        view! {
+                            <p class:error=n.error>
+                                {n.text}
+                                <button
+                                    type="button"
+                                    class="link"
+                                    aria-label="Dismiss"
+                                    on:click=move |_| pg.update(|p| p.notice = None)
+                                >
+                                    "×"
+                                </button>
+                            </p>
+                        }
+                    })
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn Inputs(pg: Pg) -> impl IntoView {
+    let nodes_view = move || pg.with(|p| p.nodes_view);
+    let set_view = move |v: NodesView| pg.update(|p| p.nodes_view = v);
+    view! {
+        <section class="inputs" aria-label="Manifests">
+            <Options pg=pg/>
+            <Show when=move || pg.with(|p| p.eval.misplaced > 0)>
+                <p class="banner">
+                    {move || pg.with(|p| p.eval.misplaced)}
+                    " document(s) are in the other editor. They are simulated where they are; "
+                    <button type="button" class="link" on:click=move |_| pg.update(Playground::sort_documents)>
+                        "move them to their editors"
+                    </button>
+                    "."
+                </p>
+            </Show>
+            <YamlEditor
+                pg=pg
+                editor=Editor::Workloads
+                id="workloads"
+                label="Workloads"
+                hint="Pods, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs: paste `kubectl get ds,deploy -A -o yaml` as is."
+            />
+            <div class="nodes-head">
+                <h2 id="nodes-label">"Nodes"</h2>
+                <div class="tabs" role="tablist" aria-label="Nodes as">
+                    <button
+                        type="button"
+                        role="tab"
+                        id="tab-yaml"
+                        aria-controls="nodes-panel"
+                        aria-selected=move || (nodes_view() == NodesView::Yaml).to_string()
+                        on:click=move |_| set_view(NodesView::Yaml)
+                    >
+                        "YAML"
+                    </button>
+                    <button
+                        type="button"
+                        role="tab"
+                        id="tab-table"
+                        aria-controls="nodes-panel"
+                        aria-selected=move || (nodes_view() == NodesView::Table).to_string()
+                        on:click=move |_| set_view(NodesView::Table)
+                    >
+                        "Table"
+                    </button>
+                </div>
+            </div>
+            <div id="nodes-panel" role="tabpanel">
+                <Show when=move || pg.with(Playground::nodes_look_like_describe)>
+                    <p class="banner">
+                        "This looks like `kubectl describe node` output. "
+                        <button type="button" class="link" on:click=move |_| pg.update(Playground::convert_describe)>
+                            "Convert it to Node YAML"
+                        </button>
+                    </p>
+                </Show>
+                <Show
+                    when=move || nodes_view() == NodesView::Yaml
+                    fallback=move || view! { <NodeTable pg=pg/> }
+                >
+                    <YamlEditor
+                        pg=pg
+                        editor=Editor::Nodes
+                        id="nodes"
+                        label="Nodes YAML"
+                        hint="Paste `kubectl get nodes -o yaml`, or `kubectl describe node` output."
+                    />
+                </Show>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn Options(pg: Pg) -> impl IntoView {
+    let versions: Vec<String> = (16..=36).rev().map(|m| format!("1.{m}")).collect();
+    view! {
+        <div class="options">
+            <label>
+                "Kubernetes "
+                <select
+                    aria-label="Kubernetes version whose wording to reproduce"
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        pg.update(|p| p.set_kube_version(if v == "1.36" { String::new() } else { v }))
+                    }
+                    prop:value=move || {
+                        pg.with(|p| {
+                            if p.state.kube_version.is_empty() { "1.36".to_string() } else { p.state.kube_version.clone() }
+                        })
+                    }
+                >
+                    {versions.into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <label class="check">
+                <input
+                    type="checkbox"
+                    prop:checked=move || pg.with(|p| p.state.admission_defaults)
+                    on:change=move |e| {
+                        let on = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                            .map(|i| i.checked())
+                            .unwrap_or(true);
+                        pg.update(|p| p.set_admission_defaults(on))
+                    }
+                />
+                " Admission defaults (DefaultTolerationSeconds)"
+            </label>
+        </div>
+    }
+}
+
+/// A textarea with line numbers and error markers at the failing lines.
+#[component]
+fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hint: &'static str) -> impl IntoView {
+    let textarea = NodeRef::<html::Textarea>::new();
+    let scroll = RwSignal::new((0i32, 0i32));
+    let text = move || {
+        pg.with(|p| match editor {
+            Editor::Nodes => p.state.nodes.clone(),
+            _ => p.state.workloads.clone(),
+        })
+    };
+    let line_count = Memo::new(move |_| {
+        pg.with(|p| match editor {
+            Editor::Nodes => p.state.nodes.lines().count(),
+            _ => p.state.workloads.lines().count(),
+        })
+        .max(1)
+    });
+    let errors = Memo::new(move |_| pg.with(|p| p.errors_in(editor)));
+    let gutter = move || (1..=line_count.get()).map(|n| n.to_string()).collect::<Vec<_>>().join("\n");
+    let error_id = format!("{id}-errors");
+    let hint_id = format!("{id}-hint");
+    let described = format!("{hint_id} {error_id}");
+    let jump = move |line: usize| {
+        if let Some(t) = textarea.get_untracked() {
+            let el: &web_sys::HtmlTextAreaElement = &t;
+            browser::focus_line(el, line, LINE_HEIGHT);
+        }
+    };
+    view! {
+        <div class="editor-block">
+            <label class="editor-label" for=format!("{id}-text")>
+                {label}
+            </label>
+            <p class="hint" id=hint_id>{hint}</p>
+            <div class="editor" class:invalid=move || !errors.with(Vec::is_empty)>
+                <pre
+                    class="gutter"
+                    aria-hidden="true"
+                    style:transform=move || format!("translateY({}px)", -scroll.get().0)
+                >
+                    {gutter}
+                </pre>
+                <div class="marks" aria-hidden="true">
+                    {move || {
+                        errors
+                            .get()
+                            .into_iter()
+                            .filter_map(|e| e.line.map(|l| (l, e.message)))
+                            .map(|(line, message)| {
+                                let top = (line as f64 - 1.0) * LINE_HEIGHT + 8.0 - f64::from(scroll.get().0);
+                                let title = message.clone();
+                                view! {
+                                    <div class="mark" style:top=format!("{top}px") title=title>
+                                        <span class="mark-msg">{message}</span>
+                                    </div>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </div>
+                <textarea
+                    id=format!("{id}-text")
+                    node_ref=textarea
+                    class="code"
+                    spellcheck="false"
+                    autocomplete="off"
+                    autocapitalize="off"
+                    wrap="off"
+                    aria-describedby=described
+                    aria-invalid=move || (!errors.with(Vec::is_empty)).to_string()
+                    prop:value=text
+                    on:input=move |e| {
+                        let v = event_target_value(&e);
+                        pg.update(|p| match editor {
+                            Editor::Nodes => p.set_nodes(v),
+                            _ => p.set_workloads(v),
+                        })
+                    }
+                    on:scroll=move |e| {
+                        if let Some(t) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
+                            scroll.set((t.scroll_top(), t.scroll_left()));
+                        }
+                    }
+                ></textarea>
+            </div>
+            <ul class="errors" id=error_id aria-live="polite">
+                {move || {
+                    errors
+                        .get()
+                        .into_iter()
+                        .map(|e: EditorError| {
+                            let line = e.line;
+                            let where_ = match (e.line, &e.field) {
+                                (Some(l), Some(f)) => format!("line {l}, {f}"),
+                                (Some(l), None) => format!("line {l}"),
+                                (None, Some(f)) => f.clone(),
+                                (None, None) => String::new(),
+                            };
+                            view! {
+                                <li>
+                                    <button
+                                        type="button"
+                                        class="error-jump"
+                                        disabled=line.is_none()
+                                        on:click=move |_| {
+                                            if let Some(l) = line {
+                                                jump(l)
+                                            }
+                                        }
+                                    >
+                                        <span class="where">{where_}</span>
+                                        " "
+                                        {e.message}
+                                    </button>
+                                </li>
+                            }
+                        })
+                        .collect_view()
+                }}
+            </ul>
+        </div>
+    }
+}
+
+#[component]
+fn NodeTable(pg: Pg) -> impl IntoView {
+    let rows = move || pg.with(Playground::node_rows);
+    let edit = move |row: usize, column: &'static str| {
+        move |e: ev::Event| {
+            let v = event_target_value(&e);
+            pg.update(|p| p.edit_node_cell(row, column, &v))
+        }
+    };
+    view! {
+        <div class="table-wrap" role="region" aria-label="Nodes table" tabindex="0">
+            <table class="node-table">
+                <caption class="visually-hidden">
+                    "Nodes: edits are written to the nodes YAML when a cell loses focus"
+                </caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Name"</th>
+                        <th scope="col">"Labels"</th>
+                        <th scope="col">"Taints (key=value:Effect)"</th>
+                        <th scope="col">"Allocatable"</th>
+                        <th scope="col">"Cordoned"</th>
+                        <th scope="col"><span class="visually-hidden">"Remove"</span></th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        rows()
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, r)| {
+                                let name = r.name.clone();
+                                view! {
+                                    <tr>
+                                        <td>
+                                            <input
+                                                type="text"
+                                                aria-label=format!("Name of node {}", i + 1)
+                                                prop:value=r.name.clone()
+                                                on:change=edit(i, "name")
+                                            />
+                                        </td>
+                                        <td>
+                                            <input
+                                                type="text"
+                                                aria-label=format!("Labels of {name}")
+                                                prop:value=r.labels.clone()
+                                                on:change=edit(i, "labels")
+                                            />
+                                        </td>
+                                        <td>
+                                            <input
+                                                type="text"
+                                                aria-label=format!("Taints of {name}")
+                                                placeholder="key=value:NoSchedule"
+                                                prop:value=r.taints.clone()
+                                                on:change=edit(i, "taints")
+                                            />
+                                        </td>
+                                        <td>
+                                            <input
+                                                type="text"
+                                                aria-label=format!("Allocatable of {name}")
+                                                prop:value=r.allocatable.clone()
+                                                on:change=edit(i, "allocatable")
+                                            />
+                                        </td>
+                                        <td class="center">
+                                            <input
+                                                type="checkbox"
+                                                aria-label=format!("{name} cordoned")
+                                                prop:checked=r.cordoned
+                                                on:change=move |e: ev::Event| {
+                                                    let on = e
+                                                        .target()
+                                                        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                                                        .map(|i| i.checked())
+                                                        .unwrap_or(false);
+                                                    pg.update(|p| p.edit_node_cell(i, "cordoned", if on { "true" } else { "false" }))
+                                                }
+                                            />
+                                        </td>
+                                        <td>
+                                            <button
+                                                type="button"
+                                                class="ghost small"
+                                                aria-label=format!("Remove {name}")
+                                                on:click=move |_| pg.update(|p| p.remove_node_row(i))
+                                            >
+                                                "Remove"
+                                            </button>
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+            <p class="row-error" role="alert">{move || pg.with(|p| p.row_error.clone())}</p>
+            <button type="button" class="ghost" on:click=move |_| pg.update(Playground::add_node_row)>
+                "Add node"
+            </button>
+        </div>
+    }
+}
+
+#[component]
+fn Results(pg: Pg) -> impl IntoView {
+    view! {
+        <section
+            id="results"
+            class="results"
+            aria-label="Placement"
+            class:stale=move || pg.with(Playground::stale)
+            attr:data-eval-ms=move || pg.with(|p| format!("{:.2}", p.eval_ms))
+        >
+            <Show when=move || pg.with(Playground::stale)>
+                <p class="banner warn" role="alert">
+                    "The manifests have errors (marked in the editors). Showing the last valid result."
+                </p>
+            </Show>
+            <Summary pg=pg/>
+            <Matrix pg=pg/>
+            <Show when=move || !pg.with(|p| p.embed)>
+                <CellDetail pg=pg/>
+            </Show>
+            <Pending pg=pg/>
+            <Evictions pg=pg/>
+            <Capacity pg=pg/>
+            <Warnings pg=pg/>
+            <Show when=move || !pg.with(|p| p.embed)>
+                <Policies pg=pg/>
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn Summary(pg: Pg) -> impl IntoView {
+    view! {
+        <div class="card">
+            <h2>"Workloads"</h2>
+            <div class="table-wrap" role="region" aria-label="Workloads summary" tabindex="0">
+                <table class="summary">
+                    <thead>
+                        <tr>
+                            <th scope="col">"KIND"</th>
+                            <th scope="col">"NAMESPACE/NAME"</th>
+                            <th scope="col" class="num">"DESIRED"</th>
+                            <th scope="col" class="num">"CURRENT"</th>
+                            <th scope="col" class="num">"PENDING"</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        {move || {
+                            pg.with(|p| {
+                                p.shown()
+                                    .workloads
+                                    .iter()
+                                    .map(|w| {
+                                        let pending = w.pending.len();
+                                        let short = w.desired > w.current;
+                                        view! {
+                                            <tr class:short=short>
+                                                <td>{w.kind.clone()}</td>
+                                                <td>{format!("{}/{}", w.namespace, w.name)}</td>
+                                                <td class="num" data-col="desired">{w.desired}</td>
+                                                <td class="num" data-col="current">{w.current}</td>
+                                                <td class="num">{pending}</td>
+                                            </tr>
+                                        }
+                                    })
+                                    .collect_view()
+                            })
+                        }}
+                    </tbody>
+                </table>
+            </div>
+        </div>
+    }
+}
+
+fn cell_text(c: &Cell) -> String {
+    match c.state {
+        CellState::Fits if c.pods.len() == 1 => "✓ 1 pod".into(),
+        CellState::Fits if !c.pods.is_empty() => format!("✓ {} pods", c.pods.len()),
+        CellState::Fits => "✓ fits".into(),
+        CellState::Blocked => format!("✕ {}", c.plugin.as_deref().unwrap_or("blocked")),
+        CellState::Unknown => "–".into(),
+    }
+}
+
+#[component]
+fn Matrix(pg: Pg) -> impl IntoView {
+    view! {
+        <div class="card">
+            <h2 id="matrix-title">"Placement matrix"</h2>
+            <p class="hint">
+                "Each cell is one pod of the workload against the node, as kube-scheduler (or the DaemonSet controller) sees it. Hover for the reason and score; select a blocked cell for its fixes."
+            </p>
+            <div class="table-wrap matrix-wrap" role="region" aria-labelledby="matrix-title" tabindex="0">
+                {move || {
+                    pg.with(|p| {
+                        let eval = p.shown();
+                        let selected = p.selected.clone();
+                        let embed = p.embed;
+                        view! {
+                            <table class="matrix">
+                                <thead>
+                                    <tr>
+                                        <th scope="col" class="corner">"Workload \\ Node"</th>
+                                        {eval
+                                            .nodes
+                                            .iter()
+                                            .map(|n| {
+                                                let badges = format!(
+                                                    "{}{}",
+                                                    if n.taints.is_empty() { String::new() } else { format!("{} taint(s)", n.taints.len()) },
+                                                    if n.cordoned { " · cordoned" } else { "" },
+                                                );
+                                                view! {
+                                                    <th scope="col" title=n.taints.join("\n")>
+                                                        <span class="node-name">{n.name.clone()}</span>
+                                                        <span class="badges">{badges}</span>
+                                                    </th>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {eval
+                                        .workloads
+                                        .iter()
+                                        .enumerate()
+                                        .map(|(wi, w)| matrix_row(pg, wi, w, selected.as_ref(), embed))
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        }
+                    })
+                }}
+            </div>
+        </div>
+    }
+}
+
+fn matrix_row(
+    pg: Pg,
+    wi: usize,
+    w: &WorkloadView,
+    selected: Option<&crate::state::Selection>,
+    embed: bool,
+) -> impl IntoView {
+    let cells = w
+        .cells
+        .iter()
+        .map(|c| {
+            let node = c.node.clone();
+            let is_selected = selected.is_some_and(|s| s.workload == wi && s.node == c.node);
+            let class = match c.state {
+                CellState::Fits => "cell fit",
+                CellState::Blocked => "cell blocked",
+                CellState::Unknown => "cell unknown",
+            };
+            let title = c.title();
+            let label = format!("{} on {}: {}", w.name, c.node, title);
+            view! {
+                <td class=class class:selected=is_selected>
+                    <button
+                        type="button"
+                        title=title
+                        aria-label=label
+                        aria-pressed=is_selected.to_string()
+                        disabled=embed
+                        data-node=node.clone()
+                        on:click=move |_| pg.update(|p| p.select(wi, &node))
+                    >
+                        {cell_text(c)}
+                        {(c.state == CellState::Blocked && !c.fixes.is_empty())
+                            .then(|| view! { <span class="fix-dot" aria-hidden="true">" fix"</span> })}
+                    </button>
+                </td>
+            }
+        })
+        .collect_view();
+    view! {
+        <tr data-workload=w.key()>
+            <th scope="row">
+                <span class="kind">{w.kind.clone()}</span>
+                " "
+                <span class="wname">{format!("{}/{}", w.namespace, w.name)}</span>
+                <span class="counts">{format!("DESIRED {} · CURRENT {}", w.desired, w.current)}</span>
+            </th>
+            {cells}
+        </tr>
+    }
+}
+
+#[component]
+fn CellDetail(pg: Pg) -> impl IntoView {
+    view! {
+        <div class="card detail" aria-live="polite">
+            {move || {
+                pg.with(|p| {
+                    let eval = p.shown();
+                    let Some(sel) = p.selected.clone() else {
+                        return view! { <p class="hint">"Select a cell of the matrix to see why and how to fix it."</p> }
+                            .into_any();
+                    };
+                    let Some(w) = eval.workloads.get(sel.workload) else { return ().into_any() };
+                    let Some(c) = w.cells.iter().find(|c| c.node == sel.node) else { return ().into_any() };
+                    let verdict = match c.state {
+                        CellState::Fits => "fits",
+                        CellState::Blocked => "blocked",
+                        CellState::Unknown => "not evaluated",
+                    };
+                    let fixes: Vec<(usize, Fix)> = c.fixes.iter().filter_map(|&i| w.fixes.get(i).map(|f| (i, f.clone()))).collect();
+                    let wi = sel.workload;
+                    let stale = p.stale();
+                    view! {
+                        <h2>{format!("{} on {}", w.label(), c.node)}</h2>
+                        <dl class="facts">
+                            <dt>"Verdict"</dt>
+                            <dd class=format!("verdict {verdict}")>{verdict}</dd>
+                            {c.plugin.clone().map(|x| view! { <dt>"Plugin"</dt><dd>{x}</dd> })}
+                            {c.reason.clone().map(|x| view! { <dt>"Reason (upstream)"</dt><dd><code>{x}</code></dd> })}
+                            {c.detail.clone().map(|x| view! { <dt>"Detail"</dt><dd class="detail-text">{x}</dd> })}
+                            {c.score.map(|x| view! { <dt>"Score"</dt><dd>{x}</dd> })}
+                            {(!c.pods.is_empty()).then(|| view! { <dt>"Pods here"</dt><dd>{c.pods.join(", ")}</dd> })}
+                        </dl>
+                        {if fixes.is_empty() {
+                            (c.state == CellState::Blocked)
+                                .then(|| view! { <p class="hint">"No fix reaches this node."</p> })
+                                .into_any()
+                        } else {
+                            view! {
+                                <h3>"Fixes"</h3>
+                                <ol class="fixes">
+                                    {fixes.into_iter().map(|(fi, f)| fix_view(pg, wi, fi, f, stale)).collect_view()}
+                                </ol>
+                            }
+                                .into_any()
+                        }}
+                    }
+                        .into_any()
+                })
+            }}
+        </div>
+    }
+}
+
+fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView {
+    let patch = f.patch.clone();
+    let command = f.command.clone();
+    let copy = move |text: String, what: &'static str| {
+        browser::copy_text(text, move |ok| {
+            pg.update(|p| {
+                p.notice = Some(Notice {
+                    text: if ok {
+                        format!("Copied the {what}.")
+                    } else {
+                        format!("Could not copy the {what}: select it and copy.")
+                    },
+                    error: !ok,
+                })
+            })
+        })
+    };
+    view! {
+        <li class="fix">
+            <p>
+                <span class="plugin">{f.plugin}</span>
+                " "
+                {f.description.clone()}
+                {f.verified.then(|| view! { <span class="badge ok" title="re-checked against the cluster">" verified"</span> })}
+            </p>
+            {f.warning.clone().map(|w| view! { <p class="warn">"Warning: " {w}</p> })}
+            {patch
+                .clone()
+                .map(|text| {
+                    let for_copy = text.clone();
+                    view! {
+                        <pre class="patch" tabindex="0" aria-label="Patch">{text}</pre>
+                        <div class="actions">
+                            <button type="button" class="ghost" on:click=move |_| copy(for_copy.clone(), "patch")>
+                                "Copy patch"
+                            </button>
+                            {command
+                                .clone()
+                                .map(|cmd| {
+                                    view! {
+                                        <button type="button" class="ghost" on:click=move |_| copy(cmd.clone(), "command")>
+                                            "Copy kubectl command"
+                                        </button>
+                                    }
+                                })}
+                            <button
+                                type="button"
+                                class="primary apply"
+                                disabled=stale
+                                title=if stale { "Fix the input errors first" } else { "Edit the manifest with this patch" }
+                                on:click=move |_| {
+                                    pg.update(|p| {
+                                        let _ = p.apply_fix(wi, fi);
+                                    })
+                                }
+                            >
+                                "Apply to manifest"
+                            </button>
+                        </div>
+                    }
+                })}
+        </li>
+    }
+}
+
+#[component]
+fn Pending(pg: Pg) -> impl IntoView {
+    view! {
+        {move || {
+            pg.with(|p| {
+                let eval = p.shown();
+                let groups: Vec<(String, Vec<String>)> = eval
+                    .workloads
+                    .iter()
+                    .flat_map(|w| {
+                        let mut g: Vec<(String, Vec<String>)> = Vec::new();
+                        for pod in &w.pending {
+                            let msg = pod.message.clone().unwrap_or_default();
+                            match g.iter_mut().find(|(m, _)| *m == msg) {
+                                Some((_, pods)) => pods.push(pod.name.clone()),
+                                None => g.push((msg, vec![pod.name.clone()])),
+                            }
+                        }
+                        g.into_iter().map(|(m, pods)| (m, pods.into_iter().map(|n| format!("{}/{}", w.namespace, n)).collect::<Vec<_>>())).collect::<Vec<_>>()
+                    })
+                    .collect();
+                (!groups.is_empty())
+                    .then(|| {
+                        view! {
+                            <div class="card">
+                                <h2>"Pending pods (FailedScheduling)"</h2>
+                                <ul class="pending">
+                                    {groups
+                                        .into_iter()
+                                        .map(|(msg, pods)| {
+                                            let who = if pods.len() > 3 {
+                                                format!("{} and {} more", pods[..3].join(", "), pods.len() - 3)
+                                            } else {
+                                                pods.join(", ")
+                                            };
+                                            view! {
+                                                <li>
+                                                    <span class="who">{who}</span>
+                                                    <code class="message">{msg}</code>
+                                                </li>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </ul>
+                            </div>
+                        }
+                    })
+            })
+        }}
+    }
+}
+
+#[component]
+fn Evictions(pg: Pg) -> impl IntoView {
+    view! {
+        {move || {
+            pg.with(|p| {
+                let ev = p.shown().evictions.clone();
+                (!ev.is_empty())
+                    .then(|| {
+                        view! {
+                            <div class="card">
+                                <h2>"Evictions (NoExecute taints)"</h2>
+                                <div class="table-wrap" role="region" aria-label="Evictions" tabindex="0">
+                                    <table>
+                                        <thead>
+                                            <tr>
+                                                <th scope="col">"POD"</th>
+                                                <th scope="col">"NODE"</th>
+                                                <th scope="col">"TAINT"</th>
+                                                <th scope="col">"WHEN"</th>
+                                            </tr>
+                                        </thead>
+                                        <tbody>
+                                            {ev
+                                                .into_iter()
+                                                .map(|e| {
+                                                    let when = e.after_seconds.map(|s| format!("after {s}s")).unwrap_or_else(|| "now".into());
+                                                    view! {
+                                                        <tr title=e.message.clone()>
+                                                            <td>{format!("{}/{}", e.namespace, e.pod)}</td>
+                                                            <td>{e.node.clone()}</td>
+                                                            <td><code>{e.taint.clone()}</code></td>
+                                                            <td>{when}</td>
+                                                        </tr>
+                                                    }
+                                                })
+                                                .collect_view()}
+                                        </tbody>
+                                    </table>
+                                </div>
+                            </div>
+                        }
+                    })
+            })
+        }}
+    }
+}
+
+#[component]
+fn Capacity(pg: Pg) -> impl IntoView {
+    view! {
+        <div class="card">
+            <h2>"Node capacity (requested / allocatable)"</h2>
+            <ul class="capacity">
+                {move || {
+                    pg.with(|p| {
+                        p.shown()
+                            .nodes
+                            .iter()
+                            .map(|n| {
+                                view! {
+                                    <li class="node-cap">
+                                        <h3>
+                                            {n.name.clone()}
+                                            {n.cordoned.then(|| view! { <span class="badge">" cordoned"</span> })}
+                                        </h3>
+                                        {(!n.taints.is_empty()).then(|| view! { <p class="taints"><code>{n.taints.join(", ")}</code></p> })}
+                                        {n
+                                            .usage
+                                            .iter()
+                                            .map(|u| {
+                                                let pct = u.percent.unwrap_or(0.0);
+                                                let level = if pct > 100.0 { "over" } else if pct >= 85.0 { "high" } else { "" };
+                                                let label = format!("{} on {}: {}", u.resource, n.name, u.text);
+                                                view! {
+                                                    <div class="usage">
+                                                        <span class="res">{u.resource.clone()}</span>
+                                                        <div
+                                                            class=format!("bar {level}")
+                                                            role="meter"
+                                                            aria-label=label
+                                                            aria-valuemin="0"
+                                                            aria-valuemax="100"
+                                                            aria-valuenow=format!("{:.0}", pct.min(100.0))
+                                                        >
+                                                            <div class="fill" style:width=format!("{:.1}%", pct.min(100.0))></div>
+                                                        </div>
+                                                        <span class="amount">{u.text.clone()}</span>
+                                                    </div>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    })
+                }}
+            </ul>
+        </div>
+    }
+}
+
+#[component]
+fn Warnings(pg: Pg) -> impl IntoView {
+    view! {
+        {move || {
+            pg.with(|p| {
+                let eval = p.shown();
+                let notes: Vec<String> = eval.warnings.clone();
+                (!notes.is_empty())
+                    .then(|| {
+                        view! {
+                            <div class="card">
+                                <h2>"Warnings"</h2>
+                                <ul class="warnings">
+                                    {notes.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}
+                                </ul>
+                            </div>
+                        }
+                    })
+            })
+        }}
+    }
+}
+
+#[component]
+fn Policies(pg: Pg) -> impl IntoView {
+    let settings = move || pg.with(Playground::policy_settings_text);
+    view! {
+        <div class="card policies">
+            <h2 id="policy-title">"Admission policy (Kubewarden)"</h2>
+            <p class="hint">
+                "The placement policy module's answer for one workload, as the API server would ask it on create. Edit the settings to turn policies on and off; the inventory defaults to the nodes above."
+            </p>
+            <div class="options">
+                <label>
+                    "Workload "
+                    <select
+                        aria-label="Workload to send through the policy"
+                        on:change=move |e| {
+                            let i = event_target_value(&e).parse().unwrap_or(0);
+                            pg.update(|p| {
+                                p.policy_workload = i;
+                                p.run_policy();
+                            })
+                        }
+                        prop:value=move || pg.with(|p| p.policy_workload.to_string())
+                    >
+                        {move || {
+                            pg.with(|p| {
+                                p.shown()
+                                    .workloads
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(i, w)| view! { <option value=i.to_string()>{w.label()}</option> })
+                                    .collect_view()
+                            })
+                        }}
+                    </select>
+                </label>
+                <button type="button" class="primary" on:click=move |_| pg.update(Playground::run_policy)>
+                    "Run the policy"
+                </button>
+                <button
+                    type="button"
+                    class="ghost"
+                    on:click=move |_| pg.update(|p| {
+                        p.policy_settings = None;
+                        p.policy_result = None;
+                    })
+                >
+                    "Default settings"
+                </button>
+            </div>
+            <details>
+                <summary>"Settings (JSON)"</summary>
+                <textarea
+                    class="code settings"
+                    rows="12"
+                    spellcheck="false"
+                    aria-label="Policy settings JSON"
+                    prop:value=settings
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        pg.update(|p| {
+                            p.policy_settings = Some(v);
+                            p.run_policy();
+                        })
+                    }
+                ></textarea>
+            </details>
+            {move || {
+                pg.with(|p| p.policy_result.clone())
+                    .map(|r| match r {
+                        Ok(v) => {
+                            let verdict = if v.accepted { "accepted" } else { "rejected" };
+                            view! {
+                                <p class=format!("verdict {}", if v.accepted { "fits" } else { "blocked" })>
+                                    {verdict}
+                                    {v.message.clone().map(|m| format!(": {m}"))}
+                                </p>
+                                <pre class="patch" tabindex="0" aria-label="ValidationResponse JSON">{v.response_json}</pre>
+                            }
+                                .into_any()
+                        }
+                        Err(e) => view! { <p class="warn" role="alert">{e}</p> }.into_any(),
+                    })
+            }}
+        </div>
+    }
+}
+
+#[component]
+fn Footer(pg: Pg) -> impl IntoView {
+    view! {
+        <footer class="bottom">
+            <p>
+                "Re-evaluated in "
+                <span class="eval-ms">{move || pg.with(|p| format!("{:.1}", p.eval_ms))}</span>
+                " ms on every edit, in this page. Same engine as the "
+                <code>"placement"</code>
+                " CLI: kube-scheduler's filters and scores, the DaemonSet controller's node rules, upstream's messages."
+            </p>
+        </footer>
+    }
+}

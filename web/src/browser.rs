@@ -1,0 +1,131 @@
+//! The few browser calls the playground makes: the clock, the URL, the clipboard, the theme
+//! and the debug hook. Nothing here talks to the network.
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use placement_core::playground;
+
+/// `performance.now()` in milliseconds (0 where there is no `performance`).
+pub fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// `location.hash` without the `#`, and `location.search`.
+pub fn location_parts() -> (String, String) {
+    let Some(loc) = web_sys::window().map(|w| w.location()) else { return (String::new(), String::new()) };
+    (loc.hash().unwrap_or_default(), loc.search().unwrap_or_default())
+}
+
+/// The page's address without the fragment.
+pub fn base_url() -> String {
+    let Some(loc) = web_sys::window().map(|w| w.location()) else { return String::new() };
+    let href = loc.href().unwrap_or_default();
+    match href.split_once('#') {
+        Some((base, _)) => base.to_string(),
+        None => href,
+    }
+}
+
+/// Puts `fragment` in the address bar without a reload or a history entry per edit.
+pub fn replace_fragment(fragment: &str) {
+    let Some(w) = web_sys::window() else { return };
+    if let Ok(history) = w.history() {
+        let url = format!("{}#{fragment}", base_url());
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Copies `text` to the clipboard; calls `done(true)` when it worked.
+pub fn copy_text(text: String, done: impl FnOnce(bool) + 'static) {
+    let Some(w) = web_sys::window() else { return done(false) };
+    let promise = w.navigator().clipboard().write_text(&text);
+    leptos::task::spawn_local(async move {
+        let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+        done(ok);
+    });
+}
+
+pub const THEME_KEY: &str = "placement-theme";
+
+/// The saved theme choice (`light`, `dark`, or `auto`), if storage is available.
+pub fn saved_theme() -> String {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(THEME_KEY).ok().flatten())
+        .filter(|t| t == "light" || t == "dark")
+        .unwrap_or_else(|| "auto".into())
+}
+
+/// Applies the theme to `<html data-theme>` and remembers it (best effort: storage may be
+/// off, as on `file://` pages).
+pub fn apply_theme(theme: &str) {
+    let Some(w) = web_sys::window() else { return };
+    if let Some(root) = w.document().and_then(|d| d.document_element()) {
+        if theme == "auto" {
+            let _ = root.remove_attribute("data-theme");
+        } else {
+            let _ = root.set_attribute("data-theme", theme);
+        }
+    }
+    if let Some(storage) = w.local_storage().ok().flatten() {
+        let _ = if theme == "auto" { storage.remove_item(THEME_KEY) } else { storage.set_item(THEME_KEY, theme) };
+    }
+}
+
+/// Whether the page is dark right now (explicit choice or the system's).
+pub fn system_prefers_dark() -> bool {
+    web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+        .is_some_and(|m| m.matches())
+}
+
+/// Moves the caret of `textarea` to the start of 1-based `line`, selects the line and
+/// scrolls it into view.
+pub fn focus_line(textarea: &web_sys::HtmlTextAreaElement, line: usize, line_height: f64) {
+    let text = textarea.value();
+    let mut start = 0usize;
+    for (i, l) in text.split('\n').enumerate() {
+        if i + 1 == line {
+            let end = start + l.encode_utf16().count();
+            let _ = textarea.focus();
+            let _ = textarea.set_selection_range(start as u32, end as u32);
+            let top = (line.saturating_sub(1) as f64) * line_height - f64::from(textarea.client_height()) / 3.0;
+            textarea.set_scroll_top(top.max(0.0) as i32);
+            return;
+        }
+        start += l.encode_utf16().count() + 1;
+    }
+}
+
+/// Times `evaluate` on a synthetic cluster: `window.placementBench(nodes, workloads, runs)`
+/// returns JSON with every run's milliseconds. A debug hook for BENCHMARKS.md, not UI.
+pub fn bench(nodes: u32, workloads: u32, runs: u32) -> String {
+    let mut state = playground::synthetic(nodes as usize, workloads as usize);
+    let mut times = Vec::new();
+    let mut ok = true;
+    for i in 0..runs.max(1) {
+        // An edit, as a user would make: a different replica count each run.
+        state.workloads = state.workloads.replacen("replicas: 10", &format!("replicas: {}", 10 + (i % 2)), 1);
+        let start = now_ms();
+        let eval = playground::evaluate(&state);
+        times.push(now_ms() - start);
+        ok &= eval.is_ok();
+    }
+    let mut sorted = times.clone();
+    sorted.sort_by(|a, b| a.total_cmp(b));
+    let median = sorted[sorted.len() / 2];
+    serde_json::json!({
+        "nodes": nodes, "workloads": workloads, "ok": ok,
+        "runsMs": times, "medianMs": median, "minMs": sorted[0], "maxMs": sorted[sorted.len() - 1],
+    })
+    .to_string()
+}
+
+/// Installs `window.placementBench`.
+pub fn install_debug_hook() {
+    let Some(w) = web_sys::window() else { return };
+    let f = Closure::<dyn Fn(u32, u32, u32) -> String>::new(bench);
+    let _ = js_sys::Reflect::set(&w, &JsValue::from_str("placementBench"), f.as_ref().unchecked_ref());
+    f.forget();
+}

@@ -1,0 +1,19 @@
+//! `placement-web`: the browser playground. The same `placement-core` the CLI uses runs in
+//! the page (compiled to WebAssembly); nothing is sent anywhere.
+//!
+//! - [`state`]: the playground as a plain value with methods (no DOM);
+//! - [`app`]: thin Leptos components over it;
+//! - [`browser`]: the clock, URL, clipboard and theme calls.
+
+pub mod app;
+pub mod browser;
+pub mod state;
+
+pub use app::App;
+
+/// Mounts the playground on `<body>` and installs the debug hook (`window.placementBench`).
+pub fn start() {
+    console_error_panic_hook::set_once();
+    browser::install_debug_hook();
+    leptos::mount::mount_to_body(App);
+}

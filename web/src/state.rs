@@ -1,0 +1,384 @@
+//! The playground's state as a plain value with methods: the UI holds one of these in a
+//! signal and calls methods from event handlers. No DOM here, so it is tested like any Rust.
+
+use std::sync::Arc;
+
+use placement_core::examples;
+use placement_core::node_table::{self, NodeRow};
+use placement_core::playground::{self, Editor, Evaluation};
+use placement_core::policy_panel::{self, PolicyVerdict};
+use placement_core::share::{self, LinkSize, Route, SharedState};
+
+/// The example shown when the page opens without a link.
+pub const DEFAULT_EXAMPLE: &str = "daemonset-tainted-pool";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NodesView {
+    #[default]
+    Yaml,
+    Table,
+}
+
+/// The selected matrix cell: workload index and node name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection {
+    pub workload: usize,
+    pub node: String,
+}
+
+/// A message for the status line (`role="status"`), and whether it is an error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notice {
+    pub text: String,
+    pub error: bool,
+}
+
+#[derive(Clone)]
+pub struct Playground {
+    pub state: SharedState,
+    pub embed: bool,
+    /// The evaluation of `state`.
+    pub eval: Arc<Evaluation>,
+    /// The last evaluation without errors, shown (dimmed) while the input has errors.
+    pub last_good: Option<Arc<Evaluation>>,
+    /// Milliseconds the last evaluation took (from the clock passed in).
+    pub eval_ms: f64,
+    pub selected: Option<Selection>,
+    pub nodes_view: NodesView,
+    pub notice: Option<Notice>,
+    /// The example last loaded, for the gallery.
+    pub example: Option<String>,
+    /// A table edit that could not be written back.
+    pub row_error: Option<String>,
+    /// The admission panel: the workload (index into the workloads shown), the settings
+    /// JSON (`None`: the defaults for the current nodes) and the last verdict.
+    pub policy_workload: usize,
+    pub policy_settings: Option<String>,
+    pub policy_result: Option<Result<PolicyVerdict, String>>,
+    clock: fn() -> f64,
+}
+
+fn no_clock() -> f64 {
+    0.0
+}
+
+impl Playground {
+    /// A playground on `state`; `clock` returns milliseconds (`performance.now`).
+    pub fn new(state: SharedState, clock: Option<fn() -> f64>) -> Self {
+        let mut p = Playground {
+            state,
+            embed: false,
+            eval: Arc::new(Evaluation::default()),
+            last_good: None,
+            eval_ms: 0.0,
+            selected: None,
+            nodes_view: NodesView::Yaml,
+            notice: None,
+            example: None,
+            row_error: None,
+            policy_workload: 0,
+            policy_settings: None,
+            policy_result: None,
+            clock: clock.unwrap_or(no_clock),
+        };
+        p.reevaluate();
+        p
+    }
+
+    /// The playground a URL opens: the shared state of `#s=…`, else `#example=…`, else the
+    /// default example. A damaged link opens the default example with a notice.
+    pub fn from_route(route: &Route, clock: Option<fn() -> f64>) -> Self {
+        let mut notice = None;
+        let mut p = match route.state.as_deref().map(share::decode) {
+            Some(Ok(state)) => Playground::new(state, clock),
+            other => {
+                if let Some(Err(e)) = other {
+                    notice = Some(Notice { text: format!("Could not open the shared link: {e}"), error: true });
+                }
+                let id = route.example.as_deref().filter(|id| examples::find(id).is_some()).unwrap_or(DEFAULT_EXAMPLE);
+                let mut p = Playground::new(SharedState::default(), clock);
+                p.load_example(id);
+                p
+            }
+        };
+        p.embed = route.embed;
+        p.notice = notice;
+        p
+    }
+
+    pub fn reevaluate(&mut self) {
+        let start = (self.clock)();
+        let eval = Arc::new(playground::evaluate(&self.state));
+        self.eval_ms = (self.clock)() - start;
+        if eval.is_ok() {
+            self.last_good = Some(eval.clone());
+        }
+        self.eval = eval;
+        // Keep the selection only while it still names a cell.
+        if let Some(sel) = &self.selected {
+            let shown = self.shown();
+            let still = shown.workloads.get(sel.workload).is_some_and(|w| w.cells.iter().any(|c| c.node == sel.node));
+            if !still {
+                self.selected = None;
+            }
+        }
+    }
+
+    /// What the results show: the current evaluation, or the last good one while the input
+    /// has errors.
+    pub fn shown(&self) -> &Evaluation {
+        if self.eval.is_ok() {
+            &self.eval
+        } else {
+            self.last_good.as_deref().unwrap_or(&self.eval)
+        }
+    }
+
+    /// True when the results are from an earlier, valid input.
+    pub fn stale(&self) -> bool {
+        !self.eval.is_ok()
+    }
+
+    pub fn set_workloads(&mut self, text: String) {
+        if self.state.workloads != text {
+            self.state.workloads = text;
+            self.reevaluate();
+        }
+    }
+
+    pub fn set_nodes(&mut self, text: String) {
+        if self.state.nodes != text {
+            self.state.nodes = text;
+            self.row_error = None;
+            self.reevaluate();
+        }
+    }
+
+    pub fn set_kube_version(&mut self, v: String) {
+        self.state.kube_version = v;
+        self.reevaluate();
+    }
+
+    pub fn set_admission_defaults(&mut self, on: bool) {
+        self.state.admission_defaults = on;
+        self.reevaluate();
+    }
+
+    pub fn load_example(&mut self, id: &str) -> bool {
+        let Some(e) = examples::find(id) else { return false };
+        let (nodes, workloads) = e.split();
+        self.state.nodes = nodes;
+        self.state.workloads = workloads;
+        self.example = Some(id.to_string());
+        self.selected = None;
+        self.row_error = None;
+        self.last_good = None;
+        self.reevaluate();
+        self.notice = Some(Notice { text: format!("Loaded the example “{}”.", e.title), error: false });
+        true
+    }
+
+    /// Applies fix `fix` of workload `workload` to the manifest text.
+    pub fn apply_fix(&mut self, workload: usize, fix: usize) -> Result<(), String> {
+        let eval = self.shown().clone();
+        let desc = eval.workloads.get(workload).and_then(|w| w.fixes.get(fix)).map(|f| f.description.clone());
+        match playground::apply_fix(&self.state, &eval, workload, fix) {
+            Ok(next) => {
+                self.state = next;
+                self.reevaluate();
+                let w = self.shown().workloads.get(workload);
+                let summary = w.map(|w| format!(" {}: DESIRED {}, CURRENT {}.", w.label(), w.desired, w.current));
+                self.notice = Some(Notice {
+                    text: format!("Applied the fix ({}).{}", desc.unwrap_or_default(), summary.unwrap_or_default()),
+                    error: false,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                let text = format!("Could not apply the fix: {e}");
+                self.notice = Some(Notice { text: text.clone(), error: true });
+                Err(text)
+            }
+        }
+    }
+
+    pub fn select(&mut self, workload: usize, node: &str) {
+        self.selected = Some(Selection { workload, node: node.to_string() });
+    }
+
+    /// The node table's rows: from the current nodes text, or the last good one.
+    pub fn node_rows(&self) -> Vec<NodeRow> {
+        self.eval
+            .node_rows
+            .clone()
+            .or_else(|| self.last_good.as_ref().and_then(|e| e.node_rows.clone()))
+            .unwrap_or_default()
+    }
+
+    /// Writes table rows back into the nodes text.
+    pub fn set_node_rows(&mut self, rows: &[NodeRow]) {
+        match node_table::apply_rows(&self.state.nodes, rows) {
+            Ok(text) => {
+                self.row_error = None;
+                self.state.nodes = text;
+                self.reevaluate();
+            }
+            Err(e) => self.row_error = Some(e.to_string()),
+        }
+    }
+
+    /// Edits one cell of the node table (`column`: name, labels, taints, allocatable,
+    /// cordoned).
+    pub fn edit_node_cell(&mut self, row: usize, column: &str, value: &str) {
+        let mut rows = self.node_rows();
+        if row >= rows.len() {
+            return;
+        }
+        let r = &mut rows[row];
+        match column {
+            "name" => r.name = value.to_string(),
+            "labels" => r.labels = value.to_string(),
+            "taints" => r.taints = value.to_string(),
+            "allocatable" => r.allocatable = value.to_string(),
+            "cordoned" => r.cordoned = value == "true",
+            _ => return,
+        }
+        self.set_node_rows(&rows);
+    }
+
+    pub fn add_node_row(&mut self) {
+        let mut rows = self.node_rows();
+        let name = (rows.len() + 1..).map(|i| format!("node-{i}")).find(|n| !rows.iter().any(|r| &r.name == n));
+        rows.push(NodeRow {
+            name: name.unwrap_or_default(),
+            labels: String::new(),
+            taints: String::new(),
+            allocatable: "cpu=4, memory=16Gi, pods=110".into(),
+            cordoned: false,
+        });
+        self.set_node_rows(&rows);
+    }
+
+    pub fn remove_node_row(&mut self, row: usize) {
+        let mut rows = self.node_rows();
+        if row < rows.len() {
+            rows.remove(row);
+            self.set_node_rows(&rows);
+        }
+    }
+
+    /// True when the nodes text is `kubectl describe node` output, not YAML.
+    pub fn nodes_look_like_describe(&self) -> bool {
+        node_table::looks_like_describe(&self.state.nodes)
+    }
+
+    pub fn convert_describe(&mut self) {
+        match node_table::describe_to_yaml(&self.state.nodes) {
+            Ok(yaml) => {
+                self.state.nodes = yaml;
+                self.reevaluate();
+                self.notice = Some(Notice {
+                    text: "Converted `kubectl describe node` output to Node YAML.".into(),
+                    error: false,
+                });
+            }
+            Err(e) => self.notice = Some(Notice { text: e.to_string(), error: true }),
+        }
+    }
+
+    /// Moves Node documents to the nodes editor and the rest to the workloads editor.
+    pub fn sort_documents(&mut self) {
+        self.state = playground::sort_documents(&self.state);
+        self.reevaluate();
+        self.notice = Some(Notice { text: "Moved the documents to their editors.".into(), error: false });
+    }
+
+    /// The fragment (without `#`) that restores this state, and what to say about its size.
+    pub fn share_fragment(&self, embed: bool) -> (String, LinkSize) {
+        let route = Route { embed, state: Some(share::encode(&self.state)), example: None };
+        let fragment = route.fragment();
+        let size = share::link_size(fragment.len());
+        (fragment, size)
+    }
+
+    /// The settings JSON the admission panel shows.
+    pub fn policy_settings_text(&self) -> String {
+        self.policy_settings.clone().unwrap_or_else(|| policy_panel::default_settings(&self.state))
+    }
+
+    /// Sends the chosen workload through the admission policy with the panel's settings.
+    pub fn run_policy(&mut self) {
+        let settings = self.policy_settings_text();
+        let eval = self.shown().clone();
+        let workload = self.policy_workload.min(eval.workloads.len().saturating_sub(1));
+        self.policy_result = Some(policy_panel::review(&self.state, &eval, workload, &settings));
+    }
+
+    pub fn errors_in(&self, editor: Editor) -> Vec<placement_core::playground::EditorError> {
+        self.eval.errors_in(editor).cloned().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::{wasm_bindgen_test as test, wasm_bindgen_test_configure};
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    #[test]
+    fn share_round_trip_restores_the_state() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        p.apply_fix(0, 0).unwrap();
+        let (fragment, size) = p.share_fragment(false);
+        assert_eq!(size, LinkSize::Fine);
+        let q = Playground::from_route(&Route::parse(&fragment, ""), None);
+        assert_eq!(q.state, p.state);
+        assert_eq!(q.shown().workloads[0].desired, 2);
+    }
+
+    #[test]
+    fn errors_keep_the_last_good_result() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        p.set_workloads(
+            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n".into(),
+        );
+        assert!(p.stale());
+        assert_eq!(p.shown().workloads[0].kind, "DaemonSet");
+        assert_eq!(p.errors_in(Editor::Workloads)[0].line, Some(3));
+    }
+
+    #[test]
+    fn table_edits_reach_the_yaml() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        p.edit_node_cell(1, "taints", "");
+        assert!(!p.state.nodes.contains("testkey"));
+        assert_eq!(p.shown().workloads[0].desired, 2);
+        p.edit_node_cell(0, "taints", "bad");
+        assert!(p.row_error.as_deref().unwrap().contains("taints"));
+        p.add_node_row();
+        assert_eq!(p.shown().nodes.len(), 3);
+        p.remove_node_row(2);
+        assert_eq!(p.shown().nodes.len(), 2);
+    }
+
+    #[test]
+    fn the_admission_panel_runs_the_policy() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        assert!(p.policy_settings_text().contains("aks-nodepool2-27182818-vmss000000"));
+        p.run_policy();
+        let verdict = p.policy_result.clone().unwrap().unwrap();
+        assert!(verdict.response_json.contains("testkey"), "{}", verdict.response_json);
+        p.policy_settings = Some("{".into());
+        p.run_policy();
+        assert!(p.policy_result.clone().unwrap().is_err());
+    }
+
+    #[test]
+    fn damaged_link_opens_the_default_example_with_a_notice() {
+        let p = Playground::from_route(&Route::parse("#embed&s=v1.%%%", ""), None);
+        assert!(p.embed);
+        assert!(p.notice.as_ref().unwrap().error);
+        assert_eq!(p.example.as_deref(), Some(DEFAULT_EXAMPLE));
+    }
+}

@@ -1,0 +1,148 @@
+//! Component tests: the real app mounted in headless Chromium (wasm-bindgen-test), driven
+//! through the DOM as a user would.
+
+use std::time::Duration;
+
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{Element, HtmlElement, HtmlTextAreaElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Lets Leptos run its effects (scheduled as microtasks) and the DOM settle.
+async fn settle() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        leptos::prelude::set_timeout(
+            move || drop(resolve.call0(&wasm_bindgen::JsValue::NULL)),
+            Duration::from_millis(20),
+        );
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+fn document() -> web_sys::Document {
+    web_sys::window().unwrap().document().unwrap()
+}
+
+/// Mounts the app into a fresh container, with `fragment` as the URL fragment.
+fn mount(fragment: &str) -> Element {
+    let w = web_sys::window().unwrap();
+    let url = format!("{}#{fragment}", w.location().href().unwrap().split('#').next().unwrap());
+    w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)).unwrap();
+    let host = document().create_element("div").unwrap();
+    document().body().unwrap().append_child(&host).unwrap();
+    let handle = leptos::mount::mount_to(host.clone().unchecked_into(), placement_web::App);
+    handle.forget();
+    host
+}
+
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).unwrap();
+    (0..list.length()).filter_map(|i| list.item(i)).filter_map(|n| n.dyn_into::<Element>().ok()).collect()
+}
+
+fn one(root: &Element, selector: &str) -> Element {
+    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no element matches {selector}"))
+}
+
+fn click(e: &Element) {
+    e.clone().dyn_into::<HtmlElement>().unwrap().click();
+}
+
+fn text(e: &Element) -> String {
+    e.text_content().unwrap_or_default()
+}
+
+fn button_with_text(root: &Element, selector: &str, label: &str) -> Element {
+    all(root, selector)
+        .into_iter()
+        .find(|b| text(b).contains(label))
+        .unwrap_or_else(|| panic!("no {selector} with text {label:?}"))
+}
+
+fn desired_current(root: &Element) -> (String, String) {
+    (text(&one(root, "td[data-col=desired]")), text(&one(root, "td[data-col=current]")))
+}
+
+#[wasm_bindgen_test]
+async fn daemonset_example_blocks_the_tainted_node_and_the_fix_covers_it() {
+    let root = mount("example=daemonset-tainted-pool");
+    settle().await;
+    assert_eq!(desired_current(&root), ("1".into(), "1".into()));
+
+    let blocked = one(&root, "td.blocked button[data-node='aks-nodepool2-27182818-vmss000000']");
+    let title = blocked.get_attribute("title").unwrap();
+    assert!(title.contains("TaintToleration") && title.contains("testkey"), "{title}");
+    let fits = one(&root, "td.fit button[data-node='aks-nodepool1-31415926-vmss000000']");
+    assert!(fits.get_attribute("title").unwrap().contains("score"), "scores on hover");
+
+    click(&blocked);
+    settle().await;
+    let detail = one(&root, ".detail");
+    assert!(text(&detail).contains("untolerated taint {testkey: palotest}"), "{}", text(&detail));
+    click(&button_with_text(&root, ".detail button", "Apply to manifest"));
+    settle().await;
+
+    assert_eq!(desired_current(&root), ("2".into(), "2".into()));
+    assert!(all(&root, "td.blocked").is_empty());
+    let workloads: HtmlTextAreaElement = one(&root, "#workloads-text").dyn_into().unwrap();
+    assert!(workloads.value().contains("key: testkey"), "{}", workloads.value());
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn typing_an_error_marks_its_line_and_keeps_the_last_result() {
+    let root = mount("example=daemonset-tainted-pool");
+    settle().await;
+    let area: HtmlTextAreaElement = one(&root, "#workloads-text").dyn_into().unwrap();
+    let broken = area.value().replace("cpu: 250m", "cpu: lots");
+    let line = broken.lines().position(|l| l.contains("cpu: lots")).unwrap() + 1;
+    area.set_value(&broken);
+    area.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    settle().await;
+
+    assert_eq!(area.get_attribute("aria-invalid").as_deref(), Some("true"));
+    let error = text(&one(&root, "#workloads-errors"));
+    assert!(error.contains(&format!("line {line}")) && error.contains("requests.cpu"), "{error}");
+    assert_eq!(all(&root, ".editor .mark").len(), 1);
+    assert!(one(&root, "#results").class_list().contains("stale"));
+    // The last valid result stays visible.
+    assert_eq!(desired_current(&root), ("1".into(), "1".into()));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn node_table_edits_reach_the_simulation() {
+    let root = mount("example=daemonset-tainted-pool");
+    settle().await;
+    click(&one(&root, "#tab-table"));
+    settle().await;
+    let taints = one(&root, "input[aria-label='Taints of aks-nodepool2-27182818-vmss000000']");
+    let input: web_sys::HtmlInputElement = taints.dyn_into().unwrap();
+    assert_eq!(input.value(), "testkey=palotest:NoSchedule");
+    input.set_value("<none>");
+    input.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    settle().await;
+    assert_eq!(desired_current(&root), ("2".into(), "2".into()));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn embed_mode_is_compact_and_read_only() {
+    let root = mount("embed&example=gpu-pool");
+    settle().await;
+    assert!(root.query_selector("textarea").unwrap().is_none(), "no editors in embed mode");
+    assert!(root.query_selector(".matrix").unwrap().is_some());
+    assert!(all(&root, ".matrix td.cell button").iter().all(|b| b.has_attribute("disabled")));
+    assert!(root.query_selector(".apply").unwrap().is_none());
+    root.remove();
+}
+
+#[wasm_bindgen_test]
+async fn evaluation_of_200_nodes_and_20_workloads_is_timed() {
+    let json = placement_web::browser::bench(200, 20, 3);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["ok"], true);
+    assert!(v["medianMs"].as_f64().unwrap() > 0.0);
+    web_sys::console::log_1(&format!("placementBench(200, 20): {json}").into());
+}
