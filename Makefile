@@ -55,9 +55,10 @@ test:
 	@$(STEP) "conformance vectors" cargo run -q -p placement-cli -- conformance "$(VECTORS)"
 	@$(STEP) "gatekeeper suites" $(MAKE) -s verify-gatekeeper
 	@$(STEP) "wasm build (placement-core)" $(WASM_BUILD)
+	@$(STEP) "playground (web tests, site, e2e)" scripts/test-web.sh
 	@$(STEP) --summary
 
-# Not yet part of `make test` (issues 3 and 5 are in progress): `make test-policy`, `make test-web`.
+# Not yet part of `make test` (issue 3 is in progress): `make test-policy`.
 
 # The browser playground: component tests in headless Chromium, the site build, and the
 # Playwright end-to-end test (installs trunk, wasm-bindgen-cli and chromium when missing).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # test-web.sh: the playground's tests.
+#   0. clippy on the web crate for wasm32 (it is not a default workspace member);
 #   1. component tests (web/tests, web/src unit tests) with wasm-bindgen-test in headless
 #      Chromium: Debian's chromium + chromedriver, flags in web/webdriver.json;
 #   2. the static site build (scripts/trunk.sh build -> dist/site);
@@ -18,6 +19,9 @@ command -v node >/dev/null && command -v npm >/dev/null || {
     echo "test-web: node and npm are needed for the end-to-end test" >&2
     exit 1
 }
+
+echo "==> test-web: clippy (placement-web, wasm32)"
+"$ROOT/scripts/cargo-wasm.sh" clippy -p placement-web --tests -- -D warnings
 
 echo "==> test-web: component tests (wasm-bindgen-test, headless Chromium)"
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"

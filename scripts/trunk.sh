@@ -53,7 +53,7 @@ build() {
     printf 'trunk.sh: [%s] trunk build --release --offline --dist %s --public-url %s (target dir %s)\n' \
         "$PLACEMENT_WASM_MODE" "$dist" "$public_url" "$CARGO_TARGET_DIR" >&2
     cd "$ROOT"
-    trunk build --release --offline --dist "$dist" --public-url "$public_url" index.html
+    trunk --config "$ROOT/web/Trunk.toml" build --release --offline --dist "$dist" --public-url "$public_url"
     externalize_loader "$dist"
     size "$dist"
 }

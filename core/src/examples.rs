@@ -152,6 +152,7 @@ pub fn split_nodes(text: &str) -> (String, String) {
         if body.trim().is_empty() {
             continue;
         }
+        let body = body.trim_start_matches(['\n', '\r']).to_string();
         if is_nodes(&body) {
             nodes.push(body);
         } else {
@@ -202,6 +203,8 @@ mod tests {
         let (nodes, workloads) = e.split();
         assert!(workloads.starts_with("# The classic"));
         assert!(nodes.starts_with("apiVersion: v1\nkind: Node"));
+        let (gpu_nodes, _) = find("gpu-pool").unwrap().split();
+        assert!(!gpu_nodes.starts_with('\n'), "no blank first line");
         assert_eq!(parse_manifests(&nodes, "").unwrap().nodes.len(), 2);
         assert!(e.summary().starts_with("The classic: a security agent DaemonSet"));
     }

@@ -608,7 +608,7 @@ fn Results(pg: Pg) -> impl IntoView {
             class="results"
             aria-label="Placement"
             class:stale=move || pg.with(Playground::stale)
-            attr:data-eval-ms=move || pg.with(|p| format!("{:.2}", p.eval_ms))
+            data-eval-ms=move || pg.with(|p| format!("{:.2}", p.eval_ms))
         >
             <Show when=move || pg.with(Playground::stale)>
                 <p class="banner warn" role="alert">
