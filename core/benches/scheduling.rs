@@ -63,6 +63,33 @@ fn deployment(c: &mut Criterion) {
     g.finish();
 }
 
+/// Beyond the three: a DaemonSet over 1,000 nodes (700 eligible). The controller
+/// path runs one pinned scheduling cycle per eligible node, each over every node, and keeps
+/// every cycle's verdicts, so time and memory grow with nodes squared (BENCHMARKS.md). 1,000
+/// nodes keeps the bench short; 5,000 needs more than 6 GB.
+fn daemonset(c: &mut Criterion) {
+    let manifests = common::daemonset_manifests(1_000);
+    let opts = SimulateOptions::default();
+
+    let mut g = c.benchmark_group("daemonset_1000_nodes");
+    g.sampling_mode(SamplingMode::Flat).sample_size(10);
+    g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(10));
+    g.bench_function("simulate", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let start = Instant::now();
+                let report = simulate(black_box(&manifests), &opts);
+                total += start.elapsed();
+                let report = report.expect("bench manifests are valid");
+                assert_eq!(report.workloads[0].current, 700, "every eligible node runs the daemon");
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
 /// (c) Parsing `kubectl get nodes -o yaml` for 5,000 nodes with all of kubectl's noise.
 fn parse(c: &mut Criterion) {
     let text = common::kubectl_get_nodes_yaml(NODES);
@@ -80,5 +107,5 @@ fn parse(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, filter_score, deployment, parse);
+criterion_group!(benches, filter_score, deployment, parse, daemonset);
 criterion_main!(benches);

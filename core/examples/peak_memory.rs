@@ -6,6 +6,7 @@
 //!   filter_score                   schedule() one pod against 5,000 nodes, explain=true
 //!   filter_score_no_explain        the same with explain=false
 //!   deployment                     simulate() 5,000 nodes + a 1,000-replica Deployment
+//!   daemonset                      simulate() --nodes nodes + a DaemonSet (70% eligible)
 //!   gen_kubectl_yaml PATH          write the 5,000-node `kubectl get nodes -o yaml` to PATH
 //!   gen_kubectl_json PATH          the same as `kubectl get nodes -o json` (pretty, 4 spaces)
 //!   parse PATH                     read PATH, then parse_manifests() it
@@ -58,7 +59,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| {
         eprintln!(
-            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|deployment|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH> [--nodes N] [--replicas N] [--repeat N]"
+            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|deployment|daemonset|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH> [--nodes N] [--replicas N] [--repeat N]"
         );
         std::process::exit(2)
     });
@@ -89,6 +90,14 @@ fn main() {
         }
         "deployment" => {
             let manifests = common::deployment_manifests(nodes, replicas);
+            let opts = SimulateOptions::default();
+            Box::new(move || match simulate(black_box(&manifests), &opts) {
+                Ok(r) => format!("placed={}/{}", r.workloads[0].current, r.workloads[0].desired),
+                Err(e) => format!("invalid: {} errors", e.len()),
+            })
+        }
+        "daemonset" => {
+            let manifests = common::daemonset_manifests(nodes);
             let opts = SimulateOptions::default();
             Box::new(move || match simulate(black_box(&manifests), &opts) {
                 Ok(r) => format!("placed={}/{}", r.workloads[0].current, r.workloads[0].desired),

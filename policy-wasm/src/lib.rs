@@ -19,16 +19,29 @@
 pub mod metadata;
 pub mod wasm;
 
+use std::cell::RefCell;
+
 pub use placement_core::admission;
 
 /// The operations the module answers.
 pub const OPERATIONS: [&str; 3] = ["validate", "validate_settings", "protocol_version"];
 
+thread_local! {
+    /// The instance's validator: it keeps the compiled settings (and node inventory) between
+    /// calls, as Kubewarden sends the same settings with every request.
+    static VALIDATOR: RefCell<admission::Validator> = RefCell::new(admission::Validator::new());
+}
+
 /// Runs one waPC operation: `Ok` is the response payload, `Err` the error message the guest
 /// reports with `__guest_error`.
 pub fn dispatch(operation: &[u8], payload: &[u8]) -> Result<Vec<u8>, Vec<u8>> {
     match operation {
-        b"validate" => Ok(admission::validate(payload).to_json()),
+        b"validate" => Ok(VALIDATOR
+            .with(|v| match v.try_borrow_mut() {
+                Ok(mut v) => v.validate(payload),
+                Err(_) => admission::validate(payload),
+            })
+            .to_json()),
         b"validate_settings" => Ok(admission::validate_settings(payload).to_json()),
         b"protocol_version" => Ok(admission::protocol_version()),
         other => Err(format!(

@@ -44,7 +44,7 @@ pub fn metadata_json(yaml: &str) -> Result<Value, String> {
     }
     for (i, r) in rules.iter().enumerate() {
         for field in ["apiGroups", "apiVersions", "resources", "operations"] {
-            if !r.get(field).and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+            if r.get(field).and_then(Value::as_array).is_none_or(|a| a.is_empty()) {
                 return Err(format!("metadata.yml: rules[{i}].{field}: expected a non-empty list"));
             }
         }
@@ -60,7 +60,7 @@ pub fn metadata_json(yaml: &str) -> Result<Value, String> {
     let annotations =
         m.get("annotations").and_then(Value::as_object).ok_or("metadata.yml: annotations: expected a mapping")?;
     for key in REQUIRED_ANNOTATIONS {
-        if !annotations.get(key).and_then(Value::as_str).is_some_and(|s| !s.trim().is_empty()) {
+        if annotations.get(key).and_then(Value::as_str).is_none_or(|s| s.trim().is_empty()) {
             return Err(format!("metadata.yml: annotations.{key}: missing"));
         }
     }

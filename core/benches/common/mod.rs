@@ -459,3 +459,27 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
     };
     Manifests { nodes: node_docs, workloads: vec![workload], ignored: Vec::new() }
 }
+
+/// Nodes plus one node-exporter DaemonSet (100m / 128Mi, no tolerations: the 30% tainted
+/// nodes are not eligible).
+pub fn daemonset_manifests(nodes: usize) -> Manifests {
+    let mut m = deployment_manifests(nodes, 0);
+    let template: PodTemplateSpec = serde_json::from_value(json!({
+        "metadata": {"labels": {"app": "node-exporter"}},
+        "spec": {"containers": [{
+            "name": "node-exporter",
+            "image": "quay.io/prometheus/node-exporter:v1.7.0",
+            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+        }]},
+    }))
+    .expect("template deserializes");
+    let w = &mut m.workloads[0];
+    w.kind = WorkloadKind::DaemonSet;
+    w.namespace = "monitoring".into();
+    w.name = "node-exporter".into();
+    w.doc.kind = "DaemonSet".into();
+    w.doc.namespace = Some("monitoring".into());
+    w.doc.name = "node-exporter".into();
+    w.template = template;
+    m
+}

@@ -55,16 +55,226 @@ pub fn protocol_version() -> Vec<u8> {
 }
 
 /// Kubewarden's `validate`: `payload` is `{"request": <AdmissionRequest>, "settings": {...}}`.
+///
+/// Stateless: reads the settings on every call. [`Validator`] gives the same answers and
+/// keeps the compiled settings between calls, as the wasm module does.
 pub fn validate(payload: &[u8]) -> ValidationResponse {
     let req: ValidationRequest = match serde_json::from_slice(payload) {
         Ok(r) => r,
-        Err(e) => return ValidationResponse::error(400, format!("placement policy: invalid ValidationRequest: {e}")),
+        Err(e) => return invalid_request(&e),
     };
-    let settings = match Settings::from_value(&req.settings) {
-        Ok(s) => s,
-        Err(e) => return ValidationResponse::error(500, format!("placement policy: invalid settings: {e}")),
-    };
-    evaluate(&req.request, &settings)
+    match Settings::from_value(&req.settings) {
+        Ok(s) => evaluate_owned(req.request, &s),
+        Err(e) => invalid_settings(&e),
+    }
+}
+
+fn invalid_request(e: &serde_json::Error) -> ValidationResponse {
+    ValidationResponse::error(400, format!("placement policy: invalid ValidationRequest: {e}"))
+}
+
+fn invalid_settings(e: &settings::SettingsError) -> ValidationResponse {
+    ValidationResponse::error(500, format!("placement policy: invalid settings: {e}"))
+}
+
+/// `validate` with the compiled settings kept between calls.
+///
+/// Kubewarden sends the policy's settings with every request; with a node inventory in them,
+/// reading and checking the settings costs more than the policies. The validator keeps the
+/// last settings it compiled, keyed by their exact JSON text, and reuses them while the text
+/// is unchanged. Answers are identical to [`validate`]'s.
+#[derive(Debug, Default)]
+pub struct Validator {
+    cached: Option<(Vec<u8>, Result<Settings, settings::SettingsError>)>,
+}
+
+impl Validator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn validate(&mut self, payload: &[u8]) -> ValidationResponse {
+        // Split the payload into its members without parsing them; anything unusual (not an
+        // object, escaped or repeated keys, a member that is not valid JSON) takes the plain
+        // path, so that every answer, errors included, is the plain path's. The settings, often
+        // most of the payload, are compared with the cached ones rather than scanned.
+        let known = self.cached.as_ref().map(|(text, _)| text.as_slice());
+        let Some((members, known_matched)) = top_level_members_with(payload, known) else {
+            return validate(payload);
+        };
+        let (mut request, mut settings) = (None, None);
+        for (key, value) in members {
+            match key {
+                b"request" => request = Some(value),
+                b"settings" => settings = Some(value),
+                _ => {
+                    if serde_json::from_slice::<serde::de::IgnoredAny>(value).is_err() {
+                        return validate(payload);
+                    }
+                }
+            }
+        }
+        let (Some(request), Some(settings)) = (request, settings) else { return validate(payload) };
+        let hit = known_matched || matches!(&self.cached, Some((text, _)) if same_bytes(text, settings));
+        if !hit {
+            let Ok(value) = serde_json::from_slice::<serde_json::Value>(settings) else {
+                return validate(payload);
+            };
+            self.cached = Some((settings.to_vec(), Settings::from_value(&value)));
+        }
+        let request: AdmissionRequest = match serde_json::from_slice(request) {
+            Ok(r) => r,
+            Err(_) => return validate(payload),
+        };
+        match &self.cached {
+            Some((_, Ok(s))) => evaluate_owned(request, s),
+            Some((_, Err(e))) => invalid_settings(e),
+            None => validate(payload),
+        }
+    }
+}
+
+/// The value of the top-level `"settings"` member (see [`top_level_members`]).
+pub fn settings_span(payload: &[u8]) -> Option<&[u8]> {
+    top_level_members(payload)?.into_iter().find(|(k, _)| *k == b"settings").map(|(_, v)| v)
+}
+
+/// The members of a top-level JSON object as (key, value bytes), found by a scanner that
+/// skips values without parsing them (strings, brackets and escapes only). `None` when the
+/// payload is not an object, a key repeats or has an escape or a control character, or
+/// anything but whitespace follows the object. Values are not checked: callers parse them.
+pub fn top_level_members(payload: &[u8]) -> Option<Vec<(&[u8], &[u8])>> {
+    top_level_members_with(payload, None).map(|(m, _)| m)
+}
+
+/// [`top_level_members`], taking the `"settings"` value to be `known` without scanning it when
+/// the payload has exactly those bytes there, followed by a delimiter. `known` must be a
+/// complete JSON value (it was parsed before): a complete value is never a proper prefix of
+/// another one that ends at a delimiter, so the member's extent is the same as a scan's.
+/// The flag says whether the settings were `known`.
+#[allow(clippy::type_complexity)]
+fn top_level_members_with<'a>(payload: &'a [u8], known: Option<&[u8]>) -> Option<(Vec<(&'a [u8], &'a [u8])>, bool)> {
+    let mut i = skip_ws(payload, 0);
+    if payload.get(i) != Some(&b'{') {
+        return None;
+    }
+    i += 1;
+    let mut out: Vec<(&[u8], &[u8])> = Vec::new();
+    let mut matched = false;
+    loop {
+        i = skip_ws(payload, i);
+        match payload.get(i)? {
+            b'}' if out.is_empty() => break,
+            b'"' => {}
+            _ => return None,
+        }
+        let key_end = skip_string(payload, i)?;
+        let key = payload.get(i + 1..key_end.checked_sub(1)?)?;
+        if key.iter().any(|c| *c == b'\\' || *c < 0x20) || std::str::from_utf8(key).is_err() {
+            return None;
+        }
+        if out.iter().any(|(k, _)| *k == key) {
+            return None;
+        }
+        i = skip_ws(payload, key_end);
+        if payload.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(payload, i + 1);
+        let end = match known {
+            Some(k)
+                if key == b"settings"
+                    && !k.is_empty()
+                    && payload.get(start..start + k.len()).is_some_and(|p| same_bytes(p, k))
+                    && payload
+                        .get(start + k.len())
+                        .is_some_and(|c| matches!(c, b',' | b'}' | b' ' | b'\t' | b'\n' | b'\r')) =>
+            {
+                matched = true;
+                start + k.len()
+            }
+            _ => skip_value(payload, start)?,
+        };
+        out.push((key, payload.get(start..end)?));
+        i = skip_ws(payload, end);
+        match payload.get(i)? {
+            b',' => i += 1,
+            b'}' => break,
+            _ => return None,
+        }
+    }
+    (skip_ws(payload, i + 1) == payload.len()).then_some((out, matched))
+}
+
+/// `a == b`, eight bytes at a time: in wasm32 the slice comparison is a byte loop, and the
+/// settings (with a 1,000-node inventory, 100 kB) are compared on every call.
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tails_equal = ca.remainder() == cb.remainder();
+    tails_equal
+        && ca.zip(cb).all(|(x, y)| {
+            let word = |c: &[u8]| c.try_into().map(u64::from_ne_bytes).unwrap_or_default();
+            word(x) == word(y)
+        })
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// From an opening quote to just past the closing one.
+fn skip_string(b: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    loop {
+        // Jump to the next quote or backslash.
+        i += b.get(i..)?.iter().position(|c| *c == b'"' || *c == b'\\')?;
+        match b.get(i)? {
+            b'"' => return Some(i + 1),
+            _ => i += 2,
+        }
+    }
+}
+
+/// Past one JSON value starting at `start` (iteratively: no recursion on nesting).
+fn skip_value(b: &[u8], start: usize) -> Option<usize> {
+    match b.get(start)? {
+        b'"' => skip_string(b, start),
+        b'{' | b'[' => {
+            let mut depth = 0usize;
+            let mut i = start;
+            loop {
+                // Jump to the next character that matters.
+                i += b.get(i..)?.iter().position(|c| matches!(c, b'"' | b'{' | b'[' | b'}' | b']'))?;
+                match b.get(i)? {
+                    b'"' => {
+                        i = skip_string(b, i)?;
+                        continue;
+                    }
+                    b'{' | b'[' => depth += 1,
+                    _ => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let mut i = start;
+            while b.get(i).is_some_and(|c| !matches!(c, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r')) {
+                i += 1;
+            }
+            (i > start).then_some(i)
+        }
+    }
 }
 
 /// Kubewarden's `validate_settings`: `payload` is the settings JSON.
@@ -85,10 +295,14 @@ pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
 
 /// Runs the active policies on one request.
 pub fn evaluate(request: &AdmissionRequest, settings: &Settings) -> ValidationResponse {
+    evaluate_owned(request.clone(), settings)
+}
+
+fn evaluate_owned(request: AdmissionRequest, settings: &Settings) -> ValidationResponse {
     if matches!(request.operation.as_str(), "DELETE" | "CONNECT") {
         return ValidationResponse::accept();
     }
-    let mut target = match Target::from_request(request) {
+    let mut target = match Target::from_owned_request(request) {
         None => return ValidationResponse::accept(),
         Some(Err(e)) => return ValidationResponse::error(400, format!("placement policy: {e}")),
         Some(Ok(t)) => t,

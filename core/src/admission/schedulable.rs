@@ -18,14 +18,19 @@ use serde_json::Value;
 use super::daemonset_coverage::needed_tolerations;
 use super::settings::{decode_setting, Inventory, Mode, Patterns, PoolSet, Settings, SettingsError};
 use super::workload::Target;
-use crate::daemonset::node_should_run;
-use crate::documents::{Manifests, WorkloadKind};
+use crate::daemonset::{add_daemon_tolerations, node_should_run};
+use crate::documents::{Manifests, Workload, WorkloadKind};
+use crate::field::FieldPath;
 use crate::fixes::Fix;
-use crate::framework::SchedulerConfig;
+use crate::framework::Code;
+use crate::framework::{NodeInfo, PlacedPod, SchedulerConfig};
+use crate::hostports::wanted_host_ports;
 use crate::model::{Node, PodSpec};
 use crate::nodeaffinity::RequiredNodeAffinity;
-use crate::plugins::taint_toleration;
-use crate::simulate::{simulate, WorkloadReport};
+use crate::plugins::{node_affinity, node_name, node_resources_fit, node_unschedulable, taint_toleration};
+use crate::simulate::{api_defaults, default_toleration_seconds, simulate, WorkloadReport};
+use crate::taints::{find_untolerated_taint, is_do_not_schedule};
+use crate::validation::validate_pod_spec;
 
 pub const NAME: &str = "schedulable";
 
@@ -92,6 +97,12 @@ impl Policy {
         };
         if workload.is_bound_pod() {
             return out; // already bound: the scheduler never sees it
+        }
+        // Fast path: most workloads fit, and a fit is decided with the core's own filters
+        // without the full simulation (which also builds the report, the node map and the
+        // fixes). Anything else, and every rejection, goes through `simulate`.
+        if fast_fit(&workload, settings) {
+            return out;
         }
         let template = workload.template.spec.clone();
         let manifests =
@@ -184,6 +195,115 @@ impl Policy {
         sentence(&mut text, &coverage_fix(template, &uncovered_nodes, kind_path, inventory, cfg));
         out.violations.push(text);
     }
+}
+
+/// Whether every pod of the workload certainly places on the inventory, decided with the
+/// core's scheduler and filters; `false` means "run the simulation" (not "does not fit").
+///
+/// Sound because the inventory holds no pods but the workload's own: without inter-pod
+/// (anti-)affinity, topology spread or host ports, the pods of one workload interact only
+/// through node resources, so identical pods place one by one until the statically feasible
+/// nodes are full, whatever node each goes to. For a DaemonSet each pod is alone on its node,
+/// so a pod fits where the controller wants it iff its requests fit the empty node.
+fn fast_fit(w: &Workload, settings: &Settings) -> bool {
+    let cfg = &settings.scheduler;
+    let mut spec = w.template.spec.clone();
+    if w.name.is_empty()
+        || !validate_pod_spec(&spec, &FieldPath::root(w.kind.pod_spec_path()), &cfg.gates).is_empty()
+        || has_inter_pod_constraints(&spec)
+        || !wanted_host_ports(&spec).is_empty()
+        || !node_resources_fit::pre_filter(&spec, cfg).is_success()
+    {
+        return false;
+    }
+    let nodes = &settings.node_infos;
+    let cmp = cfg.gates.taint_toleration_comparison_operators;
+    if w.kind == WorkloadKind::DaemonSet {
+        // `NodeShouldRunDaemonPod` (daemonset::node_should_run) without its per-node copy of
+        // the template: nodeName, required node affinity, untolerated NoSchedule/NoExecute.
+        let template = &w.template.spec;
+        add_daemon_tolerations(&mut spec);
+        let mut with_defaults = spec.clone();
+        api_defaults(&mut with_defaults);
+        let request = node_resources_fit::pod_request(&with_defaults, cfg);
+        let targeting = RequiredNodeAffinity::from_pod(&spec);
+        let targets =
+            |n: &Node| (template.node_name.is_empty() || template.node_name == n.metadata.name) && targeting.matches(n);
+        let runs = |n: &Node| {
+            targets(n) && find_untolerated_taint(&n.spec.taints, &spec.tolerations, is_do_not_schedule, cmp).is_none()
+        };
+        if let Some(pools) = settings.schedulable.as_ref().and_then(|p| p.daemonset_pools.as_ref()) {
+            if settings.inventory.in_pools(pools).any(|n| targets(n) && !runs(n)) {
+                return false;
+            }
+        }
+        return nodes
+            .iter()
+            .all(|info| !runs(&info.node) || node_resources_fit::filter(&request, info, cfg).0.is_success());
+    }
+    api_defaults(&mut spec);
+    if settings.options.admission_defaults {
+        default_toleration_seconds(&mut spec);
+    }
+    // PreFilter: a rejection or a restriction to named nodes is left to the simulation.
+    for (status, names) in [node_name::pre_filter(&spec), node_affinity::pre_filter(&spec, cfg)] {
+        if !(status.is_success() || status.code == Code::Skip) || names.is_some() {
+            return false;
+        }
+    }
+    // Filter: every plugin that can reject a pod without host ports or inter-pod terms on a
+    // node without pods (resources last: they change as pods bind). The predicates are the
+    // plugins' own, without building a Status (reason strings) for each failing node:
+    // NodeUnschedulable, NodeName, TaintToleration (an untolerated NoSchedule/NoExecute
+    // taint) and NodeAffinity (nodeSelector and required terms; the profile adds none).
+    let affinity = RequiredNodeAffinity::from_pod(&spec);
+    let feasible = |n: &Node| {
+        (!n.spec.unschedulable || node_unschedulable::filter(&spec, n, cfg).is_success())
+            && (spec.node_name.is_empty() || spec.node_name == n.metadata.name)
+            && find_untolerated_taint(&n.spec.taints, &spec.tolerations, is_do_not_schedule, cmp).is_none()
+            && affinity.matches(n)
+    };
+    let request = node_resources_fit::pod_request(&spec, cfg);
+    let placed = PlacedPod {
+        namespace: w.namespace.clone(),
+        name: w.name.clone(),
+        labels: w.template.metadata.labels.clone(),
+        required_affinity: Vec::new(),
+        required_anti_affinity: Vec::new(),
+        preferred_affinity: Vec::new(),
+        preferred_anti_affinity: Vec::new(),
+    };
+    let mut remaining = w.replicas;
+    for info in nodes.iter().filter(|n| feasible(&n.node)) {
+        // The resource state of this node as the workload's pods fill it.
+        let mut filling = NodeInfo {
+            node: Node::default(),
+            allocatable: info.allocatable.clone(),
+            requested: info.requested.clone(),
+            non_zero_requested: info.non_zero_requested.clone(),
+            used_ports: info.used_ports.clone(),
+            pods: info.pods.clone(),
+        };
+        while remaining > 0 && node_resources_fit::filter(&request, &filling, cfg).0.is_success() {
+            filling.requested.add(&request);
+            filling.pods.push(placed.clone());
+            remaining -= 1;
+        }
+        if remaining <= 0 {
+            return true;
+        }
+    }
+    remaining <= 0
+}
+
+/// Required pod (anti-)affinity or topology spread: pods of one workload then constrain
+/// each other beyond resources.
+fn has_inter_pod_constraints(spec: &PodSpec) -> bool {
+    let affinity = spec.affinity.as_ref();
+    let required = |a: Option<&crate::model::PodAffinity>| a.is_some_and(|a| !a.required.is_empty());
+    !spec.topology_spread_constraints.is_empty()
+        || required(affinity.and_then(|a| a.pod_affinity.as_ref()))
+        || required(affinity.and_then(|a| a.pod_anti_affinity.as_ref()))
 }
 
 /// The tolerations that let the DaemonSet onto the uncovered nodes, as a patch, checked with
@@ -300,4 +420,75 @@ fn best_fix(fixes: &[Fix]) -> String {
         s.push_str(&format!(" (warning: {w})"));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The fast path never says "fits" when the simulation does not place every pod.
+    #[test]
+    fn fast_path_agrees_with_the_simulation() {
+        let settings =
+            Settings::from_value(&serde_json::from_str(include_str!("testdata/settings.json")).unwrap()).unwrap();
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let (mut fast, mut total) = (0, 0);
+        for i in 0..600 {
+            let kind = ["Deployment", "StatefulSet", "DaemonSet", "Job"][next(4) as usize];
+            let cpu = ["100m", "500m", "1", "3", "3500m", "5"][next(6) as usize];
+            let mut spec =
+                json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]});
+            if next(3) == 0 {
+                spec["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": next(3).to_string()});
+            }
+            let tolerations: Vec<_> = [
+                json!({"key": "sku", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}),
+                json!({"key": "dedicated", "operator": "Exists"}),
+                json!({"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}),
+            ]
+            .into_iter()
+            .filter(|_| next(2) == 0)
+            .collect();
+            spec["tolerations"] = json!(tolerations);
+            if next(3) == 0 {
+                let pool = ["gpu", "general", "infra"][next(3) as usize];
+                spec["nodeSelector"] = json!({ "pool": pool });
+            }
+            if next(8) == 0 {
+                spec["topologySpreadConstraints"] = json!([{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "x"}}}]);
+            }
+            let replicas = next(14);
+            let object = json!({
+                "kind": kind, "metadata": {"name": format!("w{i}"), "namespace": "ns"},
+                "spec": {"replicas": replicas, "parallelism": replicas, "template": {"metadata": {"labels": {"app": "x"}}, "spec": spec}}
+            });
+            let req: super::super::request::AdmissionRequest =
+                serde_json::from_value(json!({"kind": {"kind": kind}, "object": object, "operation": "CREATE"}))
+                    .unwrap();
+            let target = Target::from_request(&req).unwrap().unwrap();
+            let w = target.workload().unwrap();
+            let m = Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![w.clone()], ignored: vec![] };
+            let report = simulate(&m, &settings.options).unwrap();
+            let wr = &report.workloads[0];
+            let places_all = wr.current == wr.desired;
+            let covered = kind != "DaemonSet" || {
+                let mut out = Outcome::default();
+                settings.schedulable.as_ref().unwrap().check_daemonset(wr, &w.template.spec, &settings, &mut out);
+                out.violations.is_empty()
+            };
+            total += 1;
+            if fast_fit(&w, &settings) {
+                fast += 1;
+                assert!(places_all && covered, "fast path accepted {object} but the simulation says {wr:#?}");
+            }
+        }
+        assert!(fast * 4 > total, "the fast path decided only {fast} of {total}");
+    }
 }

@@ -25,6 +25,7 @@ use serde_json::Value;
 use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
 use crate::documents::DocRef;
 use crate::field::FieldPath;
+use crate::framework::{NodeInfo, SchedulerConfig};
 use crate::labels::{validate_label_key, validate_label_value, Selector};
 use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Node, ResourceList, Taint};
 use crate::quantity::Quantity;
@@ -221,6 +222,10 @@ struct RawSettings {
 pub struct Settings {
     pub inventory: Inventory,
     pub options: SimulateOptions,
+    /// The scheduler profile for `options`.
+    pub scheduler: SchedulerConfig,
+    /// The inventory as the scheduler sees it (empty nodes), built once.
+    pub node_infos: Vec<NodeInfo>,
     pub disallowed_tolerations: Option<disallowed_tolerations::Policy>,
     pub required_placement: Option<required_placement::Policy>,
     pub schedulable: Option<schedulable::Policy>,
@@ -287,9 +292,13 @@ impl Settings {
             .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
             .transpose()?;
 
+        let scheduler = SchedulerConfig { version: options.version, gates: options.gates, ..Default::default() };
+        let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
         let settings = Settings {
             inventory,
             options,
+            scheduler,
+            node_infos,
             disallowed_tolerations,
             required_placement,
             schedulable,

@@ -416,3 +416,54 @@ fn show_responses() {
         println!("== {}\n{}\n", case["name"].as_str().unwrap(), serde_json::to_string_pretty(&shown).unwrap());
     }
 }
+
+#[test]
+fn settings_span_finds_the_member() {
+    let rows: [(&str, Option<&str>); 9] = [
+        (r#"{"request": {"a": [1, "}"]}, "settings": {"x": "\"]"} }"#, Some(r#"{"x": "\"]"}"#)),
+        (r#"{"settings":[1,2],"request":{}}"#, Some("[1,2]")),
+        (r#" { "settings" : null } "#, Some("null")),
+        (r#"{"settings": 12.5e3}"#, Some("12.5e3")),
+        (r#"{"request": {}}"#, None),
+        (r#"{"settings": 1, "settings": 2}"#, None),
+        (r#"{"setting\u0073": {}}"#, None),
+        (r#"[{"settings": {}}]"#, None),
+        (r#"{"settings": {"#, None),
+    ];
+    for (payload, want) in rows {
+        assert_eq!(settings_span(payload.as_bytes()), want.map(str::as_bytes), "{payload}");
+    }
+}
+
+#[test]
+fn cached_validator_answers_like_validate() {
+    let mut v = Validator::new();
+    let mut rng = Rng(7);
+    let cases = json_of("cases.json");
+    let mut payloads: Vec<Vec<u8>> = Vec::new();
+    for case in cases.as_array().unwrap() {
+        let settings = json_of(case.get("settings").and_then(Value::as_str).unwrap_or("settings.json"));
+        payloads.push(payload(&json_of(case["fixture"].as_str().unwrap()), &settings));
+    }
+    // Settings first, request second, compact, and invalid settings.
+    let req = json_of("deployment-control-plane-toleration.json");
+    payloads.push(serde_json::to_vec(&json!({"settings": json_of("settings.json"), "request": req})).unwrap());
+    payloads.push(serde_json::to_vec(&json!({"request": req, "settings": {"nodes": 1}})).unwrap());
+    payloads.push(serde_json::to_vec(&json!({"request": req})).unwrap());
+    // Several rounds in shuffled order: hits and misses of the cache.
+    for round in 0..3 {
+        for _ in 0..payloads.len() {
+            let p = &payloads[rng.below(payloads.len())];
+            assert_eq!(v.validate(p), validate(p), "round {round}: {}", String::from_utf8_lossy(p));
+        }
+    }
+    // Garbage through the cached path too.
+    let base = payloads[0].clone();
+    for _ in 0..500 {
+        let mut b = base.clone();
+        let at = rng.below(b.len());
+        b[at] = rng.next() as u8;
+        b.truncate(rng.below(b.len() + 1).max(at));
+        assert_eq!(v.validate(&b), validate(&b));
+    }
+}

@@ -44,16 +44,22 @@ pub struct Target {
     pub template_labels: Labels,
     /// A Pod created by a controller (an ownerReference with `controller: true`).
     pub owned_by_controller: bool,
-    /// The object as received, for the mutated copy.
+    /// The object as received (for the mutated copy; `null` members are removed from objects
+    /// of kinds that are never mutated).
     pub object: Value,
-    /// The object with `null` members removed, for decoding.
-    clean: Value,
+    /// The object with `null` members removed, for decoding; `None` when it has none.
+    stripped: Option<Value>,
 }
 
 impl Target {
     /// `None` when the request is not about a workload Placement knows (or has no object,
     /// as for DELETE); `Err` when the object is not a mapping.
     pub fn from_request(req: &AdmissionRequest) -> Option<Result<Target, String>> {
+        Self::from_owned_request(req.clone())
+    }
+
+    /// [`Target::from_request`] without copying the object.
+    pub fn from_owned_request(mut req: AdmissionRequest) -> Option<Result<Target, String>> {
         let kind_name = if req.kind.kind.is_empty() {
             req.object.get("kind").and_then(Value::as_str).unwrap_or_default()
         } else {
@@ -66,10 +72,21 @@ impl Target {
         if !req.object.is_object() {
             return Some(Err(format!("request.object: expected the {kind_name} as a mapping")));
         }
-        let object = req.object.clone();
-        let mut clean = object.clone();
-        strip_nulls(&mut clean);
-        let meta: MetaOnly = match decode_at(&clean, "") {
+        let mut object = std::mem::take(&mut req.object);
+        // Only a DaemonSet may be mutated and returned: keep it as received and decode from a
+        // copy; any other object is stripped in place.
+        let mut stripped = None;
+        if has_null(&object) {
+            if kind == WorkloadKind::DaemonSet {
+                let mut v = object.clone();
+                strip_nulls(&mut v);
+                stripped = Some(v);
+            } else {
+                strip_nulls(&mut object);
+            }
+        }
+        let clean = stripped.as_ref().unwrap_or(&object);
+        let meta: MetaOnly = match decode_at(clean, "") {
             Ok(m) => m,
             Err(e) => return Some(Err(e)),
         };
@@ -96,13 +113,13 @@ impl Target {
             template_labels: Labels::new(),
             owned_by_controller,
             object,
-            clean,
+            stripped,
         };
         target.template_labels = match kind {
             WorkloadKind::Pod => target.labels.clone(),
             _ => {
                 let ptr = format!("{}/metadata/labels", pointer(kind.template_path()));
-                match target.clean.pointer(&ptr) {
+                match target.clean().pointer(&ptr) {
                     Some(v) => match decode_at::<Labels>(v, &format!("{}.metadata.labels", kind.template_path())) {
                         Ok(l) => l,
                         Err(e) => return Some(Err(e)),
@@ -124,8 +141,13 @@ impl Target {
         self.kind.pod_spec_path()
     }
 
+    /// The object as the policies read it: without `null` members.
+    fn clean(&self) -> &Value {
+        self.stripped.as_ref().unwrap_or(&self.object)
+    }
+
     fn spec_value(&self) -> Option<&Value> {
-        self.clean.pointer(&pointer(self.kind.pod_spec_path()))
+        self.clean().pointer(&pointer(self.kind.pod_spec_path()))
     }
 
     /// The object or its template carries labels matching `f`.
@@ -146,16 +168,16 @@ impl Target {
         let kind = self.kind;
         let template: PodTemplateSpec = match kind {
             WorkloadKind::Pod => {
-                let pod: Pod = decode_at(&self.clean, "")?;
+                let pod: Pod = decode_at(self.clean(), "")?;
                 PodTemplateSpec { metadata: pod.metadata, spec: pod.spec }
             }
-            _ => match self.clean.pointer(&pointer(kind.template_path())) {
+            _ => match self.clean().pointer(&pointer(kind.template_path())) {
                 Some(v) => decode_at(v, kind.template_path())?,
                 None => PodTemplateSpec::default(),
             },
         };
         let int = |ptr: &str, field: &str| -> Result<Option<i64>, String> {
-            match self.clean.pointer(ptr) {
+            match self.clean().pointer(ptr) {
                 None => Ok(None),
                 Some(v) => v.as_i64().map(Some).ok_or_else(|| format!("{field}: expected an integer, found {v}")),
             }
@@ -192,7 +214,7 @@ impl Target {
     /// host turns into a patch) and the copy the policies read.
     pub fn add_tolerations(&mut self, add: &[Toleration]) {
         let ptr = pointer(self.kind.pod_spec_path());
-        for v in [&mut self.object, &mut self.clean] {
+        for v in std::iter::once(&mut self.object).chain(self.stripped.as_mut()) {
             if let Some(spec) = ensure_object_at(v, &ptr) {
                 let entry = spec.entry("tolerations").or_insert_with(|| Value::Array(Vec::new()));
                 if !entry.is_array() {
@@ -203,6 +225,16 @@ impl Target {
                 }
             }
         }
+    }
+}
+
+/// Whether `v` has a `null` anywhere.
+fn has_null(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.iter().any(has_null),
+        Value::Object(m) => m.values().any(has_null),
+        _ => false,
     }
 }
 
@@ -235,8 +267,12 @@ fn ensure_object_at<'a>(v: &'a mut Value, ptr: &str) -> Option<&'a mut Map<Strin
     cur.as_object_mut()
 }
 
-/// Decodes a typed value, naming the failing field under `prefix`.
+/// Decodes a typed value, naming the failing field under `prefix`. The path is tracked only
+/// on the error path: a second, slower pass when the fast one fails.
 pub fn decode_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, String> {
+    if let Ok(v) = T::deserialize(value) {
+        return Ok(v);
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let inner = e.path().to_string();
         let field = match (prefix.is_empty(), inner == ".") {

@@ -29,8 +29,7 @@ pub fn module_path() -> PathBuf {
 
 pub fn module_bytes() -> Vec<u8> {
     let path = module_path();
-    std::fs::read(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}: build it first with `make policy`", path.display()))
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}: build it first with `make policy`", path.display()))
 }
 
 /// A fixture from `core/src/admission/testdata`.
