@@ -405,7 +405,7 @@ pub fn synthetic(nodes: usize, workloads: usize) -> SharedState {
             i % 5
         ));
     }
-    SharedState { workloads: w, nodes: n, kube_version: String::new(), admission_defaults: true }
+    SharedState { workloads: w, nodes: n, ..Default::default() }
 }
 
 #[cfg(test)]

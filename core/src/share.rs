@@ -25,11 +25,21 @@ pub struct SharedState {
     /// `X.Y`; empty for the default version.
     pub kube_version: String,
     pub admission_defaults: bool,
+    /// Gatekeeper ConstraintTemplates and Constraints pasted in the admission panel. Left
+    /// out of the link when empty, so links made before it existed read the same.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub gatekeeper: String,
 }
 
 impl Default for SharedState {
     fn default() -> Self {
-        Self { workloads: String::new(), nodes: String::new(), kube_version: String::new(), admission_defaults: true }
+        Self {
+            workloads: String::new(),
+            nodes: String::new(),
+            kube_version: String::new(),
+            admission_defaults: true,
+            gatekeeper: String::new(),
+        }
     }
 }
 
@@ -183,6 +193,7 @@ mod tests {
             nodes: "kind: Node\nmetadata: {name: a}\n".into(),
             kube_version: "1.33".into(),
             admission_defaults: false,
+            gatekeeper: "kind: ConstraintTemplate\n".into(),
         };
         let encoded = encode(&state);
         assert!(encoded.starts_with("v1."));

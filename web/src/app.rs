@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 use placement_core::examples::EXAMPLES;
 use placement_core::fixes::Fix;
 use placement_core::playground::{Cell, CellState, Editor, EditorError, WorkloadView};
+use placement_core::policy_panel;
 use placement_core::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
 
 use crate::browser;
@@ -1091,38 +1092,14 @@ fn Warnings(pg: Pg) -> impl IntoView {
 #[component]
 fn Policies(pg: Pg) -> impl IntoView {
     let settings = move || pg.with(Playground::policy_settings_text);
+    let gatekeeper = move || pg.with(|p| p.state.gatekeeper.clone());
     view! {
         <div class="card policies">
-            <h2 id="policy-title">"Admission policy (Kubewarden)"</h2>
+            <h2 id="policy-title">"Admission policy (Kubewarden, Gatekeeper)"</h2>
             <p class="hint">
-                "The placement policy module's answer for one workload, as the API server would ask it on create. Edit the settings to turn policies on and off; the inventory defaults to the nodes above."
+                "The placement policy module's answer for every workload, as the API server would ask it on create. Edit the settings to turn policies on and off (the inventory defaults to the nodes above), and paste Gatekeeper ConstraintTemplates and Constraints to have the module evaluate them too."
             </p>
             <div class="options">
-                <label>
-                    "Workload "
-                    <select
-                        aria-label="Workload to send through the policy"
-                        on:change=move |e| {
-                            let i = event_target_value(&e).parse().unwrap_or(0);
-                            pg.update(|p| {
-                                p.policy_workload = i;
-                                p.run_policy();
-                            })
-                        }
-                        prop:value=move || pg.with(|p| p.policy_workload.to_string())
-                    >
-                        {move || {
-                            pg.with(|p| {
-                                p.shown()
-                                    .workloads
-                                    .iter()
-                                    .enumerate()
-                                    .map(|(i, w)| view! { <option value=i.to_string()>{w.label()}</option> })
-                                    .collect_view()
-                            })
-                        }}
-                    </select>
-                </label>
                 <button type="button" class="primary" on:click=move |_| pg.update(Playground::run_policy)>
                     "Run the policy"
                 </button>
@@ -1154,21 +1131,89 @@ fn Policies(pg: Pg) -> impl IntoView {
                     }
                 ></textarea>
             </details>
+            <details prop:open=move || pg.with(|p| !p.state.gatekeeper.is_empty())>
+                <summary>"Gatekeeper templates and constraints (YAML)"</summary>
+                <div class="options">
+                    <button
+                        type="button"
+                        class="ghost"
+                        on:click=move |_| pg.update(|p| p.set_gatekeeper(policy_panel::GATEKEEPER_SAMPLE.into()))
+                    >
+                        "Load a sample (privileged containers)"
+                    </button>
+                    <button type="button" class="ghost" on:click=move |_| pg.update(|p| p.set_gatekeeper(String::new()))>
+                        "Clear"
+                    </button>
+                </div>
+                <textarea
+                    class="code settings gatekeeper"
+                    rows="12"
+                    spellcheck="false"
+                    aria-label="Gatekeeper ConstraintTemplates and Constraints YAML"
+                    placeholder="apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\n...\n---\napiVersion: constraints.gatekeeper.sh/v1beta1\n..."
+                    prop:value=gatekeeper
+                    on:change=move |e| {
+                        let v = event_target_value(&e);
+                        pg.update(|p| p.set_gatekeeper(v))
+                    }
+                ></textarea>
+            </details>
             {move || {
                 pg.with(|p| p.policy_result.clone())
                     .map(|r| match r {
-                        Ok(v) => {
-                            let verdict = if v.accepted { "accepted" } else { "rejected" };
+                        Ok(all) => {
                             view! {
-                                <p class=format!("verdict {}", if v.accepted { "fits" } else { "blocked" })>
-                                    {verdict}
-                                    {v.message.clone().map(|m| format!(": {m}"))}
-                                </p>
-                                <pre class="patch" tabindex="0" aria-label="ValidationResponse JSON">{v.response_json}</pre>
+                                <table class="verdicts" aria-label="Admission verdict per workload">
+                                    <thead>
+                                        <tr>
+                                            <th scope="col">"Workload"</th>
+                                            <th scope="col">"Verdict"</th>
+                                            <th scope="col">"Message"</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody>
+                                        {all
+                                            .into_iter()
+                                            .map(|w| {
+                                                let i = w.workload;
+                                                let v = w.verdict;
+                                                let (class, word) = match (v.accepted, v.warnings.is_empty()) {
+                                                    (false, _) => ("verdict blocked", "rejected"),
+                                                    (true, true) => ("verdict fits", "accepted"),
+                                                    (true, false) => ("verdict warned", "accepted with warnings"),
+                                                };
+                                                let detail = v.message.clone().into_iter().chain(v.warnings).collect::<Vec<_>>().join("; ");
+                                                view! {
+                                                    <tr
+                                                        class:chosen=move || pg.with(|p| p.policy_workload == i)
+                                                        on:click=move |_| pg.update(|p| p.policy_workload = i)
+                                                    >
+                                                        <td>
+                                                            <button type="button" class="link" aria-label=format!("Show the response for {}", w.label)>
+                                                                {w.label.clone()}
+                                                            </button>
+                                                        </td>
+                                                        <td class=class>{word}</td>
+                                                        <td class="detail">{detail}</td>
+                                                    </tr>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </tbody>
+                                </table>
                             }
                                 .into_any()
                         }
                         Err(e) => view! { <p class="warn" role="alert">{e}</p> }.into_any(),
+                    })
+            }}
+            {move || {
+                pg.with(|p| p.policy_verdict())
+                    .and_then(Result::ok)
+                    .map(|v| {
+                        view! {
+                            <pre class="patch" tabindex="0" aria-label="ValidationResponse JSON">{v.response_json}</pre>
+                        }
                     })
             }}
         </div>

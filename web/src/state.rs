@@ -6,7 +6,7 @@ use std::sync::Arc;
 use placement_core::examples;
 use placement_core::node_table::{self, NodeRow};
 use placement_core::playground::{self, Editor, Evaluation};
-use placement_core::policy_panel::{self, PolicyVerdict};
+use placement_core::policy_panel::{self, PolicyVerdict, WorkloadVerdict};
 use placement_core::share::{self, LinkSize, Route, SharedState};
 
 /// The example shown when the page opens without a link.
@@ -50,11 +50,13 @@ pub struct Playground {
     pub example: Option<String>,
     /// A table edit that could not be written back.
     pub row_error: Option<String>,
-    /// The admission panel: the workload (index into the workloads shown), the settings
-    /// JSON (`None`: the defaults for the current nodes) and the last verdict.
+    /// The admission panel: the workload whose response is shown (index into the workloads
+    /// shown), the settings JSON (`None`: the defaults for the current nodes) and the last
+    /// verdicts, one per workload. The pasted Gatekeeper policies are in `state`, so that
+    /// share links carry them.
     pub policy_workload: usize,
     pub policy_settings: Option<String>,
-    pub policy_result: Option<Result<PolicyVerdict, String>>,
+    pub policy_result: Option<Result<Vec<WorkloadVerdict>, String>>,
     clock: fn() -> f64,
 }
 
@@ -306,12 +308,31 @@ impl Playground {
         self.policy_settings.clone().unwrap_or_else(|| policy_panel::default_settings(&self.state))
     }
 
-    /// Sends the chosen workload through the admission policy with the panel's settings.
+    /// Sends every workload through the admission policy with the panel's settings and the
+    /// pasted Gatekeeper policies.
     pub fn run_policy(&mut self) {
         let settings = self.policy_settings_text();
         let eval = self.shown().clone();
-        let workload = self.policy_workload.min(eval.workloads.len().saturating_sub(1));
-        self.policy_result = Some(policy_panel::review(&self.state, &eval, workload, &settings));
+        self.policy_workload = self.policy_workload.min(eval.workloads.len().saturating_sub(1));
+        self.policy_result = Some(policy_panel::review_all(&self.state, &eval, &settings));
+    }
+
+    /// The verdict of the workload chosen in the panel, or the panel's error.
+    pub fn policy_verdict(&self) -> Option<Result<PolicyVerdict, String>> {
+        self.policy_result.as_ref().map(|r| match r {
+            Ok(all) => all
+                .iter()
+                .find(|v| v.workload == self.policy_workload)
+                .map(|v| v.verdict.clone())
+                .ok_or_else(|| "no workload to send".to_string()),
+            Err(e) => Err(e.clone()),
+        })
+    }
+
+    /// Replaces the pasted Gatekeeper templates and constraints and re-runs the policy.
+    pub fn set_gatekeeper(&mut self, text: String) {
+        self.state.gatekeeper = text;
+        self.run_policy();
     }
 
     pub fn errors_in(&self, editor: Editor) -> Vec<placement_core::playground::EditorError> {
@@ -367,11 +388,24 @@ mod tests {
         let mut p = Playground::from_route(&Route::default(), None);
         assert!(p.policy_settings_text().contains("aks-nodepool2-27182818-vmss000000"));
         p.run_policy();
-        let verdict = p.policy_result.clone().unwrap().unwrap();
+        let verdict = p.policy_verdict().unwrap().unwrap();
         assert!(verdict.response_json.contains("testkey"), "{}", verdict.response_json);
         p.policy_settings = Some("{".into());
         p.run_policy();
-        assert!(p.policy_result.clone().unwrap().is_err());
+        assert!(p.policy_verdict().unwrap().is_err());
+    }
+
+    #[test]
+    fn pasted_gatekeeper_policies_travel_in_the_share_link() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        p.set_gatekeeper(policy_panel::GATEKEEPER_SAMPLE.into());
+        let verdicts = p.policy_result.clone().unwrap().unwrap();
+        assert_eq!(verdicts.len(), p.shown().workloads.len(), "a verdict for every workload");
+        let (fragment, _) = p.share_fragment(false);
+        let q = Playground::from_route(&Route::parse(&fragment, ""), None);
+        assert_eq!(q.state.gatekeeper, policy_panel::GATEKEEPER_SAMPLE);
+        p.set_gatekeeper("kind: [".into());
+        assert!(p.policy_verdict().unwrap().unwrap_err().contains("Gatekeeper"));
     }
 
     #[test]
