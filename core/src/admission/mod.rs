@@ -11,11 +11,14 @@
 //! this module is linted against `unwrap`, `expect`, indexing and explicit panics, and a
 //! garbage-payload test feeds it random bytes and mangled requests.
 //!
-//! Four policies, each active when its settings key is present ([`settings`]):
-//! [`disallowed_tolerations`], [`required_placement`], [`schedulable`] and the mutating
-//! [`daemonset_coverage`]. The mutation runs first; the validating policies then check the
-//! object as mutated, so a DaemonSet that the mutation fixes is not also rejected for the
-//! problem the mutation fixed.
+//! Five policies, each active when its settings key is present ([`settings`]):
+//! [`disallowed_tolerations`], [`required_placement`], [`schedulable`], the mutating
+//! [`daemonset_coverage`], and [`gatekeeper`] (ConstraintTemplates and Constraints). The
+//! mutation runs first; the validating policies then check the object as mutated, so a
+//! DaemonSet that the mutation fixes is not also rejected for the problem the mutation fixed.
+//! A request is rejected when any policy rejects it: the placement policies' findings on one
+//! line, then each Gatekeeper denial on its own line (`[constraint-name] message`, as
+//! Gatekeeper's webhook joins them).
 
 #![cfg_attr(
     not(test),
@@ -32,6 +35,7 @@
 
 pub mod daemonset_coverage;
 pub mod disallowed_tolerations;
+pub mod gatekeeper;
 pub mod request;
 pub mod required_placement;
 pub mod response;
@@ -299,14 +303,40 @@ pub fn evaluate(request: &AdmissionRequest, settings: &Settings) -> ValidationRe
 }
 
 fn evaluate_owned(request: AdmissionRequest, settings: &Settings) -> ValidationResponse {
-    if matches!(request.operation.as_str(), "DELETE" | "CONNECT") {
-        return ValidationResponse::accept();
-    }
-    let mut target = match Target::from_owned_request(request) {
-        None => return ValidationResponse::accept(),
+    // Gatekeeper reviews the request as received (any kind, DELETE included); the placement
+    // policies only workloads being created or updated.
+    let mut review = settings.gatekeeper.as_ref().map(|_| request.review());
+    let placement = !matches!(request.operation.as_str(), "DELETE" | "CONNECT");
+    let target = if placement { Target::from_owned_request(request) } else { None };
+    let (mut findings, target, mutated) = match target {
+        None => (Findings::default(), None, false),
         Some(Err(e)) => return ValidationResponse::error(400, format!("placement policy: {e}")),
-        Some(Ok(t)) => t,
+        Some(Ok(t)) => {
+            let (findings, target, mutated) = placement_findings(t, settings);
+            (findings, Some(target), mutated)
+        }
     };
+    if let (Some(policy), Some(review)) = (&settings.gatekeeper, review.as_mut()) {
+        // Gatekeeper sees the object as it will be stored, after the mutation.
+        if let (true, Some(t), Some(obj)) = (mutated, &target, review.as_object_mut()) {
+            obj.insert("object".into(), t.object.clone());
+        }
+        if review.get("object").is_some_and(serde_json::Value::is_object) {
+            match policy.check(review) {
+                Ok(verdict) => findings.gatekeeper(verdict),
+                Err(e) => return ValidationResponse::error(500, format!("placement policy: gatekeeper: {e}")),
+            }
+        }
+    }
+    match target {
+        Some(t) => findings.into_response(&t.describe(), mutated.then_some(t.object)),
+        None => findings.into_response("", None),
+    }
+}
+
+/// The placement policies on a workload: findings, the (possibly mutated) target, and
+/// whether it was mutated.
+fn placement_findings(mut target: Target, settings: &Settings) -> (Findings, Target, bool) {
     let mut findings = Findings::default();
 
     // 1. The mutation, so that the checks below see the object as it will be stored.
@@ -365,7 +395,7 @@ fn evaluate_owned(request: AdmissionRequest, settings: &Settings) -> ValidationR
             findings.note(schedulable::NAME, format!("{}: {m}", target.describe()));
         }
     }
-    findings.into_response(&target, mutated)
+    (findings, target, mutated)
 }
 
 /// What the policies found, sorted into rejections and warnings.
@@ -374,6 +404,10 @@ struct Findings {
     rejections: Vec<(&'static str, String)>,
     warnings: Vec<String>,
     audit: BTreeMap<String, Vec<String>>,
+    /// Gatekeeper's deny and warn messages, `[constraint-name] message`, kept apart so that
+    /// they read exactly as Gatekeeper's.
+    gatekeeper_denials: Vec<String>,
+    gatekeeper_warnings: Vec<String>,
 }
 
 impl Findings {
@@ -390,19 +424,47 @@ impl Findings {
         self.warnings.push(format!("{policy}: {message}"));
     }
 
-    fn into_response(self, target: &Target, mutated: bool) -> ValidationResponse {
+    /// Gatekeeper's verdict: deny and warn messages as its webhook words them; every
+    /// violation in the audit annotations (`gatekeeper`, and `gatekeeper-dryrun` for dryrun).
+    fn gatekeeper(&mut self, verdict: gatekeeper::Verdict) {
+        let audited: Vec<String> = verdict.deny.iter().chain(&verdict.warn).cloned().collect();
+        if !audited.is_empty() {
+            self.audit.entry(gatekeeper::NAME.to_string()).or_default().extend(audited);
+        }
+        if !verdict.dryrun.is_empty() {
+            self.audit.entry(format!("{}-dryrun", gatekeeper::NAME)).or_default().extend(verdict.dryrun);
+        }
+        self.gatekeeper_denials.extend(verdict.deny);
+        self.gatekeeper_warnings.extend(verdict.warn);
+    }
+
+    /// `describe` names the workload (empty for an object the placement policies skip);
+    /// `mutated` is the mutated object, if any.
+    fn into_response(self, describe: &str, mutated: Option<serde_json::Value>) -> ValidationResponse {
         let audit_annotations = if self.audit.is_empty() {
             None
         } else {
             Some(self.audit.into_iter().map(|(k, v)| (k, v.join("; "))).collect())
         };
-        if !self.rejections.is_empty() {
-            let parts: Vec<String> = self.rejections.iter().map(|(p, m)| format!("{p}: {m}")).collect();
-            let warnings: Vec<String> =
-                self.warnings.into_iter().filter(|w| !w.starts_with(daemonset_coverage::NAME)).collect();
+        if !self.rejections.is_empty() || !self.gatekeeper_denials.is_empty() {
+            // Placement's rejections first, then Gatekeeper's lines, joined by newlines as
+            // Gatekeeper joins its own.
+            let mut lines = Vec::new();
+            if !self.rejections.is_empty() {
+                let parts: Vec<String> = self.rejections.iter().map(|(p, m)| format!("{p}: {m}")).collect();
+                lines.push(format!("{describe}: {}", parts.join("; ")));
+            }
+            lines.extend(self.gatekeeper_denials);
+            // The mutation is not applied to a rejected object: drop its notes.
+            let warnings: Vec<String> = self
+                .warnings
+                .into_iter()
+                .filter(|w| !w.starts_with(daemonset_coverage::NAME))
+                .chain(self.gatekeeper_warnings)
+                .collect();
             return ValidationResponse {
                 accepted: false,
-                message: Some(format!("{}: {}", target.describe(), parts.join("; "))),
+                message: Some(lines.join("\n")),
                 warnings: (!warnings.is_empty()).then_some(warnings),
                 audit_annotations,
                 ..Default::default()
@@ -411,11 +473,12 @@ impl Findings {
         let warnings = self
             .warnings
             .into_iter()
-            .map(|w| if w.contains(&target.describe()) { w } else { format!("{}: {w}", target.describe()) })
+            .map(|w| if w.contains(describe) { w } else { format!("{describe}: {w}") })
+            .chain(self.gatekeeper_warnings)
             .collect::<Vec<_>>();
         ValidationResponse {
             accepted: true,
-            mutated_object: mutated.then(|| target.object.clone()),
+            mutated_object: mutated,
             warnings: (!warnings.is_empty()).then_some(warnings),
             audit_annotations,
             ..Default::default()

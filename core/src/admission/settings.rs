@@ -22,7 +22,7 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
+use super::{daemonset_coverage, disallowed_tolerations, gatekeeper, required_placement, schedulable};
 use crate::documents::DocRef;
 use crate::field::FieldPath;
 use crate::framework::{NodeInfo, SchedulerConfig};
@@ -215,6 +215,7 @@ struct RawSettings {
     required_placement: Option<Value>,
     schedulable: Option<Value>,
     daemonset_coverage: Option<Value>,
+    gatekeeper: Option<Value>,
 }
 
 /// The settings, checked and compiled.
@@ -230,6 +231,8 @@ pub struct Settings {
     pub required_placement: Option<required_placement::Policy>,
     pub schedulable: Option<schedulable::Policy>,
     pub daemonset_coverage: Option<daemonset_coverage::Policy>,
+    /// Gatekeeper ConstraintTemplates and Constraints, compiled.
+    pub gatekeeper: Option<gatekeeper::Policy>,
 }
 
 impl Settings {
@@ -291,6 +294,8 @@ impl Settings {
             .as_ref()
             .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
             .transpose()?;
+        let gatekeeper =
+            raw.gatekeeper.as_ref().map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"))).transpose()?;
 
         let scheduler = SchedulerConfig { version: options.version, gates: options.gates, ..Default::default() };
         let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
@@ -303,11 +308,12 @@ impl Settings {
             required_placement,
             schedulable,
             daemonset_coverage,
+            gatekeeper,
         };
         if !settings.any_active() {
             return Err(SettingsError::new(
                 "settings",
-                "no policy is enabled: set at least one of disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage",
+                "no policy is enabled: set at least one of disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage, gatekeeper",
             ));
         }
         Ok(settings)
@@ -318,6 +324,7 @@ impl Settings {
             || self.required_placement.is_some()
             || self.schedulable.is_some()
             || self.daemonset_coverage.is_some()
+            || self.gatekeeper.is_some()
     }
 }
 

@@ -12,8 +12,8 @@
 //! - [`suite`] runs gator `Suite` files (`placement verify`).
 //!
 //! Evaluation is bounded: input sizes are capped by [`crate::documents`], Rego sources by
-//! [`MAX_REGO_BYTES`], and each rule evaluation by a wall-clock limit ([`Limits`]) that
-//! regorus checks cooperatively inside its loops.
+//! [`MAX_REGO_BYTES`], and each rule evaluation by a wall-clock limit natively and a work
+//! budget on wasm32 ([`Limits`]), both checked cooperatively by regorus inside its loops.
 
 mod constraint;
 mod expansion;
@@ -46,19 +46,38 @@ pub const MAX_REGO_BYTES: usize = 1024 * 1024;
 pub const MAX_VIOLATIONS: usize = 1_000;
 
 /// Bounds on one rule evaluation.
+///
+/// Both use regorus' cooperative execution timer, which counts work units in the
+/// interpreter's loops (statements, iterations, rule and function bodies) and reads a clock
+/// every [`WORK_CHECK_INTERVAL`] units. Natively the clock is the real one and `time` applies.
+/// On wasm32-unknown-unknown there is no clock (`std::time::Instant` panics there), so
+/// regorus is built without `std` and Placement installs a counting "clock" that advances one
+/// tick per read: `work` then caps the number of reads, that is the work units of one
+/// evaluation, deterministically. A single builtin call (`numbers.range`, `concat` over a
+/// huge array, a regex) is one unit however long it runs; the input caps bound those.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Wall-clock limit per constraint evaluation. `None` disables it (the default on
-    /// wasm32-unknown-unknown, which has no clock: `std::time::Instant` panics there).
+    /// Wall-clock limit per constraint evaluation (native targets). `None` disables it.
     pub time: Option<Duration>,
+    /// Work budget per constraint evaluation, in clock reads of [`WORK_CHECK_INTERVAL`] work
+    /// units each; used only where there is no wall clock (wasm32). `None` disables it.
+    pub work: Option<u64>,
 }
+
+/// Work units between two reads of the execution timer's clock.
+pub const WORK_CHECK_INTERVAL: u32 = 32;
+
+/// The default work budget on wasm32: [`WORK_CHECK_INTERVAL`] x 1,000,000 = 32 million work
+/// units per constraint evaluation. The library's templates use a few hundred to a few
+/// thousand on a typical Pod; in the wasmtime host 32 million units take roughly a second.
+pub const DEFAULT_WORK_BUDGET: u64 = 1_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
         if cfg!(target_arch = "wasm32") {
-            Limits { time: None }
+            Limits { time: None, work: Some(DEFAULT_WORK_BUDGET) }
         } else {
-            Limits { time: Some(Duration::from_secs(2)) }
+            Limits { time: Some(Duration::from_secs(2)), work: None }
         }
     }
 }

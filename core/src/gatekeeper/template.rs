@@ -6,7 +6,7 @@ use std::num::NonZeroU32;
 use serde_json::Value;
 
 use super::constraint::Constraint;
-use super::{schema, GatekeeperError, Limits, MAX_REGO_BYTES, MAX_VIOLATIONS};
+use super::{schema, GatekeeperError, Limits, MAX_REGO_BYTES, MAX_VIOLATIONS, WORK_CHECK_INTERVAL};
 
 /// The admission target, the only one Gatekeeper's library uses.
 pub const ADMISSION_TARGET: &str = "admission.k8s.gatekeeper.sh";
@@ -164,11 +164,20 @@ impl Template {
         limits: Limits,
     ) -> Result<Vec<(String, Value)>, String> {
         let mut engine = self.engine.clone();
-        if let Some(limit) = limits.time {
+        let interval = NonZeroU32::new(WORK_CHECK_INTERVAL).unwrap_or(NonZeroU32::MIN);
+        let mut budget = None;
+        if let Some(limit) = limits.time.filter(|_| !work_clock::INSTALLED) {
             engine.set_execution_timer_config(regorus::utils::limits::ExecutionTimerConfig {
                 limit,
-                check_interval: NonZeroU32::new(32).expect("non-zero"),
+                check_interval: interval,
             });
+        } else if let Some(work) = limits.work.filter(|_| work_clock::install()) {
+            // One tick of the counting clock is one nanosecond of "elapsed" time.
+            engine.set_execution_timer_config(regorus::utils::limits::ExecutionTimerConfig {
+                limit: std::time::Duration::from_nanos(work),
+                check_interval: interval,
+            });
+            budget = Some(work);
         }
         let parameters = if parameters.is_null() { Value::Object(Default::default()) } else { parameters.clone() };
         let input = serde_json::json!({ "review": review, "parameters": parameters });
@@ -176,7 +185,13 @@ impl Template {
         if let Some(data) = data {
             engine.add_data(data.clone()).map_err(|e| e.to_string())?;
         }
-        let result = engine.eval_rule(self.rule.clone()).map_err(|e| rego_error(&e.to_string()))?;
+        let result = engine.eval_rule(self.rule.clone()).map_err(|e| match budget {
+            Some(work) if is_limit_error(&e.to_string()) => format!(
+                "Rego evaluation exceeded its work budget ({} work units) and was stopped",
+                u64::from(WORK_CHECK_INTERVAL).saturating_mul(work)
+            ),
+            _ => rego_error(&e.to_string()),
+        })?;
         if result == regorus::Value::Undefined {
             return Ok(Vec::new());
         }
@@ -200,11 +215,61 @@ impl Template {
     }
 }
 
+fn is_limit_error(message: &str) -> bool {
+    message.contains("execution exceeded") || message.contains("time limit")
+}
+
 /// regorus' messages, with the time-limit error made plain.
 fn rego_error(message: &str) -> String {
-    if message.contains("execution exceeded") || message.contains("time limit") {
+    if is_limit_error(message) {
         format!("Rego evaluation exceeded its time limit and was stopped: {message}")
     } else {
         message.trim().to_string()
+    }
+}
+
+/// The counting clock behind [`Limits::work`] (wasm32 only, where regorus is built without
+/// `std` and so accepts a custom time source): every read advances it by one nanosecond, so
+/// a time limit of N nanoseconds stops an evaluation after N reads, that is after
+/// N x [`WORK_CHECK_INTERVAL`] work units. The instance is single-threaded; the counter only
+/// grows (a `u64` of nanoseconds lasts 584 years of reads).
+#[cfg(target_arch = "wasm32")]
+mod work_clock {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::time::Duration;
+
+    use regorus::utils::limits::{set_time_source, TimeSource};
+
+    pub const INSTALLED: bool = true;
+
+    struct Counter(AtomicU64);
+
+    impl TimeSource for Counter {
+        fn now(&self) -> Option<Duration> {
+            Some(Duration::from_nanos(self.0.fetch_add(1, Ordering::Relaxed)))
+        }
+    }
+
+    static CLOCK: Counter = Counter(AtomicU64::new(0));
+    static DONE: AtomicBool = AtomicBool::new(false);
+
+    /// Installs the clock once; true when it is regorus' time source.
+    pub fn install() -> bool {
+        if !DONE.swap(true, Ordering::Relaxed) {
+            // `AlreadySet`: the embedder installed its own source first; the budget then
+            // counts on that one.
+            let _ = set_time_source(&CLOCK);
+        }
+        true
+    }
+}
+
+/// Native targets have a real clock: no counting clock.
+#[cfg(not(target_arch = "wasm32"))]
+mod work_clock {
+    pub const INSTALLED: bool = false;
+
+    pub fn install() -> bool {
+        false
     }
 }

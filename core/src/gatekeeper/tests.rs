@@ -379,7 +379,7 @@ fn hostile_template_is_stopped_by_the_time_limit() {
     )
     .expect("compiles");
     let start = Instant::now();
-    let limits = Limits { time: Some(Duration::from_millis(200)) };
+    let limits = Limits { time: Some(Duration::from_millis(200)), work: None };
     let err = t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits).unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
     assert!(err.contains("time limit"), "{err}");

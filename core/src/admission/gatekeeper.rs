@@ -1,0 +1,228 @@
+//! `gatekeeper`: OPA Gatekeeper ConstraintTemplates and Constraints from the settings,
+//! evaluated on every request with [`crate::gatekeeper::evaluate`], as Gatekeeper's validating
+//! webhook would.
+//!
+//! ```yaml
+//! gatekeeper:
+//!   templates:              # ConstraintTemplates (and ExpansionTemplates)
+//!     - {apiVersion: templates.gatekeeper.sh/v1, kind: ConstraintTemplate, ...}
+//!     - |                   # or YAML text, several documents allowed
+//!       apiVersion: templates.gatekeeper.sh/v1
+//!       kind: ConstraintTemplate
+//!       ...
+//!   constraints:            # Constraints of the templates' kinds, objects or YAML text
+//!     - {apiVersion: constraints.gatekeeper.sh/v1beta1, kind: K8sPSPPrivilegedContainer, ...}
+//!   defaultExpansions: true # Gatekeeper's common ExpansionTemplates (the default)
+//! ```
+//!
+//! Either list also takes one YAML string instead of a list. Every document is sorted by its
+//! kind, so a pasted file holding a template and its constraint works in either list.
+//! Templates are compiled when the settings are read (once per settings text in the module);
+//! an error names the setting, the template and the Rego line.
+//!
+//! On `validate`, `input.review` is the AdmissionRequest, as in Gatekeeper (for DELETE the
+//! `object` is the `oldObject`, as Gatekeeper's webhook sets it). Violations of `deny`
+//! constraints reject the request with Gatekeeper's message: `[constraint-name] message`, one
+//! per line; `warn` ones become warnings in the same form; `dryrun` ones are only recorded in
+//! the `gatekeeper-dryrun` audit annotation. `data.inventory` is empty (the policy sees no other
+//! objects), so templates that read it find nothing and a `namespaceSelector` never matches.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::settings::{decode_setting, type_name, SettingsError};
+use crate::documents::{split_documents, strip_nulls};
+use crate::gatekeeper::{
+    evaluate, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, PolicySet, Template,
+};
+
+pub const NAME: &str = "gatekeeper";
+
+/// Most ConstraintTemplates (and ExpansionTemplates) accepted in the settings.
+pub const MAX_TEMPLATES: usize = 500;
+/// Most Constraints accepted in the settings. Each is evaluated on every matching request
+/// (and on the Pod a workload expands to), each evaluation bounded by its own limit.
+pub const MAX_CONSTRAINTS: usize = 2_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Raw {
+    #[serde(default)]
+    templates: Value,
+    #[serde(default)]
+    constraints: Value,
+    #[serde(default = "yes")]
+    default_expansions: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The compiled templates and constraints.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub set: PolicySet,
+    inventory: Inventory,
+}
+
+/// The violations of one request, each as Gatekeeper words it: `[constraint-name] message`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    pub deny: Vec<String>,
+    pub warn: Vec<String>,
+    pub dryrun: Vec<String>,
+}
+
+/// A document of the settings, with where it came from.
+struct Item {
+    at: String,
+    value: Value,
+}
+
+impl Policy {
+    pub fn from_settings(value: &Value, at: &str) -> Result<Self, SettingsError> {
+        if !value.is_object() {
+            return Err(SettingsError::new(
+                at,
+                format!("expected a mapping with `templates` and `constraints`, found {}", type_name(value)),
+            ));
+        }
+        let raw: Raw = decode_setting(value, at)?;
+        let mut items = items_of(&raw.templates, &format!("{at}.templates"))?;
+        items.extend(items_of(&raw.constraints, &format!("{at}.constraints"))?);
+
+        let mut set = PolicySet::default();
+        let (mut templates, mut constraints) = (Vec::new(), Vec::new());
+        for item in items {
+            let api_version = item.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
+            let group = api_version.split('/').next().unwrap_or_default();
+            let kind = item.value.get("kind").and_then(Value::as_str).unwrap_or_default();
+            match (group, kind) {
+                ("templates.gatekeeper.sh", "ConstraintTemplate") | ("expansion.gatekeeper.sh", "ExpansionTemplate") => {
+                    templates.push(item)
+                }
+                ("constraints.gatekeeper.sh", _) => constraints.push(item),
+                _ => {
+                    return Err(SettingsError::new(
+                        item.at,
+                        format!(
+                            "expected a ConstraintTemplate (templates.gatekeeper.sh), an ExpansionTemplate (expansion.gatekeeper.sh) or a Constraint (constraints.gatekeeper.sh), found {}",
+                            if kind.is_empty() {
+                                "an object without kind".to_string()
+                            } else {
+                                format!("{kind} ({api_version})")
+                            }
+                        ),
+                    ))
+                }
+            }
+        }
+        if templates.len() > MAX_TEMPLATES {
+            return Err(SettingsError::new(
+                format!("{at}.templates"),
+                format!("{} templates, over the limit of {MAX_TEMPLATES}", templates.len()),
+            ));
+        }
+        if constraints.len() > MAX_CONSTRAINTS {
+            return Err(SettingsError::new(
+                format!("{at}.constraints"),
+                format!("{} constraints, over the limit of {MAX_CONSTRAINTS}", constraints.len()),
+            ));
+        }
+        for item in templates {
+            let compiled = if item.value.get("kind").and_then(Value::as_str) == Some("ExpansionTemplate") {
+                ExpansionTemplate::from_value(&item.value).map(|e| set.expansions.push(e))
+            } else {
+                Template::from_value(&item.value).and_then(|t| set.add_template(t))
+            };
+            compiled.map_err(|e| SettingsError::new(&item.at, e.to_string()))?;
+        }
+        if constraints.is_empty() {
+            return Err(SettingsError::new(
+                format!("{at}.constraints"),
+                "no constraints: a ConstraintTemplate alone enforces nothing; add a Constraint of its kind",
+            ));
+        }
+        let mut names = std::collections::BTreeMap::new();
+        for item in constraints {
+            set.add_constraint_value(&item.value).map_err(|e| SettingsError::new(&item.at, e.to_string()))?;
+            if let Some(c) = set.constraints.last() {
+                if let Some(prev) = names.insert((c.kind.clone(), c.name.clone()), item.at.clone()) {
+                    return Err(SettingsError::new(
+                        item.at,
+                        format!("duplicate constraint {} {} (also {prev})", c.kind, c.name),
+                    ));
+                }
+            }
+        }
+        if raw.default_expansions {
+            set = set.with_default_expansions();
+        }
+        Ok(Policy { set, inventory: Inventory::default() })
+    }
+
+    /// Evaluates the constraints against `review` (an AdmissionRequest as JSON).
+    pub fn check(&self, review: &Value) -> Result<Verdict, GatekeeperError> {
+        let mut verdict = Verdict::default();
+        for v in evaluate(&self.set, review, &self.inventory)? {
+            let line = v.to_string();
+            match v.enforcement_action {
+                EnforcementAction::Deny => verdict.deny.push(line),
+                EnforcementAction::Warn => verdict.warn.push(line),
+                EnforcementAction::Dryrun => verdict.dryrun.push(line),
+            }
+        }
+        Ok(verdict)
+    }
+}
+
+/// The documents of `templates`/`constraints`: a list of objects or YAML strings, or one
+/// YAML string; `null` is none.
+fn items_of(value: &Value, at: &str) -> Result<Vec<Item>, SettingsError> {
+    match value {
+        Value::Null => Ok(Vec::new()),
+        Value::String(text) => documents(text, at),
+        Value::Array(list) => {
+            let mut out = Vec::new();
+            for (i, entry) in list.iter().enumerate() {
+                let at = format!("{at}[{i}]");
+                if out.len() > MAX_TEMPLATES + MAX_CONSTRAINTS {
+                    return Err(SettingsError::new(at, "too many documents"));
+                }
+                match entry {
+                    Value::Object(_) => {
+                        let mut v = entry.clone();
+                        strip_nulls(&mut v);
+                        out.push(Item { at, value: v });
+                    }
+                    Value::String(text) => out.extend(documents(text, &at)?),
+                    other => {
+                        return Err(SettingsError::new(
+                            at,
+                            format!("expected a Gatekeeper object or YAML text, found {}", type_name(other)),
+                        ))
+                    }
+                }
+            }
+            Ok(out)
+        }
+        other => Err(SettingsError::new(
+            at,
+            format!("expected a list of Gatekeeper objects or YAML text, found {}", type_name(other)),
+        )),
+    }
+}
+
+/// The documents of YAML (or JSON) text; with more than one, each is named by its number.
+fn documents(text: &str, at: &str) -> Result<Vec<Item>, SettingsError> {
+    let docs = split_documents(text, "").map_err(|e| SettingsError::new(at, e.to_string()))?;
+    let many = docs.len() > 1;
+    Ok(docs
+        .into_iter()
+        .map(|d| Item {
+            at: if many { format!("{at} (document {})", d.doc.index) } else { at.to_string() },
+            value: d.value,
+        })
+        .collect())
+}
