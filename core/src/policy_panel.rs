@@ -250,7 +250,6 @@ spec:
 "#;
 
     #[test]
-    #[ignore = "needs the policy's gatekeeper setting (in progress)"]
     fn pasted_gatekeeper_policies_give_a_verdict_per_workload() {
         let state = SharedState {
             nodes: "kind: Node\napiVersion: v1\nmetadata: {name: a}\n".into(),
