@@ -17,12 +17,8 @@ pub struct FitError {
 
 impl FitError {
     pub fn message(&self) -> String {
-        let mut msg = format!("0/{} nodes are available:", self.num_all_nodes);
-        if !self.pre_filter_msg.is_empty() {
-            // A PreFilter rejection applies to every node; listing them would repeat it.
-            msg.push_str(&format!(" {}.", self.pre_filter_msg));
-        } else {
-            let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+        if self.pre_filter_msg.is_empty() {
             for reasons in &self.node_reasons {
                 for r in reasons {
                     *histogram.entry(r).or_default() += 1;
@@ -34,19 +30,37 @@ impl FitError {
                     *histogram.entry(r).or_default() += absent;
                 }
             }
-            // `sort.Strings` over "count reason": byte-wise, so "10 x" sorts before "2 y".
-            let mut entries: Vec<String> = histogram.iter().map(|(r, n)| format!("{n} {r}")).collect();
-            entries.sort();
-            if !entries.is_empty() {
-                msg.push_str(&format!(" {}.", entries.join(", ")));
-            }
         }
-        if !self.post_filter_msg.is_empty() {
-            msg.push(' ');
-            msg.push_str(&self.post_filter_msg);
-        }
-        msg
+        format_message(self.num_all_nodes, &self.pre_filter_msg, &histogram, &self.post_filter_msg)
     }
+}
+
+/// `FitError.Error` from a ready histogram (reason -> number of nodes). The scheduler counts
+/// reasons as it filters, so it need not copy every failing node's reasons into a
+/// [`FitError`] first; both paths end here and so print the same bytes.
+pub fn format_message(
+    num_all_nodes: usize,
+    pre_filter_msg: &str,
+    histogram: &BTreeMap<&str, usize>,
+    post_filter_msg: &str,
+) -> String {
+    let mut msg = format!("0/{num_all_nodes} nodes are available:");
+    if !pre_filter_msg.is_empty() {
+        // A PreFilter rejection applies to every node; listing them would repeat it.
+        msg.push_str(&format!(" {pre_filter_msg}."));
+    } else {
+        // `sort.Strings` over "count reason": byte-wise, so "10 x" sorts before "2 y".
+        let mut entries: Vec<String> = histogram.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        entries.sort();
+        if !entries.is_empty() {
+            msg.push_str(&format!(" {}.", entries.join(", ")));
+        }
+    }
+    if !post_filter_msg.is_empty() {
+        msg.push(' ');
+        msg.push_str(post_filter_msg);
+    }
+    msg
 }
 
 /// `AbsentNodesStatus` reason for nodes removed by PreFilter results: a single plugin, or the

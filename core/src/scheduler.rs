@@ -9,14 +9,14 @@
 //! - every pod has the same priority, so preemption never finds victims;
 //! - ImageLocality and the volume plugins are not modelled.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::fit_error::{absent_nodes_reason, empty_intersection_reason, FitError};
+use crate::fit_error::{absent_nodes_reason, empty_intersection_reason, format_message, FitError};
 use crate::framework::{Code, NodeInfo, SchedulerConfig, Status};
 use crate::hostports::HostPort;
-use crate::model::{Pod, Toleration};
+use crate::model::{Pod, PodSpec, Toleration};
 use crate::plugins::node_resources_fit::{self, InsufficientResource};
 use crate::plugins::{
     default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
@@ -58,6 +58,66 @@ pub struct ScheduleResult {
     pub message: Option<String>,
 }
 
+/// How much of the per-node outcome a caller needs. The decision and the FailedScheduling
+/// message are the same in every mode; only the verdicts returned differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Every node's verdict, in cluster order, with the score breakdown of the nodes that fit
+    /// (`schedule(.., explain = true)`).
+    Explain,
+    /// Only the failing nodes' verdicts, in cluster order: enough for the FailedScheduling
+    /// message and for fixes (`schedule(.., explain = false)`).
+    Failures,
+    /// No verdicts when a node is chosen, as `Failures` when none is: what replicas after the
+    /// first need, without building a verdict per failing node on every cycle.
+    Decision,
+    /// As `Explain`, except that nodes a PreFilter result removed (the other nodes, for a
+    /// DaemonSet's pinned pod) are counted in the message but neither evaluated nor listed.
+    /// Upstream does the same: the scheduler only filters the nodes a PreFilterResult names.
+    Candidates,
+}
+
+/// Per-node outcomes that depend only on the pod's spec and the Node object, never on the
+/// pods bound to the node: the first four filters (NodeUnschedulable, NodeName,
+/// TaintToleration, NodeAffinity: upstream's Filter order starts with them, so a node they
+/// reject never reaches the others) and the raw TaintToleration and NodeAffinity scores.
+///
+/// Replicas of one workload have the same spec, so `simulate` keeps one cache per workload and
+/// each replica after the first re-runs only NodePorts, NodeResourcesFit, PodTopologySpread,
+/// InterPodAffinity and the resource scores. The cache checks its key (the spec and the node
+/// slice) on every use and starts over when either differs; the Node objects in the slice must
+/// not change while it is in use (binding pods to them is fine).
+#[derive(Debug, Default)]
+pub struct StaticCache {
+    key: Option<(PodSpec, usize, usize)>,
+    entries: Vec<StaticEntry>,
+}
+
+#[derive(Debug, Clone)]
+enum StaticEntry {
+    Unknown,
+    /// The first static filter that failed, with its plugin set.
+    Fail(Status),
+    /// Passed the static filters; raw (not normalized) static scores.
+    Pass {
+        taint: i64,
+        affinity: i64,
+    },
+}
+
+impl StaticCache {
+    fn prepare(&mut self, spec: &PodSpec, nodes: &[NodeInfo]) {
+        let valid = self
+            .key
+            .as_ref()
+            .is_some_and(|(s, ptr, len)| *ptr == nodes.as_ptr() as usize && *len == nodes.len() && s == spec);
+        if !valid {
+            self.key = Some((spec.clone(), nodes.as_ptr() as usize, nodes.len()));
+            self.entries = vec![StaticEntry::Unknown; nodes.len()];
+        }
+    }
+}
+
 /// Everything computed once per pod so the per-node work stays small.
 struct PodContext<'a> {
     pod: &'a Pod,
@@ -74,9 +134,33 @@ struct PodContext<'a> {
 /// Schedules `pod` onto one of `nodes` (the cluster, in input order).
 ///
 /// With `explain` every node's verdict and score breakdown is returned; without it only the
-/// failing nodes' reasons are kept (enough for the FailedScheduling message), which is what
-/// replicas after the first need.
+/// failing nodes' reasons are kept (enough for the FailedScheduling message).
 pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: bool) -> ScheduleResult {
+    let detail = if explain { Detail::Explain } else { Detail::Failures };
+    schedule_with(pod, nodes, cfg, detail, None)
+}
+
+/// One node's outcome in a cycle.
+enum Outcome {
+    /// Removed by a PreFilter result.
+    Absent,
+    /// Rejected by a static filter (the status is in the cache).
+    StaticFail,
+    /// Rejected by NodePorts, NodeResourcesFit, PodTopologySpread or InterPodAffinity.
+    DynamicFail(Box<(Status, Vec<InsufficientResource>)>),
+    /// Fits; the index into the feasible list.
+    Feasible(usize),
+}
+
+/// [`schedule`] with a choice of [`Detail`] and, for replicas of one workload, a
+/// [`StaticCache`] shared between their cycles.
+pub fn schedule_with(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    detail: Detail,
+    cache: Option<&mut StaticCache>,
+) -> ScheduleResult {
     if nodes.is_empty() {
         // `ErrNoNodesAvailable`, returned before any plugin runs.
         return ScheduleResult { node: None, verdicts: Vec::new(), message: Some(ERR_NO_NODES_AVAILABLE.into()) };
@@ -157,61 +241,175 @@ pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: b
         spread,
     };
 
-    let absent_reason = absent_nodes_reason(&restricting_plugins);
-    let mut verdicts: Vec<NodeVerdict> = Vec::with_capacity(nodes.len());
-    let mut feasible = Vec::new();
-    let mut fit_error = FitError { num_all_nodes: nodes.len(), ..Default::default() };
+    // Which nodes to evaluate: all, or those a PreFilter result names.
+    let allowed: Vec<bool> = match &restricted {
+        None => Vec::new(),
+        Some(names) => nodes.iter().map(|n| names.contains(n.name())).collect(),
+    };
+    let is_allowed = |i: usize| allowed.is_empty() || allowed[i];
+
+    let mut local = StaticCache::default();
+    let cache = cache.unwrap_or(&mut local);
+    cache.prepare(spec, nodes);
     for (i, node) in nodes.iter().enumerate() {
-        let (status, insufficient) = match &restricted {
-            Some(allowed) if !allowed.contains(node.name()) => (
-                Status::new(Code::UnschedulableAndUnresolvable, absent_reason.clone())
-                    .with_plugin(restricting_plugins.first().copied().unwrap_or(node_affinity::NAME))
-                    .with_detail(format!(
-                        "pod is restricted to node(s) {}",
-                        allowed.iter().cloned().collect::<Vec<_>>().join(", ")
-                    )),
-                Vec::new(),
-            ),
-            _ => {
-                let (status, insufficient) = run_filters(&ctx, node, cfg);
-                if status.is_success() {
-                    feasible.push(i);
-                } else {
-                    fit_error.node_reasons.push(status.reasons.clone());
-                }
-                (status, insufficient)
-            }
-        };
-        if explain || !status.is_success() {
-            verdicts.push(NodeVerdict {
-                node: node.name().to_string(),
-                status,
-                insufficient,
-                score: None,
-                plugin_scores: Vec::new(),
-            });
+        if is_allowed(i) && matches!(cache.entries[i], StaticEntry::Unknown) {
+            cache.entries[i] = static_entry(&ctx, node, cfg);
         }
     }
-    if restricted.is_some() {
-        fit_error.absent_nodes_reasons = vec![absent_reason];
+    let cache: &StaticCache = cache;
+
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(nodes.len());
+    let mut feasible = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let outcome = if !is_allowed(i) {
+            Outcome::Absent
+        } else {
+            match &cache.entries[i] {
+                StaticEntry::Fail(_) => Outcome::StaticFail,
+                _ => match run_dynamic_filters(&ctx, node, cfg) {
+                    Some(fail) => Outcome::DynamicFail(Box::new(fail)),
+                    None => {
+                        feasible.push(i);
+                        Outcome::Feasible(feasible.len() - 1)
+                    }
+                },
+            }
+        };
+        outcomes.push(outcome);
     }
+    let status_of = |i: usize, outcome: &Outcome| -> Option<(Status, Vec<InsufficientResource>)> {
+        match outcome {
+            Outcome::Absent => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
+            Outcome::StaticFail => match &cache.entries[i] {
+                StaticEntry::Fail(s) => Some((s.clone(), Vec::new())),
+                _ => None,
+            },
+            Outcome::DynamicFail(f) => Some((f.0.clone(), f.1.clone())),
+            Outcome::Feasible(_) => None,
+        }
+    };
+    let failing_verdicts = |list_absent: bool| -> Vec<NodeVerdict> {
+        outcomes
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| list_absent || !matches!(o, Outcome::Absent))
+            .filter_map(|(i, o)| {
+                status_of(i, o).map(|(status, insufficient)| NodeVerdict {
+                    node: nodes[i].name().to_string(),
+                    status,
+                    insufficient,
+                    score: None,
+                    plugin_scores: Vec::new(),
+                })
+            })
+            .collect()
+    };
 
     if feasible.is_empty() {
-        fit_error.post_filter_msg = preemption_message(&verdicts);
-        return ScheduleResult { node: None, verdicts, message: Some(fit_error.message()) };
+        let list_absent = detail != Detail::Candidates;
+        let verdicts = failing_verdicts(list_absent);
+        let message = fit_error_message(nodes.len(), &outcomes, cache, &restricting_plugins, restricted.is_some());
+        return ScheduleResult { node: None, verdicts, message: Some(message) };
     }
 
-    let totals = score_nodes(&ctx, nodes, &feasible, cfg, explain.then_some(&mut verdicts[..]));
+    let breakdown = matches!(detail, Detail::Explain | Detail::Candidates);
+    let (totals, parts) = score_nodes(&ctx, nodes, &feasible, cache, cfg, breakdown);
     // Highest total wins; on a tie the node listed first (upstream samples one at random).
     let best = feasible.iter().zip(&totals).fold(None::<(usize, i64)>, |best, (&i, &s)| match best {
         Some((_, b)) if b >= s => best,
         _ => Some((i, s)),
     });
+    let verdicts = match detail {
+        Detail::Decision => Vec::new(),
+        Detail::Failures => failing_verdicts(true),
+        Detail::Explain | Detail::Candidates => {
+            let mut parts = parts.into_iter();
+            let list_absent = detail == Detail::Explain;
+            outcomes
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| list_absent || !matches!(o, Outcome::Absent))
+                .map(|(i, o)| match o {
+                    Outcome::Feasible(k) => NodeVerdict {
+                        node: nodes[i].name().to_string(),
+                        status: Status::success(),
+                        insufficient: Vec::new(),
+                        score: Some(totals[*k]),
+                        plugin_scores: parts.next().unwrap_or_default(),
+                    },
+                    _ => {
+                        let (status, insufficient) = status_of(i, o).unwrap_or((Status::success(), Vec::new()));
+                        NodeVerdict {
+                            node: nodes[i].name().to_string(),
+                            status,
+                            insufficient,
+                            score: None,
+                            plugin_scores: Vec::new(),
+                        }
+                    }
+                })
+                .collect()
+        }
+    };
     ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None }
 }
 
-/// Filter plugins in order; the first failure is the node's status.
-fn run_filters(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> (Status, Vec<InsufficientResource>) {
+/// The status of a node a PreFilter result removed.
+fn absent_status(restricting_plugins: &[&'static str], allowed: Option<&BTreeSet<String>>) -> Status {
+    Status::new(Code::UnschedulableAndUnresolvable, absent_nodes_reason(restricting_plugins))
+        .with_plugin(restricting_plugins.first().copied().unwrap_or(node_affinity::NAME))
+        .with_detail(format!(
+            "pod is restricted to node(s) {}",
+            allowed.map(|a| a.iter().cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()
+        ))
+}
+
+/// `FitError.Error()` when no node fits: the histogram of the evaluated nodes' reasons, the
+/// removed nodes under `AbsentNodesStatus`, and DefaultPreemption's message over all nodes.
+fn fit_error_message(
+    num_all_nodes: usize,
+    outcomes: &[Outcome],
+    cache: &StaticCache,
+    restricting_plugins: &[&'static str],
+    restricted: bool,
+) -> String {
+    let absent_reason = absent_nodes_reason(restricting_plugins);
+    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+    let (mut absent, mut not_helpful, mut no_victims) = (0, 0, 0);
+    for (i, outcome) in outcomes.iter().enumerate() {
+        let status = match outcome {
+            Outcome::Absent => {
+                absent += 1;
+                // Nodes a PreFilter removed are unresolvable.
+                not_helpful += 1;
+                continue;
+            }
+            Outcome::StaticFail => match &cache.entries[i] {
+                StaticEntry::Fail(s) => s,
+                _ => continue,
+            },
+            Outcome::DynamicFail(f) => &f.0,
+            Outcome::Feasible(_) => continue,
+        };
+        for r in &status.reasons {
+            *histogram.entry(r).or_default() += 1;
+        }
+        if status.code == Code::UnschedulableAndUnresolvable {
+            not_helpful += 1;
+        } else {
+            no_victims += 1;
+        }
+    }
+    if restricted && absent > 0 {
+        *histogram.entry(&absent_reason).or_default() += absent;
+    }
+    let post_filter = preemption_message(not_helpful, no_victims);
+    format_message(num_all_nodes, "", &histogram, &post_filter)
+}
+
+/// The static filters in order; the first failure is the node's status. Also the raw static
+/// scores of a node that passes.
+fn static_entry(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> StaticEntry {
     let spec = &ctx.pod.spec;
     let checks: [(&'static str, &dyn Fn() -> Status); 4] = [
         (node_unschedulable::NAME, &|| node_unschedulable::filter(spec, &node.node, cfg)),
@@ -225,77 +423,94 @@ fn run_filters(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> (Sta
         }
         let status = check();
         if !status.is_success() {
-            return (status.with_plugin(name), Vec::new());
+            return StaticEntry::Fail(status.with_plugin(name));
         }
     }
+    StaticEntry::Pass {
+        taint: taint_toleration::score(&ctx.score_tolerations, &node.node, cfg),
+        affinity: ctx.affinity.score(&node.node),
+    }
+}
+
+/// The filters that depend on what is bound to the node or elsewhere in the cluster, in order;
+/// `None` when the node passes them all.
+fn run_dynamic_filters(
+    ctx: &PodContext,
+    node: &NodeInfo,
+    cfg: &SchedulerConfig,
+) -> Option<(Status, Vec<InsufficientResource>)> {
     if !ctx.skipped.contains(node_ports::NAME) {
         let status = node_ports::filter(&ctx.wanted_ports, node);
         if !status.is_success() {
-            return (status.with_plugin(node_ports::NAME), Vec::new());
+            return Some((status.with_plugin(node_ports::NAME), Vec::new()));
         }
     }
     let (status, insufficient) = node_resources_fit::filter(&ctx.request, node, cfg);
     if !status.is_success() {
-        return (status.with_plugin(node_resources_fit::NAME), insufficient);
+        return Some((status.with_plugin(node_resources_fit::NAME), insufficient));
     }
     if !ctx.skipped.contains(pod_topology_spread::NAME) {
         let status = pod_topology_spread::filter(&ctx.spread, ctx.pod, node);
         if !status.is_success() {
-            return (status.with_plugin(pod_topology_spread::NAME), Vec::new());
+            return Some((status.with_plugin(pod_topology_spread::NAME), Vec::new()));
         }
     }
     if !ctx.skipped.contains(inter_pod_affinity::NAME) {
         let status = inter_pod_affinity::filter(&ctx.inter_pod, ctx.pod, node);
         if !status.is_success() {
-            return (status.with_plugin(inter_pod_affinity::NAME), Vec::new());
+            return Some((status.with_plugin(inter_pod_affinity::NAME), Vec::new()));
         }
     }
-    (Status::success(), Vec::new())
+    None
 }
 
 /// Scores every feasible node with the default plugins and weights; returns the totals in
-/// `feasible` order and records the breakdown in the verdicts.
+/// `feasible` order and, with `breakdown`, each node's per-plugin scores.
 fn score_nodes(
     ctx: &PodContext,
     nodes: &[NodeInfo],
     feasible: &[usize],
+    cache: &StaticCache,
     cfg: &SchedulerConfig,
-    mut verdicts: Option<&mut [NodeVerdict]>,
-) -> Vec<i64> {
-    let mut taint: Vec<i64> =
-        feasible.iter().map(|&i| taint_toleration::score(&ctx.score_tolerations, &nodes[i].node, cfg)).collect();
+    breakdown: bool,
+) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
+    let raw = |i: usize| match cache.entries[i] {
+        StaticEntry::Pass { taint, affinity } => (taint, affinity),
+        _ => (0, 0),
+    };
+    let mut taint: Vec<i64> = feasible.iter().map(|&i| raw(i).0).collect();
     default_normalize_score(crate::plugins::MAX_NODE_SCORE, true, &mut taint);
 
-    let mut affinity: Vec<i64> = feasible.iter().map(|&i| ctx.affinity.score(&nodes[i].node)).collect();
+    let mut affinity: Vec<i64> = feasible.iter().map(|&i| raw(i).1).collect();
     default_normalize_score(crate::plugins::MAX_NODE_SCORE, false, &mut affinity);
 
-    let least: Vec<i64> =
-        feasible.iter().map(|&i| node_resources_fit::least_allocated_score(&ctx.non_zero_request, &nodes[i])).collect();
-    let balanced: Vec<Option<i64>> =
-        feasible.iter().map(|&i| node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i])).collect();
     let spread = pod_topology_spread::score(ctx.pod, nodes, feasible, cfg);
     let inter = inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg);
 
     let mut totals = Vec::with_capacity(feasible.len());
+    let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
     for (k, &i) in feasible.iter().enumerate() {
-        let mut parts = vec![
-            PluginScore { plugin: taint_toleration::NAME, score: taint[k], weight: 3 },
-            PluginScore { plugin: node_affinity::NAME, score: affinity[k], weight: 2 },
-            PluginScore { plugin: node_resources_fit::NAME, score: least[k], weight: 1 },
-            PluginScore { plugin: pod_topology_spread::NAME, score: spread[k], weight: 2 },
-            PluginScore { plugin: inter_pod_affinity::NAME, score: inter[k], weight: 2 },
-        ];
-        if let Some(b) = balanced[k] {
-            parts.push(PluginScore { plugin: node_resources_fit::BALANCED_ALLOCATION, score: b, weight: 1 });
-        }
-        let total = parts.iter().map(|p| p.score * p.weight).sum();
-        if let Some(v) = verdicts.as_deref_mut() {
-            v[i].score = Some(total);
-            v[i].plugin_scores = parts;
+        let least = node_resources_fit::least_allocated_score(&ctx.non_zero_request, &nodes[i]);
+        let balanced = node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i]);
+        // The same sum, in the same order, as the breakdown below.
+        let total = taint[k] * 3 + affinity[k] * 2 + least + spread[k] * 2 + inter[k] * 2 + balanced.unwrap_or(0);
+        if breakdown {
+            let mut parts = vec![
+                PluginScore { plugin: taint_toleration::NAME, score: taint[k], weight: 3 },
+                PluginScore { plugin: node_affinity::NAME, score: affinity[k], weight: 2 },
+                PluginScore { plugin: node_resources_fit::NAME, score: least, weight: 1 },
+                PluginScore { plugin: pod_topology_spread::NAME, score: spread[k], weight: 2 },
+                PluginScore { plugin: inter_pod_affinity::NAME, score: inter[k], weight: 2 },
+            ];
+            if let Some(b) = balanced {
+                parts.push(PluginScore { plugin: node_resources_fit::BALANCED_ALLOCATION, score: b, weight: 1 });
+            }
+            debug_assert_eq!(total, parts.iter().map(|p| p.score * p.weight).sum::<i64>());
+            all_parts.push(parts);
         }
         totals.push(total);
     }
-    totals
+    (totals, all_parts)
 }
 
 /// A PreFilter rejection: every node shares the status, and the message carries only the
@@ -311,33 +526,33 @@ fn pre_filter_rejection(status: Status, nodes: &[NodeInfo]) -> ScheduleResult {
             plugin_scores: Vec::new(),
         })
         .collect();
+    let (not_helpful, no_victims) =
+        if status.code == Code::UnschedulableAndUnresolvable { (nodes.len(), 0) } else { (0, nodes.len()) };
     let fit_error = FitError {
         num_all_nodes: nodes.len(),
         pre_filter_msg: status.reasons.join(", "),
-        post_filter_msg: preemption_message(&verdicts),
+        post_filter_msg: preemption_message(not_helpful, no_victims),
         ..Default::default()
     };
     ScheduleResult { node: None, verdicts, message: Some(fit_error.message()) }
 }
 
-/// DefaultPreemption's PostFilter message. Unresolvable nodes are not worth preempting on;
-/// on the others, with every pod at the same priority, there is never a victim.
-fn preemption_message(verdicts: &[NodeVerdict]) -> String {
-    if verdicts.is_empty() {
+/// DefaultPreemption's PostFilter message over the failing nodes. Unresolvable nodes are not
+/// worth preempting on; on the others, with every pod at the same priority, there is never a
+/// victim.
+fn preemption_message(not_helpful: usize, no_victims: usize) -> String {
+    let total = not_helpful + no_victims;
+    if total == 0 {
         return String::new();
     }
-    let reasons = verdicts
-        .iter()
-        .map(|v| {
-            vec![if v.status.code == Code::UnschedulableAndUnresolvable {
-                "Preemption is not helpful for scheduling".to_string()
-            } else {
-                "No preemption victims found for incoming pod".to_string()
-            }]
-        })
-        .collect();
-    let inner = FitError { num_all_nodes: verdicts.len(), node_reasons: reasons, ..Default::default() };
-    format!("preemption: {}", inner.message())
+    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+    if not_helpful > 0 {
+        histogram.insert("Preemption is not helpful for scheduling", not_helpful);
+    }
+    if no_victims > 0 {
+        histogram.insert("No preemption victims found for incoming pod", no_victims);
+    }
+    format!("preemption: {}", format_message(total, "", &histogram, ""))
 }
 
 #[cfg(test)]
@@ -469,5 +684,67 @@ mod tests {
         assert_eq!(r.node, Some(0));
         assert_eq!(r.verdicts.len(), 1);
         assert_eq!(r.verdicts[0].node, "b");
+    }
+
+    /// The DaemonSet fast path (only the pinned node evaluated) gives the same decision and
+    /// the same FailedScheduling message as evaluating every node, and its one verdict is the
+    /// full path's verdict for that node.
+    #[test]
+    fn candidates_only_evaluates_the_pinned_node_with_the_same_message() {
+        let cfg = SchedulerConfig::default();
+        let mut busy = node("a", "3", None);
+        busy.requested.milli_cpu = 1500;
+        let cluster = [busy, node("b", "4", Some("gpu")), node("c", "4", None), node("d", "1", None)];
+        // (pinned node, cpu request, why)
+        let rows = [
+            ("a", "2", "does not fit: Insufficient cpu, resolvable"),
+            ("d", "2", "above allocatable: unresolvable"),
+            ("b", "1", "untolerated taint on the pinned node"),
+            ("c", "1", "fits"),
+        ];
+        for (target, cpu, why) in rows {
+            let mut p = pod(cpu);
+            pin(&mut p, &[&[&[target]]]);
+            let full = schedule(&p, &cluster, &cfg, true);
+            let fast = schedule_with(&p, &cluster, &cfg, Detail::Candidates, None);
+            assert_eq!(fast.node, full.node, "{why}");
+            assert_eq!(fast.message, full.message, "{why}");
+            assert_eq!(fast.verdicts.len(), 1, "{why}: only the pinned node is listed");
+            let i = cluster.iter().position(|n| n.name() == target).unwrap();
+            let (a, b) = (&fast.verdicts[0], &full.verdicts[i]);
+            assert_eq!((&a.node, &a.status, &a.insufficient, a.score), (&b.node, &b.status, &b.insufficient, b.score));
+            assert_eq!(format!("{:?}", a.plugin_scores), format!("{:?}", b.plugin_scores), "{why}");
+        }
+    }
+
+    /// A shared StaticCache and `Decision` give the same answers as fresh full cycles while
+    /// pods are bound between cycles, and the cache starts over for another spec.
+    #[test]
+    fn static_cache_and_decision_match_full_cycles() {
+        let cfg = SchedulerConfig::default();
+        let mut cluster = vec![node("a", "2", None), node("b", "4", Some("gpu")), node("c", "3", None)];
+        let mut cache = StaticCache::default();
+        for round in 0..8 {
+            let p = pod("1");
+            let full = schedule(&p, &cluster, &cfg, false);
+            let fast = schedule_with(&p, &cluster, &cfg, Detail::Decision, Some(&mut cache));
+            assert_eq!(fast.node, full.node, "round {round}");
+            assert_eq!(fast.message, full.message, "round {round}");
+            if full.node.is_some() {
+                assert!(fast.verdicts.is_empty(), "Decision lists nothing when a node is chosen");
+            } else {
+                let names = |r: &ScheduleResult| r.verdicts.iter().map(|v| v.node.clone()).collect::<Vec<_>>();
+                assert_eq!(names(&fast), names(&full), "round {round}: as Failures when none fits");
+            }
+            if round == 3 {
+                // Another spec through the same cache must not reuse the first spec's entries.
+                let other = schedule_with(&pod("5"), &cluster, &cfg, Detail::Failures, Some(&mut cache));
+                assert_eq!(other.message, schedule(&pod("5"), &cluster, &cfg, false).message);
+            }
+            if let Some(i) = full.node {
+                cluster[i].requested.milli_cpu += 1000;
+                cluster[i].non_zero_requested.milli_cpu += 1000;
+            }
+        }
     }
 }

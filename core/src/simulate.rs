@@ -19,7 +19,7 @@ use crate::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status};
 use crate::hostports::wanted_host_ports;
 use crate::model::{Node, ObjectMeta, Pod, PodSpec, Toleration};
 use crate::plugins::{node_affinity, node_name, node_resources_fit, taint_toleration};
-use crate::scheduler::{schedule, NodeVerdict, ScheduleResult};
+use crate::scheduler::{schedule, schedule_with, Detail, NodeVerdict, ScheduleResult, StaticCache};
 use crate::taints::{NO_EXECUTE, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 use crate::validation::{validate_node, validate_pod_spec};
 use crate::version::{FeatureGates, KubeVersion};
@@ -293,6 +293,9 @@ impl<'a> Simulation<'a> {
         // A replica that found no node leaves the cluster unchanged, so every later replica,
         // identical but for its name, gets the same answer.
         let mut pending: Option<String> = None;
+        // Replicas share their spec, so the filters and scores that depend only on the spec
+        // and the Node objects are computed once for the workload.
+        let mut cache = StaticCache::default();
         for r in 0..w.replicas {
             let name = pod_name(w, r);
             if let Some(message) = &pending {
@@ -300,7 +303,10 @@ impl<'a> Simulation<'a> {
                 continue;
             }
             let pod = self.make_pod(w, name.clone(), spec.clone());
-            let result = schedule(&pod, &self.nodes, &self.cfg, r == 0);
+            // The first replica's verdicts are the report's node map; later replicas need
+            // verdicts only when they find no node (for the fixes).
+            let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
+            let result = schedule_with(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache));
             if r == 0 {
                 report.nodes = node_map(&result, &self.nodes);
             }
@@ -361,9 +367,11 @@ impl<'a> Simulation<'a> {
             spec.affinity = Some(daemonset::pin_to_node(spec.affinity.take(), &node_name));
             admitted_notes = self.admit(&mut spec);
             let pod = self.make_pod(w, format!("{}-{}", w.name, node_name), spec);
-            let result = schedule(&pod, &self.nodes, &self.cfg, true);
-            let verdict = result.verdicts.get(i).map(node_report);
-            if let Some(v) = verdict {
+            // The pod is pinned to node i, so only node i is evaluated; the other nodes are
+            // counted in the FailedScheduling message as upstream counts them.
+            let result = schedule_with(&pod, &self.nodes, &self.cfg, Detail::Candidates, None);
+            let position = result.verdicts.iter().position(|v| v.node == node_name);
+            if let Some(v) = position.map(|p| node_report(&result.verdicts[p])) {
                 report.nodes.insert(node_name.clone(), serde_json::to_value(v).unwrap_or_default());
             }
             match result.node {
@@ -380,7 +388,10 @@ impl<'a> Simulation<'a> {
                     });
                 }
             }
-            results.push((i, result));
+            // The fixes read the verdict of the daemon pod's own node at this position.
+            if let Some(p) = position {
+                results.push((p, result));
+            }
         }
         report.defaults.extend(admitted_notes);
         // Keep the node map in cluster order.
