@@ -7,6 +7,7 @@
 //!   filter_score_no_explain        the same with explain=false
 //!   deployment                     simulate() 5,000 nodes + a 1,000-replica Deployment
 //!   daemonset                      simulate() --nodes nodes + a DaemonSet (70% eligible)
+//!   playground                     playground::evaluate(synthetic(200, 20)): parse, simulate, views
 //!   gen_kubectl_yaml PATH          write the 5,000-node `kubectl get nodes -o yaml` to PATH
 //!   gen_kubectl_json PATH          the same as `kubectl get nodes -o json` (pretty, 4 spaces)
 //!   parse PATH                     read PATH, then parse_manifests() it
@@ -59,7 +60,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| {
         eprintln!(
-            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|deployment|daemonset|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH> [--nodes N] [--replicas N] [--repeat N]"
+            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|deployment|daemonset|playground|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH> [--nodes N] [--replicas N] [--repeat N]"
         );
         std::process::exit(2)
     });
@@ -102,6 +103,13 @@ fn main() {
             Box::new(move || match simulate(black_box(&manifests), &opts) {
                 Ok(r) => format!("placed={}/{}", r.workloads[0].current, r.workloads[0].desired),
                 Err(e) => format!("invalid: {} errors", e.len()),
+            })
+        }
+        "playground" => {
+            let state = placement_core::playground::synthetic(200, 20);
+            Box::new(move || {
+                let eval = placement_core::playground::evaluate(black_box(&state));
+                format!("workloads={} errors={}", eval.workloads.len(), eval.errors.len())
             })
         }
         "gen_kubectl_yaml" => {

@@ -58,10 +58,16 @@ pub fn node_should_run(template: &PodSpec, node: &Node, cfg: &SchedulerConfig) -
     if !template.node_name.is_empty() && template.node_name != node.metadata.name {
         return no(Blocker::NodeName(template.node_name.clone()));
     }
-    let mut pod = template.clone();
-    pod.node_name = node.metadata.name.clone();
+    // The controller checks a copy of the template with the node's name and its own
+    // tolerations. Only the tolerations differ from the template in what is checked here, so
+    // only they are copied (this runs for every node, several times per DaemonSet).
+    let mut pod = PodSpec {
+        tolerations: template.tolerations.clone(),
+        host_network: template.host_network,
+        ..Default::default()
+    };
     add_daemon_tolerations(&mut pod);
-    if !RequiredNodeAffinity::from_pod(&pod).matches(node) {
+    if !RequiredNodeAffinity::from_pod(template).matches(node) {
         return no(Blocker::NodeAffinity);
     }
     let cmp = cfg.gates.taint_toleration_comparison_operators;

@@ -236,7 +236,15 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
     let node_names: Vec<&str> = manifests.nodes.iter().map(|(_, n)| n.metadata.name.as_str()).collect();
     let mut requested: Vec<Resource> = vec![Resource::default(); node_names.len()];
     let mut pod_counts = vec![0usize; node_names.len()];
-    let index_of = |name: &str| node_names.iter().position(|n| *n == name);
+    // Cells are looked up by node name once per verdict, pod and fix: an index keeps that
+    // linear in the cluster size rather than quadratic. Duplicate names are rejected by
+    // validation, so first-position semantics are kept by not overwriting.
+    let mut positions: std::collections::HashMap<&str, usize> =
+        std::collections::HashMap::with_capacity(node_names.len());
+    for (i, n) in node_names.iter().enumerate() {
+        positions.entry(n).or_insert(i);
+    }
+    let index_of = |name: &str| positions.get(name).copied();
 
     for (w, r) in manifests.workloads.iter().zip(&report.workloads) {
         let mut spec = w.template.spec.clone();

@@ -116,6 +116,11 @@ impl StaticCache {
             self.entries = vec![StaticEntry::Unknown; nodes.len()];
         }
     }
+
+    /// A cache for one cycle only: no key to check, so the spec is not copied.
+    fn single_use(nodes: &[NodeInfo]) -> Self {
+        Self { key: None, entries: vec![StaticEntry::Unknown; nodes.len()] }
+    }
 }
 
 /// Everything computed once per pod so the per-node work stays small.
@@ -248,9 +253,17 @@ pub fn schedule_with(
     };
     let is_allowed = |i: usize| allowed.is_empty() || allowed[i];
 
-    let mut local = StaticCache::default();
-    let cache = cache.unwrap_or(&mut local);
-    cache.prepare(spec, nodes);
+    let mut local;
+    let cache = match cache {
+        Some(c) => {
+            c.prepare(spec, nodes);
+            c
+        }
+        None => {
+            local = StaticCache::single_use(nodes);
+            &mut local
+        }
+    };
     for (i, node) in nodes.iter().enumerate() {
         if is_allowed(i) && matches!(cache.entries[i], StaticEntry::Unknown) {
             cache.entries[i] = static_entry(&ctx, node, cfg);

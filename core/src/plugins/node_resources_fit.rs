@@ -154,15 +154,21 @@ const SCORED: [&str; 2] = [CPU, MEMORY];
 
 /// LeastAllocated over cpu and memory with non-zero requests: `(cap - req) * 100 / cap`,
 /// averaged by weight. Not normalized.
+///
+/// Runs for every feasible node on every cycle, so it reads the two fields directly rather
+/// than looking each resource up by name (same arithmetic, same order).
 pub fn least_allocated_score(pod_non_zero: &Resource, node: &NodeInfo) -> i64 {
     let Some(alloc) = &node.allocatable else { return 0 };
+    let scored = [
+        (alloc.milli_cpu, node.non_zero_requested.milli_cpu, pod_non_zero.milli_cpu),
+        (alloc.memory, node.non_zero_requested.memory, pod_non_zero.memory),
+    ];
     let (mut sum, mut weights) = (0, 0);
-    for r in SCORED {
-        let cap = alloc.get(r);
+    for (cap, used, wanted) in scored {
         if cap == 0 {
             continue;
         }
-        let req = node.non_zero_requested.get(r).saturating_add(pod_non_zero.get(r));
+        let req = used.saturating_add(wanted);
         sum += if req > cap { 0 } else { (cap - req) * super::MAX_NODE_SCORE / cap };
         weights += 1;
     }
@@ -176,24 +182,27 @@ pub fn least_allocated_score(pod_non_zero: &Resource, node: &NodeInfo) -> i64 {
 /// BalancedAllocation over actual requests: `(1 - stddev of the used fractions) * 100`.
 /// `None` (Skip) for best-effort pods, which upstream skips so they do not pile up.
 pub fn balanced_allocation_score(pod_request: &Resource, node: &NodeInfo) -> Option<i64> {
-    if SCORED.iter().all(|r| pod_request.get(r) == 0) {
+    if pod_request.milli_cpu == 0 && pod_request.memory == 0 {
         return None;
     }
     let Some(alloc) = &node.allocatable else { return Some(0) };
-    let fractions: Vec<f64> = SCORED
-        .iter()
-        .filter(|r| alloc.get(r) != 0)
-        .map(|r| {
-            let req = node.requested.get(r).saturating_add(pod_request.get(r));
-            (req as f64 / alloc.get(r) as f64).min(1.0)
-        })
-        .collect();
-    let std = match fractions.len() {
-        2 => ((fractions[0] - fractions[1]) / 2.0).abs(),
-        n if n > 2 => {
-            let mean = fractions.iter().sum::<f64>() / n as f64;
-            (fractions.iter().map(|f| (f - mean) * (f - mean)).sum::<f64>() / n as f64).sqrt()
+    // The used fractions of cpu and memory, in SCORED order, skipping resources the node has
+    // none of; a fixed array instead of a Vec, as this runs per node per cycle.
+    let scored = [
+        (alloc.milli_cpu, node.requested.milli_cpu, pod_request.milli_cpu),
+        (alloc.memory, node.requested.memory, pod_request.memory),
+    ];
+    let mut fractions = [0.0f64; SCORED.len()];
+    let mut n = 0;
+    for (cap, used, wanted) in scored {
+        if cap != 0 {
+            let req = used.saturating_add(wanted);
+            fractions[n] = (req as f64 / cap as f64).min(1.0);
+            n += 1;
         }
+    }
+    let std = match n {
+        2 => ((fractions[0] - fractions[1]) / 2.0).abs(),
         _ => 0.0,
     };
     Some(((1.0 - std) * super::MAX_NODE_SCORE as f64) as i64)
