@@ -122,4 +122,24 @@ mod tests {
             "placement-policy: unknown operation \"mutate\": this module answers validate, validate_settings, protocol_version"
         );
     }
+
+    /// The README's `kwctl run` example: its settings validate, and the privileged Pod is
+    /// rejected with Gatekeeper's message.
+    #[test]
+    fn readme_example() {
+        let yaml = include_str!("../examples/settings.yaml");
+        let settings: serde_json::Value = serde_yaml::from_str(yaml).unwrap();
+        let s = serde_json::to_vec(&settings).unwrap();
+        assert_eq!(dispatch(b"validate_settings", &s).unwrap(), br#"{"valid":true}"#);
+        let review: serde_json::Value =
+            serde_json::from_str(include_str!("../examples/pod-privileged-review.json")).unwrap();
+        let payload =
+            serde_json::to_vec(&serde_json::json!({"request": review["request"], "settings": settings})).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&dispatch(b"validate", &payload).unwrap()).unwrap();
+        assert_eq!(v["accepted"], false);
+        assert_eq!(
+            v["message"],
+            "[psp-privileged-container] Privileged container is not allowed: shell, securityContext: {\"privileged\": true}"
+        );
+    }
 }

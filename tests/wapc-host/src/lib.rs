@@ -202,3 +202,88 @@ pub fn time_calls(warmup: usize, n: usize, mut f: impl FnMut()) -> (Vec<Duration
     out.sort();
     (out, total)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Gatekeeper benchmark inputs: the pod-security set of `core/benches/gatekeeper.rs`
+
+/// (library folder, constraint kind, parameters) of the 10-template pod-security set.
+pub const POD_SECURITY: [(&str, &str, &str); 10] = [
+    ("privileged-containers", "K8sPSPPrivilegedContainer", "{}"),
+    ("host-namespaces", "K8sPSPHostNamespace", "{}"),
+    ("host-network-ports", "K8sPSPHostNetworkingPorts", r#"{"hostNetwork": false, "min": 80, "max": 9000}"#),
+    (
+        "capabilities",
+        "K8sPSPCapabilities",
+        r#"{"allowedCapabilities": ["NET_BIND_SERVICE"], "requiredDropCapabilities": ["ALL"]}"#,
+    ),
+    ("allow-privilege-escalation", "K8sPSPAllowPrivilegeEscalationContainer", "{}"),
+    ("host-filesystem", "K8sPSPHostFilesystem", "{}"),
+    ("proc-mount", "K8sPSPProcMount", r#"{"procMount": "Default"}"#),
+    (
+        "seccompv2",
+        "K8sPSPSeccompV2",
+        r#"{"allowedProfiles": ["RuntimeDefault", "Localhost"], "allowedLocalhostFiles": ["*"]}"#,
+    ),
+    ("users", "K8sPSPAllowedUsers", r#"{"runAsUser": {"rule": "MustRunAsNonRoot"}}"#),
+    (
+        "volumes",
+        "K8sPSPVolumeTypes",
+        r#"{"volumes": ["configMap", "emptyDir", "projected", "secret", "persistentVolumeClaim"]}"#,
+    ),
+];
+
+/// Settings with only the `gatekeeper` policy: the 10 pod-security templates (as YAML text,
+/// the way users paste them) and one constraint each on Pods.
+pub fn pod_security_settings() -> Value {
+    let templates: Vec<Value> = POD_SECURITY
+        .iter()
+        .map(|(dir, _, _)| {
+            let p = repo_root().join("gatekeeper/library/pod-security-policy").join(dir).join("template.yaml");
+            Value::String(std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        })
+        .collect();
+    let constraints: Vec<Value> = POD_SECURITY
+        .iter()
+        .enumerate()
+        .map(|(i, (_, kind, params))| {
+            json!({
+                "apiVersion": "constraints.gatekeeper.sh/v1beta1",
+                "kind": kind,
+                "metadata": {"name": format!("psp-{i}")},
+                "spec": {
+                    "match": {"kinds": [{"apiGroups": [""], "kinds": ["Pod"]}]},
+                    "parameters": serde_json::from_str::<Value>(params).expect("params"),
+                }
+            })
+        })
+        .collect();
+    json!({"gatekeeper": {"templates": templates, "constraints": constraints, "defaultExpansions": false}})
+}
+
+/// The bench Pod of `core/benches/gatekeeper.rs` (2 containers, 2 volumes, violating 3
+/// constraints) as a CREATE AdmissionRequest.
+pub fn pod_security_request() -> Value {
+    let pod = json!({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": "web-7d9f", "namespace": "prod", "labels": {"app": "web"}},
+        "spec": {
+            "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
+            "containers": [
+                {"name": "web", "image": "registry.example.com/web:1.4.2",
+                 "ports": [{"containerPort": 8080}],
+                 "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true},
+                 "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]},
+                {"name": "sidecar", "image": "registry.example.com/proxy:2.0", "securityContext": {"privileged": true}}
+            ],
+            "volumes": [{"name": "cache", "emptyDir": {}}, {"name": "host", "hostPath": {"path": "/var/log"}}]
+        }
+    });
+    json!({
+        "uid": "7d9f0000-0000-4000-8000-000000000001",
+        "kind": {"group": "", "version": "v1", "kind": "Pod"},
+        "resource": {"group": "", "version": "v1", "resource": "pods"},
+        "name": "web-7d9f", "namespace": "prod", "operation": "CREATE",
+        "userInfo": {"username": "system:serviceaccount:kube-system:replicaset-controller"},
+        "object": pod
+    })
+}

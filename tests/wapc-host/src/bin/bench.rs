@@ -7,7 +7,8 @@
 use std::time::{Duration, Instant};
 
 use placement_wapc_host::{
-    bench_settings, fixture, module_bytes, module_path, payload, percentile, time_calls, wapc_host,
+    bench_settings, fixture, module_bytes, module_path, payload, percentile, pod_security_request,
+    pod_security_settings, time_calls, wapc_host,
 };
 use serde_json::{json, Value};
 use wapc::WapcHost;
@@ -109,6 +110,30 @@ fn main() {
         rows.push(bench(&host, "DaemonSet mutated to cover 3 pools", nodes, &ds, &bench_settings(nodes), calls));
     }
 
+    // Gatekeeper: the 10-template pod-security set on one Pod, in the module and natively
+    // (the same `admission::Validator`, compiled for x86_64 in this binary's profile).
+    let gk_settings = pod_security_settings();
+    let gk_request = pod_security_request();
+    let gk_wasm =
+        bench(&host, "Pod, gatekeeper only: 10 pod-security constraints", 0, &gk_request, &gk_settings, 2_000);
+    let gk_payload = payload(&gk_request, &gk_settings);
+    let mut native = placement_core::admission::Validator::new();
+    let first = native.validate(&gk_payload);
+    assert!(!first.accepted, "the bench Pod violates the set: {first:?}");
+    let gk_violations = first.message.as_deref().map_or(0, |m| m.lines().count());
+    let (lat, total) = time_calls(200, 2_000, || {
+        std::hint::black_box(native.validate(&gk_payload));
+    });
+    let gk_native = Row {
+        case: "the same, native x86_64 (`admission::Validator`, no wasm)".into(),
+        nodes: 0,
+        calls: 2_000,
+        per_sec: 2_000.0 / total.as_secs_f64(),
+        p50: percentile(&lat, 0.50),
+        p99: percentile(&lat, 0.99),
+        verdict: "rejected".into(),
+    };
+
     let mut md = String::new();
     md.push_str("## Kubewarden policy\n\n");
     md.push_str(&format!(
@@ -135,6 +160,25 @@ fn main() {
         md.push_str(&format!(
             "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {} |\n",
             r.case, r.nodes, r.calls, r.per_sec, r.p50, r.p99, r.verdict
+        ));
+    }
+    md.push_str(&format!(
+        "\nGatekeeper, the pod-security set of `core/benches/gatekeeper.rs` (10 library templates, one \
+         constraint each, a Pod with 2 containers and 2 volumes; {gk_violations} violations), through \
+         the module's `validate` with the templates in the settings (compiled once, cached):\n\n"
+    ));
+    md.push_str(
+        "| where | calls | Pods/s | constraint evaluations/s | p50 µs | p99 µs |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    for r in [&gk_wasm, &gk_native] {
+        md.push_str(&format!(
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {:.0} |\n",
+            if std::ptr::eq(r, &gk_wasm) { "wasm module in the waPC host" } else { "native x86_64, same code" },
+            r.calls,
+            r.per_sec,
+            r.per_sec * 10.0,
+            r.p50,
+            r.p99
         ));
     }
     let p50_100 = rows.first().map_or(f64::NAN, |r| r.p50);
