@@ -64,9 +64,8 @@ fn deployment(c: &mut Criterion) {
 }
 
 /// Beyond the three: a DaemonSet over 1,000 nodes (700 eligible). The controller
-/// path runs one pinned scheduling cycle per eligible node, each over every node, and keeps
-/// every cycle's verdicts, so time and memory grow with nodes squared (BENCHMARKS.md). 1,000
-/// nodes keeps the bench short; 5,000 needs more than 6 GB.
+/// path runs one pinned scheduling cycle per eligible node; each cycle filters and scores only
+/// the pinned node, but its PreFilters and score PreScores still look at every node's pods.
 fn daemonset(c: &mut Criterion) {
     let manifests = common::daemonset_manifests(1_000);
     let opts = SimulateOptions::default();
@@ -90,6 +89,20 @@ fn daemonset(c: &mut Criterion) {
     g.finish();
 }
 
+/// (d) The playground's re-evaluation: `playground::evaluate` of `synthetic(200, 20)` (parse
+/// both editors, simulate 20 workloads over 200 nodes, build the matrix and capacity views),
+/// natively; the browser number (wasm) is in BENCHMARKS.md, Playground.
+fn playground(c: &mut Criterion) {
+    let state = placement_core::playground::synthetic(200, 20);
+    let check = placement_core::playground::evaluate(&state);
+    assert!(check.is_ok(), "{:?}", check.errors);
+
+    let mut g = c.benchmark_group("playground_evaluate_200_nodes_20_workloads");
+    g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
+    g.bench_function("evaluate", |b| b.iter(|| placement_core::playground::evaluate(black_box(&state))));
+    g.finish();
+}
+
 /// (c) Parsing `kubectl get nodes -o yaml` for 5,000 nodes with all of kubectl's noise.
 fn parse(c: &mut Criterion) {
     let text = common::kubectl_get_nodes_yaml(NODES);
@@ -107,5 +120,5 @@ fn parse(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, filter_score, deployment, parse, daemonset);
+criterion_group!(benches, filter_score, deployment, playground, parse, daemonset);
 criterion_main!(benches);

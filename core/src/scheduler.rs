@@ -132,6 +132,10 @@ struct PodContext<'a> {
     affinity: node_affinity::State<'a>,
     score_tolerations: Vec<Toleration>,
     skipped: BTreeSet<&'static str>,
+    /// `skipped` for the filters that run on every node on every cycle, looked up once.
+    skip_ports: bool,
+    skip_spread: bool,
+    skip_inter_pod: bool,
     inter_pod: inter_pod_affinity::PreFilterState,
     spread: pod_topology_spread::PreFilterState,
 }
@@ -241,6 +245,9 @@ pub fn schedule_with(
         wanted_ports,
         affinity: node_affinity::State::new(spec, cfg),
         score_tolerations: taint_toleration::score_tolerations(spec),
+        skip_ports: skipped.contains(node_ports::NAME),
+        skip_spread: skipped.contains(pod_topology_spread::NAME),
+        skip_inter_pod: skipped.contains(inter_pod_affinity::NAME),
         skipped,
         inter_pod,
         spread,
@@ -452,7 +459,7 @@ fn run_dynamic_filters(
     node: &NodeInfo,
     cfg: &SchedulerConfig,
 ) -> Option<(Status, Vec<InsufficientResource>)> {
-    if !ctx.skipped.contains(node_ports::NAME) {
+    if !ctx.skip_ports {
         let status = node_ports::filter(&ctx.wanted_ports, node);
         if !status.is_success() {
             return Some((status.with_plugin(node_ports::NAME), Vec::new()));
@@ -462,13 +469,13 @@ fn run_dynamic_filters(
     if !status.is_success() {
         return Some((status.with_plugin(node_resources_fit::NAME), insufficient));
     }
-    if !ctx.skipped.contains(pod_topology_spread::NAME) {
+    if !ctx.skip_spread {
         let status = pod_topology_spread::filter(&ctx.spread, ctx.pod, node);
         if !status.is_success() {
             return Some((status.with_plugin(pod_topology_spread::NAME), Vec::new()));
         }
     }
-    if !ctx.skipped.contains(inter_pod_affinity::NAME) {
+    if !ctx.skip_inter_pod {
         let status = inter_pod_affinity::filter(&ctx.inter_pod, ctx.pod, node);
         if !status.is_success() {
             return Some((status.with_plugin(inter_pod_affinity::NAME), Vec::new()));
@@ -498,7 +505,9 @@ fn score_nodes(
     default_normalize_score(crate::plugins::MAX_NODE_SCORE, false, &mut affinity);
 
     let spread = pod_topology_spread::score(ctx.pod, nodes, feasible, cfg);
-    let inter = inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg);
+    // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node (a
+    // daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
+    let inter = if feasible.len() == 1 { vec![0] } else { inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg) };
 
     let mut totals = Vec::with_capacity(feasible.len());
     let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
@@ -759,5 +768,37 @@ mod tests {
                 cluster[i].non_zero_requested.milli_cpu += 1000;
             }
         }
+    }
+
+    /// The single-feasible-node shortcut relies on InterPodAffinity normalizing one score to 0
+    /// whatever its raw value.
+    #[test]
+    fn inter_pod_affinity_scores_a_single_node_zero() {
+        let cfg = SchedulerConfig::default();
+        let mut a = node("a", "4", None);
+        a.node.metadata.labels.insert("zone".into(), "z1".into());
+        let mut existing = pod("1");
+        existing.metadata.labels.insert("app".into(), "db".into());
+        a.pods.push(crate::framework::PlacedPod::from_pod(&existing));
+        let mut p = pod("1");
+        let term = crate::model::PodAffinityTerm {
+            label_selector: Some(crate::model::LabelSelector {
+                match_labels: [("app".to_string(), "db".to_string())].into_iter().collect(),
+                ..Default::default()
+            }),
+            topology_key: "zone".into(),
+            ..Default::default()
+        };
+        p.spec.affinity = Some(crate::model::Affinity {
+            pod_affinity: Some(crate::model::PodAffinity {
+                preferred: vec![crate::model::WeightedPodAffinityTerm { weight: 50, pod_affinity_term: term }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let cluster = [a, node("b", "4", None)];
+        let both = inter_pod_affinity::score(&p, &cluster, &[0, 1], &cfg);
+        assert_eq!(both, vec![100, 0], "the term matters when two nodes compete");
+        assert_eq!(inter_pod_affinity::score(&p, &cluster, &[0], &cfg), vec![0]);
     }
 }
