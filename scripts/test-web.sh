@@ -21,7 +21,7 @@ command -v node >/dev/null && command -v npm >/dev/null || {
 }
 
 echo "==> test-web: clippy (placement-web, wasm32)"
-"$ROOT/scripts/cargo-wasm.sh" clippy -p placement-web --tests -- -D warnings
+"$ROOT/scripts/cargo-wasm.sh" clippy -p placement-web -p placement-web-admission --tests -- -D warnings
 
 echo "==> test-web: component tests (wasm-bindgen-test, headless Chromium)"
 export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"

@@ -10,7 +10,9 @@
 # (`scripts/setup.sh trunk wasm-bindgen`); trunk runs --offline so it never downloads them.
 #
 # After trunk, the inline module script trunk injects is moved to boot.js, so the page's
-# Content-Security-Policy (index.html) allows scripts from 'self' only.
+# Content-Security-Policy (index.html) allows scripts from 'self' only, and the admission
+# module (web-admission/: the policy logic with Gatekeeper's Rego engine, which the page loads
+# on the first policy run) is built with wasm-bindgen into DIST/admission/.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,6 +46,8 @@ PY
 
 build() {
     local dist=${1:-$ROOT/dist/site} public_url=${2:-./}
+    # trunk reads a relative --dist against web/Trunk.toml's folder: make it the caller's.
+    dist=$(realpath -m "$dist")
     "$ROOT/scripts/setup.sh" -q wasm
     # shellcheck source=/dev/null
     . "$ROOT/target/wasm-env.sh"
@@ -55,18 +59,39 @@ build() {
     cd "$ROOT"
     trunk --config "$ROOT/web/Trunk.toml" build --release --offline --dist "$dist" --public-url "$public_url"
     externalize_loader "$dist"
+    build_admission_module "$dist"
     size "$dist"
 }
 
+# The on-demand admission module, next to the page (same origin, relative path).
+build_admission_module() {
+    local dist=$1 wasm
+    "$ROOT/scripts/cargo-wasm.sh" build -q -p placement-web-admission --release
+    wasm="$CARGO_TARGET_DIR/wasm32-unknown-unknown/release/placement_web_admission.wasm"
+    [ -f "$wasm" ] || die "$wasm not found after the build"
+    rm -rf "$dist/admission"
+    wasm-bindgen --target web --no-typescript --out-dir "$dist/admission" "$wasm"
+}
+
+# The page's own payload (what it loads to open), then the admission module's (loaded on the
+# first policy run).
 size() {
     local dist=${1:-$ROOT/dist/site} total=0 f n
-    for f in "$dist"/*.wasm "$dist"/*.js; do
+    for f in "$dist"/*.wasm "$dist"/*.js "$dist"/snippets/*/*/*.js "$dist"/snippets/*/*.js; do
         [ -f "$f" ] || continue
         n=$(gzip -9 -c "$f" | wc -c)
         total=$((total + n))
-        printf 'trunk.sh: %-40s %9d bytes, %8d gzip -9\n' "$(basename "$f")" "$(wc -c <"$f")" "$n" >&2
+        printf 'trunk.sh: %-40s %9d bytes, %8d gzip -9\n' "${f#"$dist"/}" "$(wc -c <"$f")" "$n" >&2
     done
-    printf 'trunk.sh: wasm+js payload: %d bytes gzip -9 (%d KiB)\n' "$total" "$((total / 1024))" >&2
+    printf 'trunk.sh: wasm+js payload to open the page: %d bytes gzip -9 (%d KiB)\n' "$total" "$((total / 1024))" >&2
+    total=0
+    for f in "$dist"/admission/*.wasm "$dist"/admission/*.js; do
+        [ -f "$f" ] || continue
+        n=$(gzip -9 -c "$f" | wc -c)
+        total=$((total + n))
+        printf 'trunk.sh: %-40s %9d bytes, %8d gzip -9\n' "${f#"$dist"/}" "$(wc -c <"$f")" "$n" >&2
+    done
+    printf 'trunk.sh: admission module, loaded on the first policy run: %d bytes gzip -9 (%d KiB)\n' "$total" "$((total / 1024))" >&2
 }
 
 serve() {

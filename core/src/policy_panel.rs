@@ -2,7 +2,13 @@
 //! policy ([`crate::admission::Validator`]) as the API server would send them, with settings
 //! the user edits plus any Gatekeeper templates and constraints pasted beside them, the
 //! verdict for every workload, and the `ValidationResponse` JSON the policy module returns.
+//!
+//! The Rego engine behind Gatekeeper roughly doubles the playground's WebAssembly, so the page
+//! does not link this module's review functions: they run in a second module, loaded on the
+//! first policy run, that the page talks to in JSON ([`review_json`]). The request names the
+//! workloads by [`ReviewTarget`], so both modules agree on which document is which.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::admission;
@@ -47,7 +53,7 @@ pub fn default_settings(state: &SharedState) -> String {
 }
 
 /// The policy's verdict for one workload.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PolicyVerdict {
     pub accepted: bool,
     pub message: Option<String>,
@@ -120,13 +126,75 @@ pub fn effective_settings(settings: &str, gatekeeper: &str) -> Result<Value, Str
 }
 
 /// The policy's verdict for one workload of the playground.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkloadVerdict {
     /// Index into `eval.workloads`.
     pub workload: usize,
     /// `Deployment default/web`.
     pub label: String,
     pub verdict: PolicyVerdict,
+}
+
+/// A workload to review: where its document is, and how to call it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewTarget {
+    /// In the nodes editor (documents pasted there) rather than the workloads editor.
+    #[serde(default)]
+    pub in_nodes_editor: bool,
+    pub doc_index: usize,
+    pub label: String,
+}
+
+/// The workloads of `eval`, in order.
+pub fn targets(eval: &Evaluation) -> Vec<ReviewTarget> {
+    eval.workloads
+        .iter()
+        .map(|w| ReviewTarget { in_nodes_editor: w.editor == Editor::Nodes, doc_index: w.doc_index, label: w.label() })
+        .collect()
+}
+
+/// What the page sends to the admission module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewRequest {
+    pub state: SharedState,
+    pub targets: Vec<ReviewTarget>,
+    /// The settings JSON as the user wrote it.
+    pub settings: String,
+}
+
+/// What the admission module answers: the verdicts, or why there are none.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ReviewResponse {
+    Verdicts(Vec<WorkloadVerdict>),
+    Error(String),
+}
+
+impl ReviewResponse {
+    pub fn into_result(self) -> Result<Vec<WorkloadVerdict>, String> {
+        match self {
+            ReviewResponse::Verdicts(v) => Ok(v),
+            ReviewResponse::Error(e) => Err(e),
+        }
+    }
+
+    /// Reads the module's answer; anything unreadable becomes an error to show.
+    pub fn from_json(text: &str) -> ReviewResponse {
+        serde_json::from_str(text)
+            .unwrap_or_else(|e| ReviewResponse::Error(format!("the admission module answered badly: {e}")))
+    }
+}
+
+/// The admission module's entry point: a [`ReviewRequest`] in JSON, a [`ReviewResponse`] out.
+pub fn review_json(request: &str) -> String {
+    let response = match serde_json::from_str::<ReviewRequest>(request) {
+        Ok(r) => match review_targets(&r.state, &r.targets, &r.settings) {
+            Ok(v) => ReviewResponse::Verdicts(v),
+            Err(e) => ReviewResponse::Error(e),
+        },
+        Err(e) => ReviewResponse::Error(format!("bad request to the admission module: {e}")),
+    };
+    serde_json::to_string(&response).unwrap_or_default()
 }
 
 /// Sends workload `workload` (an index into `eval.workloads`) through the policy with
@@ -144,28 +212,33 @@ pub fn review(
 }
 
 /// Every workload of `eval` through the policy, in order: the admission verdict per workload.
-/// One [`admission::Validator`] serves them all, so the settings (node inventory, compiled
-/// Rego) are read once, as in the module.
 pub fn review_all(state: &SharedState, eval: &Evaluation, settings: &str) -> Result<Vec<WorkloadVerdict>, String> {
+    review_targets(state, &targets(eval), settings)
+}
+
+/// [`review_all`] for workloads named by [`ReviewTarget`]. One [`admission::Validator`] serves
+/// them all, so the settings (node inventory, compiled Rego) are read once, as in the module.
+pub fn review_targets(
+    state: &SharedState,
+    targets: &[ReviewTarget],
+    settings: &str,
+) -> Result<Vec<WorkloadVerdict>, String> {
     let settings = effective_settings(settings, &state.gatekeeper)?;
     let workload_docs = split_documents(&state.workloads, "").map_err(|e| e.to_string())?;
     let node_docs = || split_documents(&state.nodes, "").unwrap_or_default();
     let mut node_docs_cache = None;
     let mut validator = admission::Validator::new();
-    let mut out = Vec::with_capacity(eval.workloads.len());
-    for (i, w) in eval.workloads.iter().enumerate() {
-        let docs = match w.editor {
-            Editor::Nodes => node_docs_cache.get_or_insert_with(node_docs),
-            _ => &workload_docs,
-        };
-        let Some(object) = docs.iter().find(|d| d.doc.index == w.doc_index).map(|d| &d.value) else {
+    let mut out = Vec::with_capacity(targets.len());
+    for (i, t) in targets.iter().enumerate() {
+        let docs = if t.in_nodes_editor { node_docs_cache.get_or_insert_with(node_docs) } else { &workload_docs };
+        let Some(object) = docs.iter().find(|d| d.doc.index == t.doc_index).map(|d| &d.value) else {
             return Err("the workload's document is gone; edit again".into());
         };
         let payload = json!({"request": admission_request(object), "settings": settings});
         let response = validator.validate(payload.to_string().as_bytes());
         out.push(WorkloadVerdict {
             workload: i,
-            label: w.label(),
+            label: t.label.clone(),
             verdict: PolicyVerdict {
                 accepted: response.accepted,
                 message: response.message.clone(),
@@ -269,6 +342,14 @@ spec:
         assert!(message.contains("[psp-privileged-container]"), "Gatekeeper's [name] msg wording: {message}");
         assert!(message.contains("Implied by"), "expanded from the Deployment's pod template: {message}");
         assert_eq!(review(&state, &eval, 1, "{}").unwrap(), verdicts[1].verdict);
+
+        // The same answer through the admission module's JSON entry point.
+        let request = ReviewRequest { state: state.clone(), targets: targets(&eval), settings: "{}".into() };
+        let answer = ReviewResponse::from_json(&review_json(&serde_json::to_string(&request).unwrap()));
+        assert_eq!(answer.into_result().unwrap(), verdicts);
+        let garbage = ReviewResponse::from_json(&review_json("{"));
+        assert!(garbage.into_result().unwrap_err().contains("bad request to the admission module"));
+        assert!(ReviewResponse::from_json("").into_result().unwrap_err().contains("answered badly"));
     }
 
     #[test]

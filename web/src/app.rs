@@ -1089,10 +1089,23 @@ fn Warnings(pg: Pg) -> impl IntoView {
     }
 }
 
+/// Runs the admission policy over every workload in the admission module, which the first
+/// run loads (see `web/src/admission.js`).
+fn run_policy(pg: Pg) {
+    let Some((run, request)) = pg.try_update(Playground::start_policy_run) else { return };
+    leptos::task::spawn_local(async move {
+        let answer = browser::review_admission(request).await;
+        pg.update(|p| p.finish_policy_run(run, answer));
+    });
+}
+
 #[component]
 fn Policies(pg: Pg) -> impl IntoView {
     let settings = move || pg.with(Playground::policy_settings_text);
     let gatekeeper = move || pg.with(|p| p.state.gatekeeper.clone());
+    // Open when policies are pasted; a memo, so that other edits do not close a box the
+    // user opened by hand.
+    let has_gatekeeper = Memo::new(move |_| pg.with(|p| !p.state.gatekeeper.is_empty()));
     view! {
         <div class="card policies">
             <h2 id="policy-title">"Admission policy (Kubewarden, Gatekeeper)"</h2>
@@ -1100,7 +1113,7 @@ fn Policies(pg: Pg) -> impl IntoView {
                 "The placement policy module's answer for every workload, as the API server would ask it on create. Edit the settings to turn policies on and off (the inventory defaults to the nodes above), and paste Gatekeeper ConstraintTemplates and Constraints to have the module evaluate them too."
             </p>
             <div class="options">
-                <button type="button" class="primary" on:click=move |_| pg.update(Playground::run_policy)>
+                <button type="button" class="primary" on:click=move |_| run_policy(pg)>
                     "Run the policy"
                 </button>
                 <button
@@ -1124,24 +1137,32 @@ fn Policies(pg: Pg) -> impl IntoView {
                     prop:value=settings
                     on:change=move |e| {
                         let v = event_target_value(&e);
-                        pg.update(|p| {
-                            p.policy_settings = Some(v);
-                            p.run_policy();
-                        })
+                        pg.update(|p| p.policy_settings = Some(v));
+                        run_policy(pg);
                     }
                 ></textarea>
             </details>
-            <details prop:open=move || pg.with(|p| !p.state.gatekeeper.is_empty())>
+            <details prop:open=move || has_gatekeeper.get()>
                 <summary>"Gatekeeper templates and constraints (YAML)"</summary>
                 <div class="options">
                     <button
                         type="button"
                         class="ghost"
-                        on:click=move |_| pg.update(|p| p.set_gatekeeper(policy_panel::GATEKEEPER_SAMPLE.into()))
+                        on:click=move |_| {
+                            pg.update(|p| p.set_gatekeeper(policy_panel::GATEKEEPER_SAMPLE.into()));
+                            run_policy(pg);
+                        }
                     >
                         "Load a sample (privileged containers)"
                     </button>
-                    <button type="button" class="ghost" on:click=move |_| pg.update(|p| p.set_gatekeeper(String::new()))>
+                    <button
+                        type="button"
+                        class="ghost"
+                        on:click=move |_| {
+                            pg.update(|p| p.set_gatekeeper(String::new()));
+                            run_policy(pg);
+                        }
+                    >
                         "Clear"
                     </button>
                 </div>
@@ -1154,10 +1175,17 @@ fn Policies(pg: Pg) -> impl IntoView {
                     prop:value=gatekeeper
                     on:change=move |e| {
                         let v = event_target_value(&e);
-                        pg.update(|p| p.set_gatekeeper(v))
+                        pg.update(|p| p.set_gatekeeper(v));
+                        run_policy(pg);
                     }
                 ></textarea>
             </details>
+            <p class="hint" role="status">
+                {move || {
+                    pg.with(|p| p.policy_pending)
+                        .then_some("Running the policy (the first run loads the admission module)…")
+                }}
+            </p>
             {move || {
                 pg.with(|p| p.policy_result.clone())
                     .map(|r| match r {
@@ -1194,7 +1222,7 @@ fn Policies(pg: Pg) -> impl IntoView {
                                                             </button>
                                                         </td>
                                                         <td class=class>{word}</td>
-                                                        <td class="detail">{detail}</td>
+                                                        <td class="why">{detail}</td>
                                                     </tr>
                                                 }
                                             })

@@ -129,3 +129,18 @@ pub fn install_debug_hook() {
     let _ = js_sys::Reflect::set(&w, &JsValue::from_str("placementBench"), f.as_ref().unchecked_ref());
     f.forget();
 }
+
+#[wasm_bindgen(module = "/src/admission.js")]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = review)]
+    async fn admission_module_review(request: &str) -> Result<JsValue, JsValue>;
+}
+
+/// Sends a `ReviewRequest` (JSON) to the admission module, loading it on first use from the
+/// page's own origin, and returns its `ReviewResponse` (JSON).
+pub async fn review_admission(request: String) -> Result<String, String> {
+    match admission_module_review(&request).await {
+        Ok(v) => v.as_string().ok_or_else(|| "the admission module answered with no text".to_string()),
+        Err(e) => Err(e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()),
+    }
+}

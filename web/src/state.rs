@@ -6,7 +6,7 @@ use std::sync::Arc;
 use placement_core::examples;
 use placement_core::node_table::{self, NodeRow};
 use placement_core::playground::{self, Editor, Evaluation};
-use placement_core::policy_panel::{self, PolicyVerdict, WorkloadVerdict};
+use placement_core::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
 use placement_core::share::{self, LinkSize, Route, SharedState};
 
 /// The example shown when the page opens without a link.
@@ -57,6 +57,10 @@ pub struct Playground {
     pub policy_workload: usize,
     pub policy_settings: Option<String>,
     pub policy_result: Option<Result<Vec<WorkloadVerdict>, String>>,
+    /// The number of the last policy run asked for; an answer to an older one is dropped.
+    pub policy_run: u64,
+    /// A policy run is on its way (the admission module may still be loading).
+    pub policy_pending: bool,
     clock: fn() -> f64,
 }
 
@@ -81,6 +85,8 @@ impl Playground {
             policy_workload: 0,
             policy_settings: None,
             policy_result: None,
+            policy_run: 0,
+            policy_pending: false,
             clock: clock.unwrap_or(no_clock),
         };
         p.reevaluate();
@@ -308,13 +314,37 @@ impl Playground {
         self.policy_settings.clone().unwrap_or_else(|| policy_panel::default_settings(&self.state))
     }
 
-    /// Sends every workload through the admission policy with the panel's settings and the
-    /// pasted Gatekeeper policies.
-    pub fn run_policy(&mut self) {
-        let settings = self.policy_settings_text();
+    /// Starts a policy run: every workload through the admission policy with the panel's
+    /// settings and the pasted Gatekeeper policies. Returns the run's number and the request
+    /// for the admission module (`policy_panel::review_json`); hand its answer to
+    /// [`Playground::finish_policy_run`].
+    pub fn start_policy_run(&mut self) -> (u64, String) {
         let eval = self.shown().clone();
         self.policy_workload = self.policy_workload.min(eval.workloads.len().saturating_sub(1));
-        self.policy_result = Some(policy_panel::review_all(&self.state, &eval, &settings));
+        self.policy_run += 1;
+        self.policy_pending = true;
+        let request = ReviewRequest {
+            state: self.state.clone(),
+            targets: policy_panel::targets(&eval),
+            settings: self.policy_settings_text(),
+        };
+        (self.policy_run, serde_json::to_string(&request).unwrap_or_default())
+    }
+
+    /// Takes the admission module's answer (or why there is none) to run `run`.
+    pub fn finish_policy_run(&mut self, run: u64, answer: Result<String, String>) {
+        if run != self.policy_run {
+            return;
+        }
+        self.policy_pending = false;
+        self.policy_result = Some(answer.and_then(|json| ReviewResponse::from_json(&json).into_result()));
+    }
+
+    /// A policy run without the browser: the admission code linked in (tests).
+    #[cfg(test)]
+    pub fn run_policy(&mut self) {
+        let (run, request) = self.start_policy_run();
+        self.finish_policy_run(run, Ok(policy_panel::review_json(&request)));
     }
 
     /// The verdict of the workload chosen in the panel, or the panel's error.
@@ -329,10 +359,9 @@ impl Playground {
         })
     }
 
-    /// Replaces the pasted Gatekeeper templates and constraints and re-runs the policy.
+    /// Replaces the pasted Gatekeeper templates and constraints (the caller runs the policy).
     pub fn set_gatekeeper(&mut self, text: String) {
         self.state.gatekeeper = text;
-        self.run_policy();
     }
 
     pub fn errors_in(&self, editor: Editor) -> Vec<placement_core::playground::EditorError> {
@@ -393,18 +422,29 @@ mod tests {
         p.policy_settings = Some("{".into());
         p.run_policy();
         assert!(p.policy_verdict().unwrap().is_err());
+
+        // Only the last run's answer counts.
+        let (old, _) = p.start_policy_run();
+        let (new, _) = p.start_policy_run();
+        p.finish_policy_run(old, Err("stale".into()));
+        assert!(p.policy_pending);
+        p.finish_policy_run(new, Err("the module failed to load".into()));
+        assert!(!p.policy_pending);
+        assert_eq!(p.policy_verdict().unwrap().unwrap_err(), "the module failed to load");
     }
 
     #[test]
     fn pasted_gatekeeper_policies_travel_in_the_share_link() {
         let mut p = Playground::from_route(&Route::default(), None);
         p.set_gatekeeper(policy_panel::GATEKEEPER_SAMPLE.into());
+        p.run_policy();
         let verdicts = p.policy_result.clone().unwrap().unwrap();
         assert_eq!(verdicts.len(), p.shown().workloads.len(), "a verdict for every workload");
         let (fragment, _) = p.share_fragment(false);
         let q = Playground::from_route(&Route::parse(&fragment, ""), None);
         assert_eq!(q.state.gatekeeper, policy_panel::GATEKEEPER_SAMPLE);
         p.set_gatekeeper("kind: [".into());
+        p.run_policy();
         assert!(p.policy_verdict().unwrap().unwrap_err().contains("Gatekeeper"));
     }
 
