@@ -183,7 +183,7 @@ fn main() {
     }
     let p50_100 = rows.first().map_or(f64::NAN, |r| r.p50);
     md.push_str(&format!(
-        "\nTarget: p50 < 100 µs at 100 nodes: {} ({p50_100:.1} µs).\n",
+        "\nTarget: p50 < 100 µs at 100 nodes: {} ({p50_100:.1} µs).\n{END_MARK}\n",
         if p50_100 < 100.0 { "met" } else { "NOT met" }
     ));
     print!("{md}");
@@ -194,8 +194,11 @@ fn main() {
     }
 }
 
-/// `doc` with its `## Kubewarden policy` section (up to the next `## ` heading) replaced by
-/// `section`, or with `section` appended.
+/// Ends the generated part of the section: notes written below it by hand survive `--update`.
+const END_MARK: &str = "<!-- end of bench-policy output; notes below are kept -->";
+
+/// `doc` with its `## Kubewarden policy` section (up to [`END_MARK`], else the next `## `
+/// heading) replaced by `section`, or with `section` appended.
 fn replace_section(doc: &str, section: &str) -> String {
     const HEADING: &str = "## Kubewarden policy";
     let lines: Vec<&str> = doc.lines().collect();
@@ -207,21 +210,52 @@ fn replace_section(doc: &str, section: &str) -> String {
         out.push_str(section);
         return out;
     };
-    let end = lines[start + 1..]
+    let next_heading = lines[start + 1..]
         .iter()
         .position(|l| l.starts_with("## ") || l.starts_with("# "))
         .map_or(lines.len(), |i| start + 1 + i);
+    let end = lines[start + 1..next_heading]
+        .iter()
+        .position(|l| l.trim_end() == END_MARK)
+        .map_or(next_heading, |i| start + 1 + i + 1);
     let mut out = lines[..start].join("\n");
     if !out.is_empty() {
         out.push('\n');
     }
     out.push_str(section);
     if end < lines.len() {
-        out.push('\n');
+        if !section.ends_with('\n') {
+            out.push('\n');
+        }
+        if !lines[end].trim().is_empty() {
+            out.push('\n');
+        }
         out.push_str(&lines[end..].join("\n"));
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn update_keeps_other_sections_and_notes_below_the_mark() {
+        let doc = format!("# B\n\n## Kubewarden policy\n\nold\n{END_MARK}\n\nnotes\n\n## Gatekeeper\n\ngk\n");
+        let new = format!("## Kubewarden policy\n\nnew\n{END_MARK}\n");
+        assert_eq!(
+            replace_section(&doc, &new),
+            format!("# B\n\n## Kubewarden policy\n\nnew\n{END_MARK}\n\nnotes\n\n## Gatekeeper\n\ngk\n")
+        );
+        // Without the mark, up to the next heading.
+        let doc = "# B\n\n## Kubewarden policy\n\nold\n\n## Gatekeeper\n\ngk\n";
+        assert_eq!(
+            replace_section(doc, &new),
+            format!("# B\n\n## Kubewarden policy\n\nnew\n{END_MARK}\n\n## Gatekeeper\n\ngk\n")
+        );
+        assert_eq!(replace_section("# B\n", "## Kubewarden policy\n"), "# B\n\n## Kubewarden policy\n");
+    }
 }
 
 fn fmt_dur(d: Duration) -> String {
