@@ -1,5 +1,6 @@
 //! Golden outputs of the scheduling engine, for checking that a performance change alters no
-//! output byte (see `scripts/golden.sh`).
+//! output byte. `core/examples/golden.sh DIR` runs this example and the release CLI over the
+//! same inputs; run it before and after a change and `diff -r` the two directories.
 //!
 //! ```text
 //! cargo run --release -p placement-core --example golden -- OUT_DIR
