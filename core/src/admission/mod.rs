@@ -19,6 +19,11 @@
 //! A request is rejected when any policy rejects it: the placement policies' findings on one
 //! line, then each Gatekeeper denial on its own line (`[constraint-name] message`, as
 //! Gatekeeper's webhook joins them).
+//!
+//! The `gatekeeper` policy needs the `admission-gatekeeper` feature (on by default): it links
+//! the Rego interpreter. Without it, a `gatekeeper` setting is a settings error
+//! ([`settings::NO_GATEKEEPER`]), which is how the lean policy module
+//! (`placement-policy-lean.wasm`) stays small.
 
 #![cfg_attr(
     not(test),
@@ -35,6 +40,7 @@
 
 pub mod daemonset_coverage;
 pub mod disallowed_tolerations;
+#[cfg(feature = "admission-gatekeeper")]
 pub mod gatekeeper;
 pub mod request;
 pub mod required_placement;
@@ -305,9 +311,11 @@ pub fn evaluate(request: &AdmissionRequest, settings: &Settings) -> ValidationRe
 fn evaluate_owned(request: AdmissionRequest, settings: &Settings) -> ValidationResponse {
     // Gatekeeper reviews the request as received (any kind, DELETE included); the placement
     // policies only workloads being created or updated.
+    #[cfg(feature = "admission-gatekeeper")]
     let mut review = settings.gatekeeper.as_ref().map(|_| request.review());
     let placement = !matches!(request.operation.as_str(), "DELETE" | "CONNECT");
     let target = if placement { Target::from_owned_request(request) } else { None };
+    #[cfg_attr(not(feature = "admission-gatekeeper"), allow(unused_mut))]
     let (mut findings, target, mutated) = match target {
         None => (Findings::default(), None, false),
         Some(Err(e)) => return ValidationResponse::error(400, format!("placement policy: {e}")),
@@ -316,6 +324,7 @@ fn evaluate_owned(request: AdmissionRequest, settings: &Settings) -> ValidationR
             (findings, Some(target), mutated)
         }
     };
+    #[cfg(feature = "admission-gatekeeper")]
     if let (Some(policy), Some(review)) = (&settings.gatekeeper, review.as_mut()) {
         // Gatekeeper sees the object as it will be stored, after the mutation.
         if let (true, Some(t), Some(obj)) = (mutated, &target, review.as_object_mut()) {
@@ -426,6 +435,7 @@ impl Findings {
 
     /// Gatekeeper's verdict: deny and warn messages as its webhook words them; every
     /// violation in the audit annotations (`gatekeeper`, and `gatekeeper-dryrun` for dryrun).
+    #[cfg(feature = "admission-gatekeeper")]
     fn gatekeeper(&mut self, verdict: gatekeeper::Verdict) {
         let audited: Vec<String> = verdict.deny.iter().chain(&verdict.warn).cloned().collect();
         if !audited.is_empty() {

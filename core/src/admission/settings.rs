@@ -22,7 +22,9 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{daemonset_coverage, disallowed_tolerations, gatekeeper, required_placement, schedulable};
+#[cfg(feature = "admission-gatekeeper")]
+use super::gatekeeper;
+use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
 use crate::documents::DocRef;
 use crate::field::FieldPath;
 use crate::framework::{NodeInfo, SchedulerConfig};
@@ -33,6 +35,10 @@ use crate::simulate::SimulateOptions;
 use crate::taints::{NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE};
 use crate::validation::validate_node;
 use crate::version::{FeatureGates, KubeVersion};
+
+/// The settings error for a `gatekeeper` key when the crate is built without the
+/// `admission-gatekeeper` feature (the lean policy module).
+pub const NO_GATEKEEPER: &str = "this module is built without Gatekeeper support (placement-policy-lean.wasm); use the full module, placement-policy.wasm, for Gatekeeper ConstraintTemplates and Constraints";
 
 /// Upper bound on the inventory, to keep every validation bounded in time and memory.
 pub const MAX_INVENTORY_NODES: usize = 10_000;
@@ -232,6 +238,7 @@ pub struct Settings {
     pub schedulable: Option<schedulable::Policy>,
     pub daemonset_coverage: Option<daemonset_coverage::Policy>,
     /// Gatekeeper ConstraintTemplates and Constraints, compiled.
+    #[cfg(feature = "admission-gatekeeper")]
     pub gatekeeper: Option<gatekeeper::Policy>,
 }
 
@@ -294,8 +301,13 @@ impl Settings {
             .as_ref()
             .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
             .transpose()?;
+        #[cfg(feature = "admission-gatekeeper")]
         let gatekeeper =
             raw.gatekeeper.as_ref().map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"))).transpose()?;
+        #[cfg(not(feature = "admission-gatekeeper"))]
+        if raw.gatekeeper.is_some() {
+            return Err(SettingsError::new(path("gatekeeper"), NO_GATEKEEPER));
+        }
 
         let scheduler = SchedulerConfig { version: options.version, gates: options.gates, ..Default::default() };
         let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
@@ -308,13 +320,16 @@ impl Settings {
             required_placement,
             schedulable,
             daemonset_coverage,
+            #[cfg(feature = "admission-gatekeeper")]
             gatekeeper,
         };
         if !settings.any_active() {
-            return Err(SettingsError::new(
-                "settings",
-                "no policy is enabled: set at least one of disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage, gatekeeper",
-            ));
+            let keys = if cfg!(feature = "admission-gatekeeper") {
+                "disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage, gatekeeper"
+            } else {
+                "disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage"
+            };
+            return Err(SettingsError::new("settings", format!("no policy is enabled: set at least one of {keys}")));
         }
         Ok(settings)
     }
@@ -324,7 +339,17 @@ impl Settings {
             || self.required_placement.is_some()
             || self.schedulable.is_some()
             || self.daemonset_coverage.is_some()
-            || self.gatekeeper.is_some()
+            || self.gatekeeper_active()
+    }
+
+    #[cfg(feature = "admission-gatekeeper")]
+    fn gatekeeper_active(&self) -> bool {
+        self.gatekeeper.is_some()
+    }
+
+    #[cfg(not(feature = "admission-gatekeeper"))]
+    fn gatekeeper_active(&self) -> bool {
+        false
     }
 }
 

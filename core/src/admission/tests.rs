@@ -79,7 +79,11 @@ fn kubewarden_testcases() {
     assert!(cases.len() >= 20);
     for case in cases {
         let name = case["name"].as_str().unwrap();
-        let settings = json_of(case.get("settings").and_then(Value::as_str).unwrap_or("settings.json"));
+        let settings_file = case.get("settings").and_then(Value::as_str).unwrap_or("settings.json");
+        if cfg!(not(feature = "admission-gatekeeper")) && settings_file == "settings-gatekeeper.json" {
+            continue;
+        }
+        let settings = json_of(settings_file);
         let request = json_of(case["fixture"].as_str().unwrap());
         let resp = validate(&payload(&request, &settings));
         let ctx = format!("case {name:?}: {resp:#?}");
@@ -474,182 +478,210 @@ fn cached_validator_answers_like_validate() {
 // ---------------------------------------------------------------------------------------------
 // gatekeeper
 
-const PRIVILEGED_TEMPLATE: &str =
-    include_str!("../../../gatekeeper/library/pod-security-policy/privileged-containers/template.yaml");
-const REQUIRED_LABELS_TEMPLATE: &str = include_str!("../../../gatekeeper/library/general/requiredlabels/template.yaml");
-
-fn privileged_constraint(extra_spec: &str) -> String {
-    format!(
-        "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sPSPPrivilegedContainer\nmetadata:\n  name: no-privileged\nspec:\n  match:\n    kinds: [{{apiGroups: [\"\"], kinds: [Pod]}}]\n{extra_spec}"
-    )
+/// Without the `admission-gatekeeper` feature (the lean module), a `gatekeeper` setting is a
+/// settings error naming the setting and the module to use instead, from `validate_settings`
+/// and from `validate` (a 500, as for any settings error).
+#[cfg(not(feature = "admission-gatekeeper"))]
+#[test]
+fn gatekeeper_setting_without_the_feature_is_a_settings_error() {
+    let want = format!("settings.gatekeeper: {}", settings::NO_GATEKEEPER);
+    assert!(want.contains("placement-policy.wasm"), "{want}");
+    for gk in [json_of("settings-gatekeeper.json")["gatekeeper"].clone(), json!({}), json!(3)] {
+        let s = json!({"disallowedTolerations": {"keys": ["a"]}, "gatekeeper": gk});
+        let r = serde_json::to_value(validate_settings(&serde_json::to_vec(&s).unwrap())).unwrap();
+        assert_eq!(r, json!({"valid": false, "message": want}), "{gk}");
+        let resp = validate(&payload(&json_of("pod-privileged.json"), &s));
+        assert_eq!(resp.code, Some(500), "{resp:?}");
+        assert_eq!(resp.message.as_deref(), Some(format!("placement policy: invalid settings: {want}").as_str()));
+        assert_eq!(Validator::new().validate(&payload(&json_of("pod-privileged.json"), &s)), resp);
+    }
+    let err = settings::Settings::from_value(&json!({})).unwrap_err();
+    assert!(!err.message.contains("gatekeeper"), "the lean build does not offer it: {err}");
 }
 
-#[test]
-fn gatekeeper_fixture_uses_the_library_template() {
-    let s = json_of("settings-gatekeeper.json");
-    assert_eq!(s["gatekeeper"]["templates"][0].as_str(), Some(PRIVILEGED_TEMPLATE), "regenerate the fixture");
-    assert_eq!(s["gatekeeper"]["templates"][2].as_str(), Some(REQUIRED_LABELS_TEMPLATE), "regenerate the fixture");
-    assert_eq!(
-        validate_settings(fixture("settings-gatekeeper.json").as_bytes()),
-        response::SettingsValidationResponse::valid()
-    );
-}
+#[cfg(feature = "admission-gatekeeper")]
+mod gatekeeper_policy {
+    use super::*;
 
-#[test]
-fn gatekeeper_and_placement_rejections_combine() {
-    let settings = json_of("settings-gatekeeper.json");
-    let mut req = json_of("pod-privileged.json");
-    req["object"]["spec"]["tolerations"] = json!([{"operator": "Exists"}]);
-    let resp = validate(&payload(&req, &settings));
-    assert!(!resp.accepted);
-    let msg = resp.message.unwrap();
-    let lines: Vec<&str> = msg.lines().collect();
-    assert_eq!(lines.len(), 2, "{msg}");
-    assert!(lines[0].starts_with("Pod default/debug-shell: disallowedTolerations: spec.tolerations[0]"), "{msg}");
-    assert_eq!(lines[1], "[psp-privileged-container] Privileged container is not allowed: shell, securityContext: {\"privileged\": true}");
-    let audit = resp.audit_annotations.unwrap();
-    assert!(audit.contains_key("disallowed-tolerations") && audit.contains_key("gatekeeper"), "{audit:?}");
+    const PRIVILEGED_TEMPLATE: &str =
+        include_str!("../../../gatekeeper/library/pod-security-policy/privileged-containers/template.yaml");
+    const REQUIRED_LABELS_TEMPLATE: &str =
+        include_str!("../../../gatekeeper/library/general/requiredlabels/template.yaml");
 
-    // Two deny violations: one line each, as Gatekeeper joins them.
-    let mut req = json_of("pod-privileged.json");
-    let second = req["object"]["spec"]["containers"][0].clone();
-    req["object"]["spec"]["initContainers"] = json!([second]);
-    req["object"]["spec"]["initContainers"][0]["name"] = json!("init");
-    let msg = validate(&payload(&req, &settings)).message.unwrap();
-    assert_eq!(msg.lines().count(), 2, "{msg}");
-    assert!(
-        msg.lines().all(|l| l.starts_with("[psp-privileged-container] Privileged container is not allowed: ")),
-        "{msg}"
-    );
+    fn privileged_constraint(extra_spec: &str) -> String {
+        format!(
+            "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sPSPPrivilegedContainer\nmetadata:\n  name: no-privileged\nspec:\n  match:\n    kinds: [{{apiGroups: [\"\"], kinds: [Pod]}}]\n{extra_spec}"
+        )
+    }
 
-    // Excluded namespace, UPDATE (the template skips it), exempt image: accepted.
-    for edit in ["namespace", "update", "exempt"] {
+    #[test]
+    fn gatekeeper_fixture_uses_the_library_template() {
+        let s = json_of("settings-gatekeeper.json");
+        assert_eq!(s["gatekeeper"]["templates"][0].as_str(), Some(PRIVILEGED_TEMPLATE), "regenerate the fixture");
+        assert_eq!(s["gatekeeper"]["templates"][2].as_str(), Some(REQUIRED_LABELS_TEMPLATE), "regenerate the fixture");
+        assert_eq!(
+            validate_settings(fixture("settings-gatekeeper.json").as_bytes()),
+            response::SettingsValidationResponse::valid()
+        );
+    }
+
+    #[test]
+    fn gatekeeper_and_placement_rejections_combine() {
+        let settings = json_of("settings-gatekeeper.json");
         let mut req = json_of("pod-privileged.json");
-        match edit {
-            "namespace" => {
-                req["namespace"] = json!("kube-system");
-                req["object"]["metadata"]["namespace"] = json!("kube-system");
-            }
-            "update" => req["operation"] = json!("UPDATE"),
-            _ => req["object"]["spec"]["containers"][0]["image"] = json!("safeimages.com/busybox"),
-        }
+        req["object"]["spec"]["tolerations"] = json!([{"operator": "Exists"}]);
         let resp = validate(&payload(&req, &settings));
-        assert!(resp.accepted, "{edit}: {resp:?}");
+        assert!(!resp.accepted);
+        let msg = resp.message.unwrap();
+        let lines: Vec<&str> = msg.lines().collect();
+        assert_eq!(lines.len(), 2, "{msg}");
+        assert!(lines[0].starts_with("Pod default/debug-shell: disallowedTolerations: spec.tolerations[0]"), "{msg}");
+        assert_eq!(lines[1], "[psp-privileged-container] Privileged container is not allowed: shell, securityContext: {\"privileged\": true}");
+        let audit = resp.audit_annotations.unwrap();
+        assert!(audit.contains_key("disallowed-tolerations") && audit.contains_key("gatekeeper"), "{audit:?}");
+
+        // Two deny violations: one line each, as Gatekeeper joins them.
+        let mut req = json_of("pod-privileged.json");
+        let second = req["object"]["spec"]["containers"][0].clone();
+        req["object"]["spec"]["initContainers"] = json!([second]);
+        req["object"]["spec"]["initContainers"][0]["name"] = json!("init");
+        let msg = validate(&payload(&req, &settings)).message.unwrap();
+        assert_eq!(msg.lines().count(), 2, "{msg}");
+        assert!(
+            msg.lines().all(|l| l.starts_with("[psp-privileged-container] Privileged container is not allowed: ")),
+            "{msg}"
+        );
+
+        // Excluded namespace, UPDATE (the template skips it), exempt image: accepted.
+        for edit in ["namespace", "update", "exempt"] {
+            let mut req = json_of("pod-privileged.json");
+            match edit {
+                "namespace" => {
+                    req["namespace"] = json!("kube-system");
+                    req["object"]["metadata"]["namespace"] = json!("kube-system");
+                }
+                "update" => req["operation"] = json!("UPDATE"),
+                _ => req["object"]["spec"]["containers"][0]["image"] = json!("safeimages.com/busybox"),
+            }
+            let resp = validate(&payload(&req, &settings));
+            assert!(resp.accepted, "{edit}: {resp:?}");
+        }
     }
-}
 
-#[test]
-fn gatekeeper_reviews_any_kind_and_delete() {
-    // A Namespace (not a workload: the placement policies skip it) must carry an owner label.
-    let settings = json!({"gatekeeper": {
-        "templates": REQUIRED_LABELS_TEMPLATE,
-        "constraints": [{
-            "apiVersion": "constraints.gatekeeper.sh/v1beta1", "kind": "K8sRequiredLabels",
-            "metadata": {"name": "ns-must-have-owner"},
-            "spec": {"match": {"kinds": [{"apiGroups": [""], "kinds": ["Namespace"]}]},
-                     "parameters": {"labels": [{"key": "owner"}]}}
-        }]
-    }});
-    let ns = json!({"uid": "1", "kind": {"group": "", "version": "v1", "kind": "Namespace"}, "name": "team-a",
-        "operation": "CREATE", "object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}});
-    let resp = validate(&payload(&ns, &settings));
-    assert!(!resp.accepted, "{resp:?}");
-    assert_eq!(resp.message.as_deref(), Some("[ns-must-have-owner] you must provide labels: {\"owner\"}"));
-    assert_eq!(resp.code, None);
+    #[test]
+    fn gatekeeper_reviews_any_kind_and_delete() {
+        // A Namespace (not a workload: the placement policies skip it) must carry an owner label.
+        let settings = json!({"gatekeeper": {
+            "templates": REQUIRED_LABELS_TEMPLATE,
+            "constraints": [{
+                "apiVersion": "constraints.gatekeeper.sh/v1beta1", "kind": "K8sRequiredLabels",
+                "metadata": {"name": "ns-must-have-owner"},
+                "spec": {"match": {"kinds": [{"apiGroups": [""], "kinds": ["Namespace"]}]},
+                         "parameters": {"labels": [{"key": "owner"}]}}
+            }]
+        }});
+        let ns = json!({"uid": "1", "kind": {"group": "", "version": "v1", "kind": "Namespace"}, "name": "team-a",
+            "operation": "CREATE", "object": {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}});
+        let resp = validate(&payload(&ns, &settings));
+        assert!(!resp.accepted, "{resp:?}");
+        assert_eq!(resp.message.as_deref(), Some("[ns-must-have-owner] you must provide labels: {\"owner\"}"));
+        assert_eq!(resp.code, None);
 
-    // DELETE: Gatekeeper reviews the oldObject as `object`.
-    let mut del = ns.clone();
-    del["operation"] = json!("DELETE");
-    del["oldObject"] = del["object"].take();
-    let req: request::AdmissionRequest = serde_json::from_value(del.clone()).unwrap();
-    let review = req.review();
-    assert_eq!(review["object"], review["oldObject"]);
-    assert_eq!(review["operation"], "DELETE");
-    assert!(review.get("subResource").is_none() && review.get("dryRun").is_none(), "{review}");
-    assert!(!validate(&payload(&del, &settings)).accepted);
+        // DELETE: Gatekeeper reviews the oldObject as `object`.
+        let mut del = ns.clone();
+        del["operation"] = json!("DELETE");
+        del["oldObject"] = del["object"].take();
+        let req: request::AdmissionRequest = serde_json::from_value(del.clone()).unwrap();
+        let review = req.review();
+        assert_eq!(review["object"], review["oldObject"]);
+        assert_eq!(review["operation"], "DELETE");
+        assert!(review.get("subResource").is_none() && review.get("dryRun").is_none(), "{review}");
+        assert!(!validate(&payload(&del, &settings)).accepted);
 
-    // CONNECT without an object: nothing to review.
-    let connect = json!({"kind": {"kind": "Pod"}, "operation": "CONNECT", "name": "p"});
-    assert!(validate(&payload(&connect, &settings)).accepted);
-}
-
-#[test]
-fn gatekeeper_settings_errors_name_setting_template_and_line() {
-    let broken = "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sbroken\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sBroken\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    rego: |\n      package k8sbroken\n      violation[{\"msg\": msg}] {\n        msg := \"x\"\n        input.review.object.spec ==\n      }\n";
-    let gk = |templates: Value, constraints: Value| json!({"gatekeeper": {"templates": templates, "constraints": constraints}});
-    let err = |v: Value| match validate_settings(&serde_json::to_vec(&v).unwrap()) {
-        response::SettingsValidationResponse { valid: false, message: Some(m) } => m,
-        other => panic!("valid: {other:?} for {v}"),
-    };
-    let ok_constraint = json!(privileged_constraint(""));
-
-    let m = err(gk(json!([PRIVILEGED_TEMPLATE, broken]), ok_constraint.clone()));
-    assert!(m.starts_with("settings.gatekeeper.templates[1]: ConstraintTemplate k8sbroken: "), "{m}");
-    assert!(m.contains("k8sbroken:spec.targets[0].rego:"), "Rego line: {m}");
-
-    // Multi-document text: the document's number.
-    let m = err(gk(json!([format!("{PRIVILEGED_TEMPLATE}\n---\n{broken}")]), ok_constraint.clone()));
-    assert!(m.starts_with("settings.gatekeeper.templates[0] (document 2): ConstraintTemplate k8sbroken"), "{m}");
-
-    let rows: Vec<(Value, &str)> = vec![
-        (gk(json!([PRIVILEGED_TEMPLATE]), json!([])), "settings.gatekeeper.constraints: no constraints"),
-        (gk(json!([PRIVILEGED_TEMPLATE]), json!(null)), "settings.gatekeeper.constraints: no constraints"),
-        (
-            gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint("").replace("K8sPSPPrivilegedContainer", "K8sNope")])),
-            "settings.gatekeeper.constraints[0]: K8sNope no-privileged: no ConstraintTemplate defines kind K8sNope",
-        ),
-        (
-            gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint("  parameters:\n    exemptImages: [42]\n")])),
-            "settings.gatekeeper.constraints[0]: K8sPSPPrivilegedContainer no-privileged: spec.parameters.exemptImages[0]: expected string",
-        ),
-        (
-            gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint("  enforcementAction: block\n")])),
-            "settings.gatekeeper.constraints[0]: K8sPSPPrivilegedContainer no-privileged: spec.enforcementAction: \"block\" is not deny, dryrun or warn",
-        ),
-        (
-            gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint(""), privileged_constraint("")])),
-            "settings.gatekeeper.constraints[1]: duplicate constraint K8sPSPPrivilegedContainer no-privileged (also settings.gatekeeper.constraints[0])",
-        ),
-        (
-            gk(json!([{"apiVersion": "apps/v1", "kind": "Deployment"}]), ok_constraint.clone()),
-            "settings.gatekeeper.templates[0]: expected a ConstraintTemplate (templates.gatekeeper.sh), an ExpansionTemplate (expansion.gatekeeper.sh) or a Constraint (constraints.gatekeeper.sh), found Deployment (apps/v1)",
-        ),
-        (gk(json!([42]), ok_constraint.clone()), "settings.gatekeeper.templates[0]: expected a Gatekeeper object or YAML text, found a number"),
-        (gk(json!({"a": 1}), ok_constraint.clone()), "settings.gatekeeper.templates: expected a list of Gatekeeper objects or YAML text, found a mapping"),
-        (gk(json!(["kind: [unclosed"]), ok_constraint.clone()), "settings.gatekeeper.templates[0]: document 1: invalid YAML"),
-        (json!({"gatekeeper": []}), "settings.gatekeeper: expected a mapping with `templates` and `constraints`, found a list"),
-        (json!({"gatekeeper": {"template": []}}), "settings.gatekeeper.template: unknown field `template`, expected one of `templates`, `constraints`, `defaultExpansions`"),
-    ];
-    for (settings, want) in rows {
-        let m = err(settings.clone());
-        assert!(m.starts_with(want), "got:  {m}\nwant: {want}");
+        // CONNECT without an object: nothing to review.
+        let connect = json!({"kind": {"kind": "Pod"}, "operation": "CONNECT", "name": "p"});
+        assert!(validate(&payload(&connect, &settings)).accepted);
     }
-}
 
-#[test]
-fn gatekeeper_evaluation_errors_are_500s_naming_the_constraint() {
-    // An unknown function is found when the rule runs (regorus resolves functions lazily).
-    let template = PRIVILEGED_TEMPLATE.replace("c.securityContext.privileged == true", "time.now_ns() > 0");
-    let settings = json!({"gatekeeper": {"templates": [template], "constraints": [privileged_constraint("")]}});
-    assert!(validate_settings(&serde_json::to_vec(&settings).unwrap()).valid);
-    let resp = validate(&payload(&json_of("pod-privileged.json"), &settings));
-    assert!(!resp.accepted);
-    assert_eq!(resp.code, Some(500));
-    let m = resp.message.unwrap();
-    assert!(
-        m.starts_with("placement policy: gatekeeper: K8sPSPPrivilegedContainer no-privileged (template k8spspprivilegedcontainer): evaluation failed"),
-        "{m}"
-    );
-}
+    #[test]
+    fn gatekeeper_settings_errors_name_setting_template_and_line() {
+        let broken = "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sbroken\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sBroken\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    rego: |\n      package k8sbroken\n      violation[{\"msg\": msg}] {\n        msg := \"x\"\n        input.review.object.spec ==\n      }\n";
+        let gk = |templates: Value, constraints: Value| json!({"gatekeeper": {"templates": templates, "constraints": constraints}});
+        let err = |v: Value| match validate_settings(&serde_json::to_vec(&v).unwrap()) {
+            response::SettingsValidationResponse { valid: false, message: Some(m) } => m,
+            other => panic!("valid: {other:?} for {v}"),
+        };
+        let ok_constraint = json!(privileged_constraint(""));
 
-#[test]
-fn gatekeeper_validator_caches_and_agrees() {
-    let settings = json_of("settings-gatekeeper.json");
-    let mut v = Validator::new();
-    for f in ["pod-privileged.json", "pod-unmirrored-image.json", "deployment-web.json", "daemonset-defender.json"] {
-        let p = payload(&json_of(f), &settings);
-        for _ in 0..2 {
-            assert_eq!(v.validate(&p), validate(&p), "{f}");
+        let m = err(gk(json!([PRIVILEGED_TEMPLATE, broken]), ok_constraint.clone()));
+        assert!(m.starts_with("settings.gatekeeper.templates[1]: ConstraintTemplate k8sbroken: "), "{m}");
+        assert!(m.contains("k8sbroken:spec.targets[0].rego:"), "Rego line: {m}");
+
+        // Multi-document text: the document's number.
+        let m = err(gk(json!([format!("{PRIVILEGED_TEMPLATE}\n---\n{broken}")]), ok_constraint.clone()));
+        assert!(m.starts_with("settings.gatekeeper.templates[0] (document 2): ConstraintTemplate k8sbroken"), "{m}");
+
+        let rows: Vec<(Value, &str)> = vec![
+            (gk(json!([PRIVILEGED_TEMPLATE]), json!([])), "settings.gatekeeper.constraints: no constraints"),
+            (gk(json!([PRIVILEGED_TEMPLATE]), json!(null)), "settings.gatekeeper.constraints: no constraints"),
+            (
+                gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint("").replace("K8sPSPPrivilegedContainer", "K8sNope")])),
+                "settings.gatekeeper.constraints[0]: K8sNope no-privileged: no ConstraintTemplate defines kind K8sNope",
+            ),
+            (
+                gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint("  parameters:\n    exemptImages: [42]\n")])),
+                "settings.gatekeeper.constraints[0]: K8sPSPPrivilegedContainer no-privileged: spec.parameters.exemptImages[0]: expected string",
+            ),
+            (
+                gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint("  enforcementAction: block\n")])),
+                "settings.gatekeeper.constraints[0]: K8sPSPPrivilegedContainer no-privileged: spec.enforcementAction: \"block\" is not deny, dryrun or warn",
+            ),
+            (
+                gk(json!([PRIVILEGED_TEMPLATE]), json!([privileged_constraint(""), privileged_constraint("")])),
+                "settings.gatekeeper.constraints[1]: duplicate constraint K8sPSPPrivilegedContainer no-privileged (also settings.gatekeeper.constraints[0])",
+            ),
+            (
+                gk(json!([{"apiVersion": "apps/v1", "kind": "Deployment"}]), ok_constraint.clone()),
+                "settings.gatekeeper.templates[0]: expected a ConstraintTemplate (templates.gatekeeper.sh), an ExpansionTemplate (expansion.gatekeeper.sh) or a Constraint (constraints.gatekeeper.sh), found Deployment (apps/v1)",
+            ),
+            (gk(json!([42]), ok_constraint.clone()), "settings.gatekeeper.templates[0]: expected a Gatekeeper object or YAML text, found a number"),
+            (gk(json!({"a": 1}), ok_constraint.clone()), "settings.gatekeeper.templates: expected a list of Gatekeeper objects or YAML text, found a mapping"),
+            (gk(json!(["kind: [unclosed"]), ok_constraint.clone()), "settings.gatekeeper.templates[0]: document 1: invalid YAML"),
+            (json!({"gatekeeper": []}), "settings.gatekeeper: expected a mapping with `templates` and `constraints`, found a list"),
+            (json!({"gatekeeper": {"template": []}}), "settings.gatekeeper.template: unknown field `template`, expected one of `templates`, `constraints`, `defaultExpansions`"),
+        ];
+        for (settings, want) in rows {
+            let m = err(settings.clone());
+            assert!(m.starts_with(want), "got:  {m}\nwant: {want}");
+        }
+    }
+
+    #[test]
+    fn gatekeeper_evaluation_errors_are_500s_naming_the_constraint() {
+        // An unknown function is found when the rule runs (regorus resolves functions lazily).
+        let template = PRIVILEGED_TEMPLATE.replace("c.securityContext.privileged == true", "time.now_ns() > 0");
+        let settings = json!({"gatekeeper": {"templates": [template], "constraints": [privileged_constraint("")]}});
+        assert!(validate_settings(&serde_json::to_vec(&settings).unwrap()).valid);
+        let resp = validate(&payload(&json_of("pod-privileged.json"), &settings));
+        assert!(!resp.accepted);
+        assert_eq!(resp.code, Some(500));
+        let m = resp.message.unwrap();
+        assert!(
+            m.starts_with("placement policy: gatekeeper: K8sPSPPrivilegedContainer no-privileged (template k8spspprivilegedcontainer): evaluation failed"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn gatekeeper_validator_caches_and_agrees() {
+        let settings = json_of("settings-gatekeeper.json");
+        let mut v = Validator::new();
+        for f in ["pod-privileged.json", "pod-unmirrored-image.json", "deployment-web.json", "daemonset-defender.json"]
+        {
+            let p = payload(&json_of(f), &settings);
+            for _ in 0..2 {
+                assert_eq!(v.validate(&p), validate(&p), "{f}");
+            }
         }
     }
 }
