@@ -36,7 +36,7 @@ help:
 	@echo 'make bench   cargo bench -p placement-core'
 	@echo 'make wasm    build placement-core for wasm32-unknown-unknown'
 	@echo 'make verify-gatekeeper  run the shared gatekeeper-library suites with gatekeeper/library templates'
-	@echo 'make policy  Kubewarden policy module: dist/policy/placement-policy.wasm (annotated)'
+	@echo 'make policy  Kubewarden policy modules (annotated): dist/policy/placement-policy.wasm (with Gatekeeper), placement-policy-lean.wasm (without, < 2 MB)'
 	@echo 'make test-policy  policy tests: native, then the module in a real waPC host (wasmtime: 22 CPU-min cold, then cached)'
 	@echo 'make bench-policy  policy benchmark in the waPC host, into BENCHMARKS.md'
 	@echo 'make fmt | clippy | clean | setup'
@@ -109,11 +109,14 @@ clean:
 	cargo clean
 	rm -rf fuzz/target
 
-# Kubewarden policy (issue 3). `policy` builds the waPC module and writes the annotated artifact;
-# `test-policy` runs the adapter's native tests and clippy, then loads the artifact into a real
-# waPC host (tests/wapc-host: wapc + wasmtime-provider, its own workspace and target dir under
-# $(PLACEMENT_TOOLS), so wasmtime is built once per machine: 22.6 CPU-minutes cold, in the light
-# `wapc-test` profile that tests and benchmarks share; see README "Kubewarden policy").
+# Kubewarden policy (issue 3). `policy` builds the waPC module twice and writes the annotated
+# artifacts: placement-policy.wasm (with the Gatekeeper setting) and placement-policy-lean.wasm
+# (`--no-default-features`: without it, under 2 MB). `test-policy` runs the adapter's native
+# tests and clippy in both variants (and the core's admission tests without Gatekeeper), then
+# loads both artifacts into a real waPC host (tests/wapc-host: wapc + wasmtime-provider, its own
+# workspace and target dir under $(PLACEMENT_TOOLS), so wasmtime is built once per machine: 22.6
+# CPU-minutes cold, in the light `wapc-test` profile that tests and benchmarks share; see README
+# "Kubewarden policy").
 .PHONY: policy test-policy bench-policy
 policy:
 	policy-wasm/build.sh
@@ -121,6 +124,9 @@ policy:
 test-policy:
 	cargo clippy -q -p placement-policy --all-targets --all-features -- -D warnings
 	cargo test -q -p placement-policy --all-features
+	cargo clippy -q -p placement-policy --all-targets --no-default-features --features annotate -- -D warnings
+	cargo test -q -p placement-policy --no-default-features --features annotate
+	cargo test -q -p placement-core --no-default-features --lib admission::
 	policy-wasm/build.sh
 	tests/wapc-host/run.sh test
 

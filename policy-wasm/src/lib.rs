@@ -125,6 +125,7 @@ mod tests {
 
     /// The README's `kwctl run` example: its settings validate, and the privileged Pod is
     /// rejected with Gatekeeper's message.
+    #[cfg(feature = "gatekeeper")]
     #[test]
     fn readme_example() {
         let yaml = include_str!("../examples/settings.yaml");
@@ -141,5 +142,21 @@ mod tests {
             v["message"],
             "[psp-privileged-container] Privileged container is not allowed: shell, securityContext: {\"privileged\": true}"
         );
+    }
+
+    /// The lean build (`--no-default-features`) answers the README's example settings, which
+    /// have a `gatekeeper` key, with a settings error naming the setting and the full module.
+    #[cfg(not(feature = "gatekeeper"))]
+    #[test]
+    fn lean_build_refuses_the_gatekeeper_setting() {
+        let yaml = include_str!("../examples/settings.yaml");
+        let settings: serde_json::Value = serde_yaml::from_str(yaml).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_slice(&dispatch(b"validate_settings", &serde_json::to_vec(&settings).unwrap()).unwrap())
+                .unwrap();
+        assert_eq!(v["valid"], false);
+        let m = v["message"].as_str().unwrap();
+        assert!(m.starts_with("settings.gatekeeper: this module is built without Gatekeeper support"), "{m}");
+        assert!(m.contains("placement-policy.wasm"), "{m}");
     }
 }

@@ -133,6 +133,33 @@ mod tests {
         );
     }
 
+    /// The lean module's metadata: the same rules and flags as the full one, other names, and
+    /// no claim of Gatekeeper support (it has none).
+    #[test]
+    fn lean_metadata_is_the_full_one_without_gatekeeper() {
+        let full = metadata_json(METADATA).unwrap();
+        let lean = metadata_json(include_str!("../metadata-lean.yml")).unwrap();
+        for key in ["rules", "mutating", "backgroundAudit", "contextAwareResources", "executionMode", "policyType"] {
+            assert_eq!(lean[key], full[key], "{key}");
+        }
+        let (fa, la) = (full["annotations"].as_object().unwrap(), lean["annotations"].as_object().unwrap());
+        assert_eq!(fa.keys().collect::<Vec<_>>(), la.keys().collect::<Vec<_>>());
+        let differ: Vec<&str> = fa.keys().filter(|k| fa[*k] != la[*k]).map(String::as_str).collect();
+        assert_eq!(
+            differ,
+            [
+                "io.artifacthub.displayName",
+                "io.artifacthub.keywords",
+                "io.kubewarden.policy.title",
+                "io.kubewarden.policy.description",
+                "io.kubewarden.policy.usage"
+            ]
+        );
+        let text = serde_json::to_string(&lean).unwrap().to_lowercase();
+        assert!(!text.contains("gatekeeper") && !text.contains("rego"), "{text}");
+        assert!(serde_json::to_string(&full).unwrap().contains("Gatekeeper"));
+    }
+
     #[test]
     fn artifacthub_package_agrees_with_metadata() {
         let meta = metadata_json(METADATA).unwrap();
