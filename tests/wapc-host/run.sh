@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # tests/wapc-host/run.sh test|bench [ARGS...]
 #
-#   test    the built module (dist/policy/placement-policy.wasm) in the waPC host: protocol,
-#           settings, the Kubewarden test cases, Gatekeeper, import list, metadata, garbage,
-#           and the 100,000-validation load test with the memory check
+#   test    the built modules in the waPC host: dist/policy/placement-policy.wasm (full) and
+#           placement-policy-lean.wasm (no Gatekeeper): protocol, settings, the Kubewarden test
+#           cases, import lists, metadata, sizes, garbage; Gatekeeper (full module), the lean
+#           module's refusal of it; the 100,000-validation load test (full module)
 #   bench   the benchmark binary; ARGS go to it (e.g. --update BENCHMARKS.md)
 #
 # Both use the `wapc-test` profile (opt-level 1, no LTO; see Cargo.toml), so one build serves
@@ -21,11 +22,14 @@ ROOT="$(cd "$HERE/../.." && pwd)"
 PLACEMENT_TOOLS="${PLACEMENT_TOOLS:-$HOME/.cache/placement-tools}"
 export CARGO_TARGET_DIR="${PLACEMENT_WAPC_HOST_TARGET:-$PLACEMENT_TOOLS/target-wapc-host}"
 MODULE="${PLACEMENT_POLICY_WASM:-$ROOT/dist/policy/placement-policy.wasm}"
+LEAN_MODULE="${PLACEMENT_POLICY_LEAN_WASM:-$ROOT/dist/policy/placement-policy-lean.wasm}"
 
-[ -f "$MODULE" ] || {
-    echo "tests/wapc-host: $MODULE not found: run 'make policy' first" >&2
-    exit 1
-}
+for m in "$MODULE" "$LEAN_MODULE"; do
+    [ -f "$m" ] || {
+        echo "tests/wapc-host: $m not found: run 'make policy' first" >&2
+        exit 1
+    }
+done
 if ! compgen -G "$CARGO_TARGET_DIR/wapc-test/deps/libwasmtime-*.rlib" >/dev/null; then
     echo "tests/wapc-host: first build of the waPC host (wasmtime) in $CARGO_TARGET_DIR:" \
         "about 22 CPU-minutes (11-30 min on 2 cores, by load); later runs reuse it" >&2
@@ -42,7 +46,7 @@ bench)
     cargo run --profile wapc-test -q "${manifest[@]}" --bin bench-policy -- "$@"
     ;;
 *)
-    sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -1,4 +1,5 @@
-//! Test harness for the built policy module, `dist/policy/placement-policy.wasm`:
+//! Test harness for the built policy modules, `dist/policy/placement-policy.wasm` (full, with
+//! Gatekeeper) and `dist/policy/placement-policy-lean.wasm` (placement policies only):
 //!
 //! - [`wapc_host`]: the module in a real waPC host, `wapc::WapcHost` over
 //!   `wasmtime_provider` (the crates Kubewarden's policy-server uses), as policy-server loads it;
@@ -20,16 +21,57 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The module under test: `$PLACEMENT_POLICY_WASM`, else `dist/policy/placement-policy.wasm`.
+/// The full module (placement policies and Gatekeeper): `$PLACEMENT_POLICY_WASM`, else
+/// `dist/policy/placement-policy.wasm`.
 pub fn module_path() -> PathBuf {
     std::env::var_os("PLACEMENT_POLICY_WASM")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("dist/policy/placement-policy.wasm"))
 }
 
+/// The lean module (placement policies only, no Rego interpreter): `$PLACEMENT_POLICY_LEAN_WASM`,
+/// else `dist/policy/placement-policy-lean.wasm`.
+pub fn lean_module_path() -> PathBuf {
+    std::env::var_os("PLACEMENT_POLICY_LEAN_WASM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("dist/policy/placement-policy-lean.wasm"))
+}
+
+fn read_module(path: &std::path::Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}: build it first with `make policy`", path.display()))
+}
+
+/// The full module's bytes.
 pub fn module_bytes() -> Vec<u8> {
-    let path = module_path();
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}: build it first with `make policy`", path.display()))
+    read_module(&module_path())
+}
+
+/// The lean module's bytes.
+pub fn lean_module_bytes() -> Vec<u8> {
+    read_module(&lean_module_path())
+}
+
+/// One of the two artifacts `make policy` writes.
+pub struct Artifact {
+    pub name: &'static str,
+    pub bytes: Vec<u8>,
+    /// The metadata file it is annotated with (under `policy-wasm/`).
+    pub metadata: &'static str,
+    /// Whether it evaluates the `gatekeeper` setting.
+    pub gatekeeper: bool,
+}
+
+/// Both artifacts: the full module, then the lean one.
+pub fn artifacts() -> [Artifact; 2] {
+    [
+        Artifact { name: "placement-policy.wasm", bytes: module_bytes(), metadata: "metadata.yml", gatekeeper: true },
+        Artifact {
+            name: "placement-policy-lean.wasm",
+            bytes: lean_module_bytes(),
+            metadata: "metadata-lean.yml",
+            gatekeeper: false,
+        },
+    ]
 }
 
 /// A fixture from `core/src/admission/testdata`.

@@ -1,12 +1,17 @@
-//! The built module in a real waPC host (wapc + wasmtime-provider): the protocol, settings
-//! validation, the Kubewarden test cases shared with the core's unit tests, the artifact's
-//! import list and metadata, and garbage that must not trap.
+//! The built modules in a real waPC host (wapc + wasmtime-provider): the protocol, settings
+//! validation, the Kubewarden test cases shared with the core's unit tests, the artifacts'
+//! import lists, metadata and sizes, and garbage that must not trap. Every test runs on both
+//! artifacts (the full `placement-policy.wasm` and `placement-policy-lean.wasm`) except the
+//! Gatekeeper ones, which run on the full module; the lean one must refuse a `gatekeeper`
+//! setting with a settings error.
 
 use placement_core::documents::parse_manifests;
 use placement_core::simulate::{simulate, SimulateOptions};
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
-use placement_wapc_host::{fixture, module_bytes, payload, repo_root, wapc_host, RawHost};
+use placement_wapc_host::{
+    artifacts, fixture, lean_module_bytes, module_bytes, payload, repo_root, wapc_host, RawHost,
+};
 use serde_json::{json, Value};
 
 fn call(host: &wapc::WapcHost, op: &str, payload: &[u8]) -> Value {
@@ -20,38 +25,57 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 
 #[test]
 fn imports_only_wapc() {
-    let bytes = module_bytes();
-    let list: Vec<String> = imports(&bytes).unwrap().iter().map(ToString::to_string).collect();
-    assert_eq!(
-        list,
-        ["wapc.__guest_error (func)", "wapc.__guest_request (func)", "wapc.__guest_response (func)"],
-        "no wasm-bindgen, no WASI, no host calls"
-    );
-    assert!(unexpected_imports(&bytes).unwrap().is_empty());
-    // The minimal host links exactly these three functions: instantiation proves the list too.
-    RawHost::new(&bytes).expect("instantiates with only the three waPC guest functions");
+    for a in artifacts() {
+        let list: Vec<String> = imports(&a.bytes).unwrap().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            list,
+            ["wapc.__guest_error (func)", "wapc.__guest_request (func)", "wapc.__guest_response (func)"],
+            "{}: no wasm-bindgen, no WASI, no host calls",
+            a.name
+        );
+        assert!(unexpected_imports(&a.bytes).unwrap().is_empty(), "{}", a.name);
+        // The minimal host links exactly these three functions: instantiation proves the list too.
+        RawHost::new(&a.bytes).expect("instantiates with only the three waPC guest functions");
+    }
 }
 
 #[test]
 fn metadata_section_round_trips() {
-    let bytes = module_bytes();
-    let sections = custom_sections(&bytes, KUBEWARDEN_METADATA).unwrap();
-    assert_eq!(sections.len(), 1, "one io.kubewarden.metadata section");
-    let embedded: Value = serde_json::from_slice(sections[0]).unwrap();
-    let yaml = std::fs::read_to_string(repo_root().join("policy-wasm/metadata.yml")).unwrap();
-    assert_eq!(embedded, metadata_json(&yaml).unwrap(), "the artifact carries the current metadata.yml");
-    assert_eq!(embedded["protocolVersion"], "v1");
-    assert_eq!(embedded["executionMode"], "kubewarden-wapc");
-    assert_eq!(embedded["mutating"], true);
-    // Issue 3's target was 2 MB. The Gatekeeper setting brought in regorus and its regex and
-    // glob engines, and the module is now about 3.8 MB (BENCHMARKS.md, "Kubewarden policy", has
-    // the breakdown); this bound catches growth beyond that.
-    assert!(bytes.len() < 4_000_000, "module is {} bytes, over the 4 MB bound", bytes.len());
+    for a in artifacts() {
+        let sections = custom_sections(&a.bytes, KUBEWARDEN_METADATA).unwrap();
+        assert_eq!(sections.len(), 1, "{}: one io.kubewarden.metadata section", a.name);
+        let embedded: Value = serde_json::from_slice(sections[0]).unwrap();
+        let yaml = std::fs::read_to_string(repo_root().join("policy-wasm").join(a.metadata)).unwrap();
+        assert_eq!(embedded, metadata_json(&yaml).unwrap(), "{} carries the current {}", a.name, a.metadata);
+        assert_eq!(embedded["protocolVersion"], "v1");
+        assert_eq!(embedded["executionMode"], "kubewarden-wapc");
+        assert_eq!(embedded["mutating"], true);
+        let text = serde_json::to_string(&embedded).unwrap();
+        assert_eq!(text.contains("Gatekeeper"), a.gatekeeper, "{}: claims Gatekeeper only if it has it", a.name);
+    }
+}
+
+#[test]
+fn module_sizes() {
+    // Issue 3's target: under 2 MB. The lean module (placement policies only) meets it.
+    let lean = lean_module_bytes().len();
+    assert!(lean < 2_000_000, "placement-policy-lean.wasm is {lean} bytes, over the 2 MB target");
+    // The full module adds the Gatekeeper setting: regorus and its regex and glob engines, about
+    // 1.7 MB more (BENCHMARKS.md, "Kubewarden policy"); this bound catches growth beyond that.
+    let full = module_bytes().len();
+    assert!(full < 4_000_000, "placement-policy.wasm is {full} bytes, over the 4 MB bound");
+    assert!(full > lean + 1_000_000, "the lean module ({lean} bytes) has lost the Rego interpreter ({full} bytes)");
 }
 
 #[test]
 fn protocol_version_and_settings() {
-    let host = wapc_host(&module_bytes());
+    for a in artifacts() {
+        protocol_version_and_settings_of(&a.bytes);
+    }
+}
+
+fn protocol_version_and_settings_of(bytes: &[u8]) {
+    let host = wapc_host(bytes);
     assert_eq!(call(&host, "protocol_version", b""), json!("v1"));
     for name in ["settings.json", "settings-warn.json", "settings-blanket.json"] {
         let s = serde_json::to_vec(&fixture(name)).unwrap();
@@ -97,12 +121,25 @@ fn uncovered(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> 
 
 #[test]
 fn kubewarden_testcases_in_the_wasm_host() {
-    let host = wapc_host(&module_bytes());
+    for a in artifacts() {
+        let ran = testcases(&a.bytes, a.gatekeeper);
+        eprintln!("{}: {ran} cases", a.name);
+    }
+}
+
+/// The cases of `cases.json` (the Gatekeeper ones only when `gatekeeper`); returns how many ran.
+fn testcases(bytes: &[u8], gatekeeper: bool) -> usize {
+    let host = wapc_host(bytes);
     let cases = fixture("cases.json");
-    let mut mutated_seen = 0;
+    let (mut mutated_seen, mut ran) = (0, 0);
     for case in cases.as_array().unwrap() {
         let name = case["name"].as_str().unwrap();
-        let settings = fixture(case.get("settings").and_then(Value::as_str).unwrap_or("settings.json"));
+        let settings_file = case.get("settings").and_then(Value::as_str).unwrap_or("settings.json");
+        if !gatekeeper && settings_file == "settings-gatekeeper.json" {
+            continue;
+        }
+        ran += 1;
+        let settings = fixture(settings_file);
         let request = fixture(case["fixture"].as_str().unwrap());
         let resp = call(&host, "validate", &payload(&request, &settings));
         // The wasm answer is byte-for-byte the native one.
@@ -134,6 +171,7 @@ fn kubewarden_testcases_in_the_wasm_host() {
         }
     }
     assert!(mutated_seen >= 2, "the precise and the blanket mutation were both exercised");
+    ran
 }
 
 /// xorshift64*.
@@ -150,9 +188,14 @@ impl Rng {
 
 #[test]
 fn garbage_never_traps() {
-    let bytes = module_bytes();
-    let mut raw = RawHost::new(&bytes).unwrap();
-    let host = wapc_host(&bytes);
+    for a in artifacts() {
+        garbage_never_traps_in(&a.bytes);
+    }
+}
+
+fn garbage_never_traps_in(bytes: &[u8]) {
+    let mut raw = RawHost::new(bytes).unwrap();
+    let host = wapc_host(bytes);
     let mut rng = Rng(42);
     let base = payload(&fixture("daemonset-defender.json"), &fixture("settings.json"));
     for i in 0..3000 {
@@ -308,9 +351,27 @@ fn gatekeeper_garbage_never_traps() {
         check(&mut raw, "validate", &p, &format!("flipped payload {i}"));
     }
     // Structured garbage in the gatekeeper key.
+    for (i, gk) in gatekeeper_garbage(&mut rng).iter().enumerate() {
+        let s = json!({"gatekeeper": gk});
+        check(&mut raw, "validate_settings", &serde_json::to_vec(&s).unwrap(), &format!("gatekeeper value {i}"));
+        check(&mut raw, "validate", &payload(&pod, &s), &format!("gatekeeper value {i}"));
+    }
+    // Garbage requests against valid Gatekeeper settings.
+    for (i, object) in [json!(null), json!(1), json!([]), json!({"spec": {"containers": "x"}}), json!({"metadata": 3})]
+        .iter()
+        .enumerate()
+    {
+        let mut req = pod.clone();
+        req["object"] = object.clone();
+        check(&mut raw, "validate", &payload(&req, &settings), &format!("object {i}"));
+    }
+}
+
+/// Structured garbage for the `gatekeeper` key.
+fn gatekeeper_garbage(rng: &mut Rng) -> Vec<Value> {
     let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n";
     let rego_garbage: String = (0..2000).map(|_| char::from(b' ' + (rng.next() % 95) as u8)).collect();
-    let gk_values = [
+    vec![
         json!(null),
         json!(42),
         json!("text"),
@@ -325,19 +386,39 @@ fn gatekeeper_garbage_never_traps() {
         json!({"templates": [{"apiVersion": "templates.gatekeeper.sh/v1", "kind": "ConstraintTemplate", "metadata": {"name": "x"},
             "spec": {"crd": {"spec": {"names": {"kind": "X"}, "validation": {"openAPIV3Schema": {"type": "nonsense", "properties": 3}}}}, "targets": [{"target": "admission.k8s.gatekeeper.sh", "rego": "package x\nviolation[{\"msg\": m}] { m := input.review.object.metadata.name }\n"}]}}],
             "constraints": [{"apiVersion": "constraints.gatekeeper.sh/v1beta1", "kind": "X", "metadata": {"name": "x"}, "spec": {"parameters": {"a": [1, {"b": null}]}, "match": {"kinds": "Pod", "labelSelector": {"matchExpressions": [{"key": "", "operator": "Bogus"}]}}}}]}),
-    ];
-    for (i, gk) in gk_values.iter().enumerate() {
-        let s = json!({"gatekeeper": gk});
-        check(&mut raw, "validate_settings", &serde_json::to_vec(&s).unwrap(), &format!("gatekeeper value {i}"));
-        check(&mut raw, "validate", &payload(&pod, &s), &format!("gatekeeper value {i}"));
+    ]
+}
+
+/// The lean module has no Gatekeeper support: any `gatekeeper` setting, valid or garbage, is a
+/// settings error naming the setting and the full module, from `validate_settings` (in both
+/// hosts) and from `validate` (a 500); never a trap, and the instance keeps working.
+#[test]
+fn lean_module_refuses_the_gatekeeper_setting() {
+    let bytes = lean_module_bytes();
+    let host = wapc_host(&bytes);
+    let mut raw = RawHost::new(&bytes).unwrap();
+    let want = "settings.gatekeeper: this module is built without Gatekeeper support (placement-policy-lean.wasm); use the full module, placement-policy.wasm, for Gatekeeper ConstraintTemplates and Constraints";
+    let pod = fixture("pod-privileged.json");
+    let mut values =
+        vec![fixture("settings-gatekeeper.json")["gatekeeper"].clone(), privileged_settings("")["gatekeeper"].clone()];
+    values.extend(gatekeeper_garbage(&mut Rng(7)).into_iter().filter(|v| !v.is_null()));
+    for (i, gk) in values.iter().enumerate() {
+        let mut s = fixture("settings.json");
+        s["gatekeeper"] = gk.clone();
+        let text = serde_json::to_vec(&s).unwrap();
+        let v = call(&host, "validate_settings", &text);
+        assert_eq!(v, json!({"valid": false, "message": want}), "value {i}");
+        let out = raw.call("validate_settings", &text).unwrap_or_else(|e| panic!("value {i}: {e}"));
+        assert_eq!(serde_json::from_slice::<Value>(&out).unwrap(), v, "value {i}");
+        let out = raw.call("validate", &payload(&pod, &s)).unwrap_or_else(|e| panic!("value {i}: {e}"));
+        let resp: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(resp["accepted"], false, "value {i}: {resp}");
+        assert_eq!(resp["code"], 500, "value {i}: {resp}");
+        assert_eq!(resp["message"], format!("placement policy: invalid settings: {want}"), "value {i}");
     }
-    // Garbage requests against valid Gatekeeper settings.
-    for (i, object) in [json!(null), json!(1), json!([]), json!({"spec": {"containers": "x"}}), json!({"metadata": 3})]
-        .iter()
-        .enumerate()
-    {
-        let mut req = pod.clone();
-        req["object"] = object.clone();
-        check(&mut raw, "validate", &payload(&req, &settings), &format!("object {i}"));
-    }
+    // The same module still answers the placement policies.
+    let v = call(&host, "validate_settings", &serde_json::to_vec(&fixture("settings.json")).unwrap());
+    assert_eq!(v, json!({"valid": true}));
+    let out = raw.call("validate", &payload(&fixture("deployment-web.json"), &fixture("settings.json"))).unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&out).unwrap()["accepted"], true);
 }
