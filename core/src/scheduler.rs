@@ -308,20 +308,19 @@ pub fn schedule_with(
             Outcome::Feasible(_) => None,
         }
     };
+    let unscored = |i: usize, (status, insufficient): (Status, Vec<InsufficientResource>)| NodeVerdict {
+        node: nodes[i].name().to_string(),
+        status,
+        insufficient,
+        score: None,
+        plugin_scores: Vec::new(),
+    };
     let failing_verdicts = |list_absent: bool| -> Vec<NodeVerdict> {
         outcomes
             .iter()
             .enumerate()
             .filter(|(_, o)| list_absent || !matches!(o, Outcome::Absent))
-            .filter_map(|(i, o)| {
-                status_of(i, o).map(|(status, insufficient)| NodeVerdict {
-                    node: nodes[i].name().to_string(),
-                    status,
-                    insufficient,
-                    score: None,
-                    plugin_scores: Vec::new(),
-                })
-            })
+            .filter_map(|(i, o)| status_of(i, o).map(|s| unscored(i, s)))
             .collect()
     };
 
@@ -357,16 +356,7 @@ pub fn schedule_with(
                         score: Some(totals[*k]),
                         plugin_scores: parts.next().unwrap_or_default(),
                     },
-                    _ => {
-                        let (status, insufficient) = status_of(i, o).unwrap_or((Status::success(), Vec::new()));
-                        NodeVerdict {
-                            node: nodes[i].name().to_string(),
-                            status,
-                            insufficient,
-                            score: None,
-                            plugin_scores: Vec::new(),
-                        }
-                    }
+                    _ => unscored(i, status_of(i, o).unwrap_or((Status::success(), Vec::new()))),
                 })
                 .collect()
         }
