@@ -323,6 +323,7 @@ spec:
 "#;
 
     #[test]
+    #[cfg(feature = "admission-gatekeeper")]
     fn pasted_gatekeeper_policies_give_a_verdict_per_workload() {
         let state = SharedState {
             nodes: "kind: Node\napiVersion: v1\nmetadata: {name: a}\n".into(),
