@@ -82,22 +82,10 @@ fn policy() -> PolicySet {
     set
 }
 
+/// The bench Pod (2 containers, 2 volumes, violating 3 constraints), shared with the waPC
+/// host's benchmark (`tests/wapc-host`).
 fn pod() -> serde_json::Value {
-    json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "web-7d9f", "namespace": "prod", "labels": {"app": "web"}},
-        "spec": {
-            "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [
-                {"name": "web", "image": "registry.example.com/web:1.4.2",
-                 "ports": [{"containerPort": 8080}],
-                 "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true},
-                 "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]},
-                {"name": "sidecar", "image": "registry.example.com/proxy:2.0", "securityContext": {"privileged": true}}
-            ],
-            "volumes": [{"name": "cache", "emptyDir": {}}, {"name": "host", "hostPath": {"path": "/var/log"}}]
-        }
-    })
+    serde_json::from_str(include_str!("../src/admission/testdata/pod-security-bench.json")).expect("bench pod is JSON")
 }
 
 fn pod_security(c: &mut Criterion) {

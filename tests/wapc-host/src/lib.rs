@@ -305,21 +305,7 @@ pub fn pod_security_settings() -> Value {
 /// The bench Pod of `core/benches/gatekeeper.rs` (2 containers, 2 volumes, violating 3
 /// constraints) as a CREATE AdmissionRequest.
 pub fn pod_security_request() -> Value {
-    let pod = json!({
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": "web-7d9f", "namespace": "prod", "labels": {"app": "web"}},
-        "spec": {
-            "securityContext": {"runAsNonRoot": true, "seccompProfile": {"type": "RuntimeDefault"}},
-            "containers": [
-                {"name": "web", "image": "registry.example.com/web:1.4.2",
-                 "ports": [{"containerPort": 8080}],
-                 "securityContext": {"allowPrivilegeEscalation": false, "capabilities": {"drop": ["ALL"]}, "readOnlyRootFilesystem": true},
-                 "volumeMounts": [{"name": "cache", "mountPath": "/cache"}]},
-                {"name": "sidecar", "image": "registry.example.com/proxy:2.0", "securityContext": {"privileged": true}}
-            ],
-            "volumes": [{"name": "cache", "emptyDir": {}}, {"name": "host", "hostPath": {"path": "/var/log"}}]
-        }
-    });
+    let pod = fixture("pod-security-bench.json");
     json!({
         "uid": "7d9f0000-0000-4000-8000-000000000001",
         "kind": {"group": "", "version": "v1", "kind": "Pod"},
