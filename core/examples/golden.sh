@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 mkdir -p "$D/cli"
 cargo build -q --release -p placement-cli || exit 1
 cargo run -q --release -p placement-core --example golden -- "$D" || exit 1
-B=target/release/placement
+B=${CARGO_TARGET_DIR:-target}/release/placement
 run() { local out=$1; shift; "$B" "$@" > "$D/cli/$out" 2>&1; echo "exit $?" >> "$D/cli/$out"; }
 for f in examples/*.yaml; do
   n=$(basename "$f" .yaml)

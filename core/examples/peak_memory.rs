@@ -4,7 +4,8 @@
 //! cargo run --release -p placement-core --example peak_memory -- <scenario> [options]
 //!   baseline                       nothing: the process's own footprint
 //!   filter_score                   schedule() one pod against 5,000 nodes, explain=true
-//!   filter_score_no_explain        the same with explain=false
+//!   filter_score_no_explain        the same with explain=false (failing nodes' verdicts)
+//!   filter_score_decision          the same with Detail::Decision (the chosen node only)
 //!   deployment                     simulate() 5,000 nodes + a 1,000-replica Deployment
 //!   daemonset                      simulate() --nodes nodes + a DaemonSet (70% eligible)
 //!   playground                     playground::evaluate(synthetic(200, 20)): parse, simulate, views
@@ -36,7 +37,7 @@ use std::time::{Duration, Instant};
 
 use placement_core::documents::parse_manifests;
 use placement_core::framework::SchedulerConfig;
-use placement_core::scheduler::schedule;
+use placement_core::scheduler::{schedule_with, Detail};
 use placement_core::simulate::{simulate, SimulateOptions};
 use placement_core::version::KubeVersion;
 use serde::de::IgnoredAny;
@@ -60,7 +61,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| {
         eprintln!(
-            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|deployment|daemonset|playground|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH> [--nodes N] [--replicas N] [--repeat N]"
+            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|filter_score_decision|deployment|daemonset|playground|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH> [--nodes N] [--replicas N] [--repeat N]"
         );
         std::process::exit(2)
     });
@@ -79,13 +80,17 @@ fn main() {
     let cfg = SchedulerConfig::for_version(KubeVersion::LATEST);
     let mut run: Box<dyn FnMut() -> String> = match scenario.as_str() {
         "baseline" => Box::new(|| "nothing".to_string()),
-        "filter_score" | "filter_score_no_explain" => {
-            let explain = scenario == "filter_score";
+        "filter_score" | "filter_score_no_explain" | "filter_score_decision" => {
+            let detail = match scenario.as_str() {
+                "filter_score" => Detail::Explain,
+                "filter_score_no_explain" => Detail::Failures,
+                _ => Detail::Decision,
+            };
             let cluster = common::cluster(nodes, &cfg);
             let pod = common::web_pod();
             let cfg = cfg.clone();
             Box::new(move || {
-                let r = schedule(black_box(&pod), &cluster, &cfg, explain);
+                let r = schedule_with(black_box(&pod), &cluster, &cfg, detail, None);
                 format!("node={:?} verdicts={}", r.node.map(|i| cluster[i].name().to_string()), r.verdicts.len())
             })
         }

@@ -288,7 +288,7 @@ fn filter_vector(input: &Value, expected: &Value) -> Outcome {
         for hp in wanted_host_ports(&existing.spec) {
             info.used_ports.add(&hp);
         }
-        info.pods.push(PlacedPod::from_pod(&existing));
+        info.add_pod(PlacedPod::from_pod(&existing));
     }
     let plugin = str_of(&input["plugin"]);
     let spec = &pod.spec;
@@ -313,10 +313,10 @@ fn filter_vector(input: &Value, expected: &Value) -> Outcome {
     let Some(want) = expected.get("filter") else { return Ok(()) };
     let mut insufficient = Vec::new();
     let status = match plugin {
-        node_unschedulable::NAME => node_unschedulable::filter(spec, &info.node, &cfg),
-        node_name::NAME => node_name::filter(spec, &info.node),
-        taint_toleration::NAME => taint_toleration::filter(spec, &info.node, &cfg),
-        node_affinity::NAME => node_affinity::State::new(spec, &cfg).filter(&info.node),
+        node_unschedulable::NAME => node_unschedulable::filter(spec, info.node(), &cfg),
+        node_name::NAME => node_name::filter(spec, info.node()),
+        taint_toleration::NAME => taint_toleration::filter(spec, info.node(), &cfg),
+        node_affinity::NAME => node_affinity::State::new(spec, &cfg).filter(info.node()),
         node_ports::NAME => node_ports::filter(&wanted_host_ports(spec), &info),
         node_resources_fit::NAME => {
             let (s, ins) = node_resources_fit::filter(&node_resources_fit::pod_request(spec, &cfg), &info, &cfg);
@@ -334,7 +334,7 @@ fn filter_vector(input: &Value, expected: &Value) -> Outcome {
         for (range, reasons) in by_version {
             let version = first_version(range).ok_or_else(|| format!("cannot read a version from {range:?}"))?;
             let cfg = SchedulerConfig { version, ..cfg.clone() };
-            let status = taint_toleration::filter(spec, &info.node, &cfg);
+            let status = taint_toleration::filter(spec, info.node(), &cfg);
             check_eq(&format!("reasons at {version}"), json!(status.reasons), reasons)?;
         }
     }

@@ -54,32 +54,57 @@ pub enum Blocker {
 /// an untolerated NoSchedule/NoExecute taint stops new pods, and an untolerated NoExecute taint
 /// also evicts running ones. `spec.unschedulable` is not checked: daemon pods tolerate it.
 pub fn node_should_run(template: &PodSpec, node: &Node, cfg: &SchedulerConfig) -> ShouldRun {
-    let no = |blocker| ShouldRun { should_run: false, should_continue_running: false, blocked_by: Some(blocker) };
-    if !template.node_name.is_empty() && template.node_name != node.metadata.name {
-        return no(Blocker::NodeName(template.node_name.clone()));
-    }
-    // The controller checks a copy of the template with the node's name and its own
-    // tolerations. Only the tolerations differ from the template in what is checked here, so
-    // only they are copied (this runs for every node, several times per DaemonSet).
-    let mut pod = PodSpec {
-        tolerations: template.tolerations.clone(),
-        host_network: template.host_network,
-        ..Default::default()
-    };
-    add_daemon_tolerations(&mut pod);
-    if !RequiredNodeAffinity::from_pod(template).matches(node) {
-        return no(Blocker::NodeAffinity);
-    }
-    let cmp = cfg.gates.taint_toleration_comparison_operators;
-    if let Some(taint) = find_untolerated_taint(&node.spec.taints, &pod.tolerations, is_do_not_schedule, cmp) {
-        let evicting = find_untolerated_taint(&node.spec.taints, &pod.tolerations, |t| t.effect == NO_EXECUTE, cmp);
-        return ShouldRun {
-            should_run: false,
-            should_continue_running: evicting.is_none(),
-            blocked_by: Some(Blocker::Taint(taint.clone())),
+    DaemonNodeCheck::new(template, cfg).check(node)
+}
+
+/// [`node_should_run`] prepared once per template, for asking about every node in turn: the
+/// daemon tolerations and the node affinity are built once, not once per node.
+pub struct DaemonNodeCheck<'a> {
+    template: &'a PodSpec,
+    /// The template's tolerations plus the controller's own.
+    tolerations: Vec<Toleration>,
+    affinity: RequiredNodeAffinity<'a>,
+    comparison_operators: bool,
+}
+
+impl<'a> DaemonNodeCheck<'a> {
+    pub fn new(template: &'a PodSpec, cfg: &SchedulerConfig) -> Self {
+        // The controller checks a copy of the template with the node's name and its own
+        // tolerations. Only the tolerations differ from the template in what is checked here,
+        // so only they are copied.
+        let mut pod = PodSpec {
+            tolerations: template.tolerations.clone(),
+            host_network: template.host_network,
+            ..Default::default()
         };
+        add_daemon_tolerations(&mut pod);
+        Self {
+            template,
+            tolerations: pod.tolerations,
+            affinity: RequiredNodeAffinity::from_pod(template),
+            comparison_operators: cfg.gates.taint_toleration_comparison_operators,
+        }
     }
-    ShouldRun { should_run: true, should_continue_running: true, blocked_by: None }
+
+    pub fn check(&self, node: &Node) -> ShouldRun {
+        let no = |blocker| ShouldRun { should_run: false, should_continue_running: false, blocked_by: Some(blocker) };
+        if !self.template.node_name.is_empty() && self.template.node_name != node.metadata.name {
+            return no(Blocker::NodeName(self.template.node_name.clone()));
+        }
+        if !self.affinity.matches(node) {
+            return no(Blocker::NodeAffinity);
+        }
+        let (taints, cmp) = (&node.spec.taints, self.comparison_operators);
+        if let Some(taint) = find_untolerated_taint(taints, &self.tolerations, is_do_not_schedule, cmp) {
+            let evicting = find_untolerated_taint(taints, &self.tolerations, |t| t.effect == NO_EXECUTE, cmp);
+            return ShouldRun {
+                should_run: false,
+                should_continue_running: evicting.is_none(),
+                blocked_by: Some(Blocker::Taint(taint.clone())),
+            };
+        }
+        ShouldRun { should_run: true, should_continue_running: true, blocked_by: None }
+    }
 }
 
 /// `ReplaceDaemonSetPodNodeNameNodeAffinity`: the required terms are replaced wholesale by a

@@ -59,7 +59,7 @@ pub fn suggest(
         let Some(info) = nodes.get(i).filter(|n| n.name() == v.node) else { continue };
         let candidate = match v.status.plugin {
             Some(taint_toleration::NAME) => {
-                let taints = taint_toleration::untolerated_taints(&pod.spec, &info.node, cfg);
+                let taints = taint_toleration::untolerated_taints(&pod.spec, info.node(), cfg);
                 Some(toleration_fix(w, original, &taints, taint_toleration::NAME))
             }
             Some(node_unschedulable::NAME) => {
@@ -73,7 +73,7 @@ pub fn suggest(
                 ));
                 Some(f)
             }
-            Some(node_affinity::NAME) => affinity_fix(w, original, &info.node),
+            Some(node_affinity::NAME) => affinity_fix(w, original, info.node()),
             Some(node_resources_fit::NAME) => resource_fix(w, original, &v.insufficient, info.name()),
             Some(node_ports::NAME) => Some(Fix {
                 plugin: node_ports::NAME,
@@ -152,11 +152,12 @@ pub fn suggest_daemonset(
     daemonset::add_daemon_tolerations(&mut daemon_spec);
     let mut taints: Vec<&Taint> = Vec::new();
     let mut blocked = Vec::new();
+    let should_run = daemonset::DaemonNodeCheck::new(template, cfg);
     for n in nodes {
-        let verdict = daemonset::node_should_run(template, &n.node, cfg);
+        let verdict = should_run.check(n.node());
         if let Some(Blocker::Taint(_)) = verdict.blocked_by {
             blocked.push(n.name().to_string());
-            for t in taint_toleration::untolerated_taints(&daemon_spec, &n.node, cfg) {
+            for t in taint_toleration::untolerated_taints(&daemon_spec, n.node(), cfg) {
                 if !taints.iter().any(|x| x.key == t.key && x.value == t.value && x.effect == t.effect) {
                     taints.push(t);
                 }
@@ -213,14 +214,17 @@ fn verify_daemonset(
 ) {
     let Some(patch) = &f.patch else { return };
     let Some(spec) = apply_to_spec(template, patch, w.kind) else { return };
+    let should_run = daemonset::DaemonNodeCheck::new(&spec, cfg);
+    let runs: Vec<bool> = nodes.iter().map(|n| should_run.check(n.node()).should_run).collect();
+    let blocked_names: std::collections::BTreeSet<&str> = blocked.iter().map(String::as_str).collect();
     f.nodes = nodes
         .iter()
-        .filter(|n| blocked.iter().any(|b| b == n.name()))
-        .filter(|n| daemonset::node_should_run(&spec, &n.node, cfg).should_run)
-        .map(|n| n.name().to_string())
+        .zip(&runs)
+        .filter(|(n, &runs)| runs && blocked_names.contains(n.name()))
+        .map(|(n, _)| n.name().to_string())
         .collect();
     f.verified = f.nodes.len() == blocked.len();
-    let eligible = nodes.iter().filter(|n| daemonset::node_should_run(&spec, &n.node, cfg).should_run).count();
+    let eligible = runs.iter().filter(|&&r| r).count();
     f.description.push_str(&format!("; DESIRED becomes {eligible} of {} nodes", nodes.len()));
 }
 

@@ -6,7 +6,9 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::hostports::HostPortInfo;
+use crate::labels::LabelIndex;
 use crate::model::{Labels, Node, NodeAffinity, Pod, PodAffinityTerm, WeightedPodAffinityTerm};
+use crate::nodeaffinity::SelectableNode;
 use crate::resources::Resource;
 use crate::version::{FeatureGates, KubeVersion};
 
@@ -99,35 +101,101 @@ impl PlacedPod {
             preferred_anti_affinity: paa.map(|a| a.preferred.clone()).unwrap_or_default(),
         }
     }
+
+    /// Any pod affinity or anti-affinity term, required or preferred.
+    pub fn has_affinity(&self) -> bool {
+        !(self.required_affinity.is_empty()
+            && self.required_anti_affinity.is_empty()
+            && self.preferred_affinity.is_empty()
+            && self.preferred_anti_affinity.is_empty())
+    }
 }
 
 /// What the scheduler knows about one node: the node and the pods bound to it.
+///
+/// The Node itself is read-only once wrapped (build a new `NodeInfo` to change it): its labels
+/// are indexed for the per-node loop, and the index must not go stale.
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
-    pub node: Node,
+    node: Node,
+    labels: LabelIndex,
     /// `status.allocatable`; `None` when the manifest had none (treated as unlimited).
     pub allocatable: Option<Resource>,
     pub requested: Resource,
     /// Requests with scoring's non-zero defaults.
     pub non_zero_requested: Resource,
     pub used_ports: HostPortInfo,
-    pub pods: Vec<PlacedPod>,
+    pods: Vec<PlacedPod>,
+    /// How many of `pods` have any pod (anti-)affinity term, and how many a required
+    /// anti-affinity term (upstream's `PodsWithAffinity`, `PodsWithRequiredAntiAffinity`): so
+    /// InterPodAffinity skips nodes whose pods cannot matter without walking them.
+    pods_with_affinity: usize,
+    pods_with_required_anti_affinity: usize,
 }
 
 impl NodeInfo {
     pub fn new(node: Node) -> Self {
         let allocatable = node.status.allocatable.as_ref().map(Resource::from_list);
         Self {
+            labels: LabelIndex::new(&node.metadata.labels),
             node,
             allocatable,
             requested: Resource::default(),
             non_zero_requested: Resource::default(),
             used_ports: HostPortInfo::default(),
             pods: Vec::new(),
+            pods_with_affinity: 0,
+            pods_with_required_anti_affinity: 0,
         }
     }
 
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// Changes the Node and re-indexes its labels. `allocatable` is its own field and is
+    /// not recomputed.
+    pub fn update_node(&mut self, change: impl FnOnce(&mut Node)) {
+        change(&mut self.node);
+        self.labels = LabelIndex::new(&self.node.metadata.labels);
+    }
+
     pub fn name(&self) -> &str {
+        &self.node.metadata.name
+    }
+
+    /// The pods bound to the node, in binding order.
+    pub fn pods(&self) -> &[PlacedPod] {
+        &self.pods
+    }
+
+    /// Binds a pod to the node (its requests and ports are the caller's to add).
+    pub fn add_pod(&mut self, pod: PlacedPod) {
+        self.pods_with_affinity += usize::from(pod.has_affinity());
+        self.pods_with_required_anti_affinity += usize::from(!pod.required_anti_affinity.is_empty());
+        self.pods.push(pod);
+    }
+
+    pub fn has_pods_with_affinity(&self) -> bool {
+        self.pods_with_affinity > 0
+    }
+
+    pub fn has_pods_with_required_anti_affinity(&self) -> bool {
+        self.pods_with_required_anti_affinity > 0
+    }
+
+    /// The node's labels, indexed: what the per-node loop should look labels up in.
+    pub fn labels(&self) -> &LabelIndex {
+        &self.labels
+    }
+}
+
+impl SelectableNode for NodeInfo {
+    type Labels = LabelIndex;
+    fn labels(&self) -> &LabelIndex {
+        &self.labels
+    }
+    fn node_name(&self) -> &str {
         &self.node.metadata.name
     }
 }

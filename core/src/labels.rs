@@ -9,6 +9,115 @@ use crate::model::{LabelSelector, Labels};
 const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 
+/// Read access to a set of labels, so one selector implementation matches both a manifest's
+/// [`Labels`] map and a node's prepared [`LabelIndex`].
+pub trait LabelLookup {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl LabelLookup for Labels {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+/// A node's labels laid out for the scheduler's per-node loop.
+///
+/// A scheduling cycle looks up the same few keys (a nodeSelector, affinity terms, topology
+/// keys) on every node. In a `BTreeMap` each lookup compares against up to a dozen keys that
+/// are separate heap strings, mostly sharing a long `kubernetes.io/` prefix, so over thousands
+/// of nodes the cycle waits on cache misses. Here a lookup hashes the key, probes an
+/// open-addressing table at most half full (usually one cache line), and reads the entry's
+/// text once to confirm the key: hashes may collide, equality is always decided on the text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelIndex {
+    /// A power of two of slots, empty when there are no labels.
+    slots: Box<[LabelSlot]>,
+    /// Every key followed by its value, back to back.
+    text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LabelSlot {
+    /// The key hash's high 32 bits (the low bits chose the slot).
+    tag: u32,
+    /// Offset of the key in `text`; `u32::MAX` for an empty slot.
+    start: u32,
+    key_len: u32,
+    value_len: u32,
+}
+
+impl LabelSlot {
+    const EMPTY: Self = Self { tag: 0, start: u32::MAX, key_len: 0, value_len: 0 };
+}
+
+impl LabelIndex {
+    /// Labels whose text exceeds 4 GiB cannot occur: input is capped far below that
+    /// (`documents::MAX_INPUT_BYTES`); such a map would be indexed as empty.
+    pub fn new(labels: &Labels) -> Self {
+        let text_len: usize = labels.iter().map(|(k, v)| k.len() + v.len()).sum();
+        if labels.is_empty() || u32::try_from(text_len).is_err() {
+            return Self::default();
+        }
+        let mut slots = vec![LabelSlot::EMPTY; (labels.len() * 2).next_power_of_two()].into_boxed_slice();
+        let mask = slots.len() - 1;
+        let mut text = String::with_capacity(text_len);
+        for (k, v) in labels {
+            let hash = label_key_hash(k);
+            let mut i = hash as usize & mask;
+            while slots[i].start != u32::MAX {
+                i = (i + 1) & mask;
+            }
+            // In range: the total text length was checked above.
+            slots[i] = LabelSlot {
+                tag: (hash >> 32) as u32,
+                start: text.len() as u32,
+                key_len: k.len() as u32,
+                value_len: v.len() as u32,
+            };
+            text.push_str(k);
+            text.push_str(v);
+        }
+        Self { slots, text }
+    }
+}
+
+impl LabelLookup for LabelIndex {
+    fn label(&self, key: &str) -> Option<&str> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let hash = label_key_hash(key);
+        let (mask, tag) = (self.slots.len() - 1, (hash >> 32) as u32);
+        let mut i = hash as usize & mask;
+        // The table is at most half full, so the probe meets an empty slot.
+        loop {
+            let slot = self.slots[i];
+            if slot.start == u32::MAX {
+                return None;
+            }
+            let (start, key_end) = (slot.start as usize, slot.start as usize + slot.key_len as usize);
+            if slot.tag == tag && self.text.get(start..key_end) == Some(key) {
+                return self.text.get(key_end..key_end + slot.value_len as usize);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
+/// A fixed multiply-rotate hash (FxHash's constant) over 8-byte words: deterministic, with no
+/// per-process seed, as the core has no randomness; collisions only cost a text comparison.
+fn label_key_hash(key: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash = key.len() as u64;
+    for chunk in key.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    hash
+}
+
 /// Operators of a label requirement, spelled as in node selectors and label selectors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operator {
@@ -90,11 +199,12 @@ impl Requirement {
 
     /// `Requirement.Matches`. `Gt`/`Lt` use `strconv.ParseInt`, so `0206 > 0204` holds here,
     /// unlike taint comparisons.
-    pub fn matches(&self, labels: &Labels) -> bool {
-        let value = labels.get(&self.key);
+    pub fn matches<L: LabelLookup + ?Sized>(&self, labels: &L) -> bool {
+        let value = labels.label(&self.key);
+        let listed = |v: &str| self.values.iter().any(|x| x == v);
         match self.operator {
-            Operator::In => value.is_some_and(|v| self.values.contains(v)),
-            Operator::NotIn => value.is_none_or(|v| !self.values.contains(v)),
+            Operator::In => value.is_some_and(listed),
+            Operator::NotIn => value.is_none_or(|v| !listed(v)),
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
             Operator::Gt | Operator::Lt => {
@@ -152,7 +262,7 @@ impl Selector {
         Selector::All(Vec::new())
     }
 
-    pub fn matches(&self, labels: &Labels) -> bool {
+    pub fn matches<L: LabelLookup + ?Sized>(&self, labels: &L) -> bool {
         match self {
             Selector::Nothing => false,
             Selector::All(reqs) => reqs.iter().all(|r| r.matches(labels)),
@@ -324,6 +434,69 @@ mod tests {
             Requirement::new("a", Operator::Gt, &["-1".into()], &p).is_err(),
             "label value must start alphanumeric"
         );
+    }
+
+    #[test]
+    fn label_index_answers_as_the_map_does() {
+        let l = labels(&[
+            ("kubernetes.io/hostname", "node-a"),
+            ("kubernetes.io/os", "linux"),
+            ("topology.kubernetes.io/zone", "eastus-1"),
+            ("empty", ""),
+            ("a", "b"),
+        ]);
+        let index = LabelIndex::new(&l);
+        // (key, why)
+        let rows = [
+            ("kubernetes.io/hostname", "long shared prefix"),
+            ("kubernetes.io/os", "shorter key with the same prefix"),
+            ("empty", "an empty value is present, not absent"),
+            ("a", "one-byte key"),
+            ("kubernetes.io/arch", "absent key with a shared prefix"),
+            ("", "empty key"),
+            ("ab", "the text of one key followed by the next key's first byte"),
+        ];
+        for (key, why) in rows {
+            assert_eq!(index.label(key), l.label(key), "{key}: {why}");
+        }
+        assert_eq!(LabelIndex::new(&Labels::new()).label("a"), None);
+    }
+
+    #[test]
+    fn label_index_confirms_keys_on_the_text() {
+        // Forge colliding tags: every slot claims every hash; only the text tells keys apart.
+        let l = labels(&[("x", "1"), ("y", "2"), ("zz", "3")]);
+        let mut index = LabelIndex::new(&l);
+        for key in ["x", "y", "zz", "w"] {
+            let tag = (label_key_hash(key) >> 32) as u32;
+            index.slots.iter_mut().filter(|s| s.start != u32::MAX).for_each(|s| s.tag = tag);
+            assert_eq!(index.label(key), l.label(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn label_index_of_many_labels_finds_each() {
+        let l: Labels = (0..200).map(|i| (format!("example.com/key-{i}"), format!("v{i}"))).collect();
+        let index = LabelIndex::new(&l);
+        assert!(index.slots.len() >= 400, "at most half full");
+        for (k, v) in &l {
+            assert_eq!(index.label(k), Some(v.as_str()), "{k}");
+        }
+        assert_eq!(index.label("example.com/key-200"), None);
+    }
+
+    #[test]
+    fn selectors_match_an_index_like_a_map() {
+        let l = labels(&[("zone", "a"), ("gen", "0206")]);
+        let index = LabelIndex::new(&l);
+        for r in [
+            req("zone", Operator::In, &["a", "b"]),
+            req("zone", Operator::NotIn, &["a"]),
+            req("missing", Operator::DoesNotExist, &[]),
+            req("gen", Operator::Gt, &["0204"]),
+        ] {
+            assert_eq!(r.matches(&index), r.matches(&l), "{r}");
+        }
     }
 
     #[test]

@@ -5,12 +5,31 @@
 //! for the pod's own affinity). Both are [`NodeSelectorMatcher`]; strictness is in the caller.
 
 use crate::field::{FieldError, FieldPath};
-use crate::labels::{Operator, Requirement, Selector};
+use crate::labels::{LabelLookup, Operator, Requirement, Selector};
 use crate::model::{
     Labels, Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodSpec, PreferredSchedulingTerm,
 };
 
 pub const FIELD_METADATA_NAME: &str = "metadata.name";
+
+/// A node as node selectors read it: its labels and, for `matchFields`, its name. Implemented
+/// by the manifest's [`Node`] and by the scheduler's prepared `NodeInfo`, so both are matched
+/// by the same code.
+pub trait SelectableNode {
+    type Labels: LabelLookup + ?Sized;
+    fn labels(&self) -> &Self::Labels;
+    fn node_name(&self) -> &str;
+}
+
+impl SelectableNode for Node {
+    type Labels = Labels;
+    fn labels(&self) -> &Labels {
+        &self.metadata.labels
+    }
+    fn node_name(&self) -> &str {
+        &self.metadata.name
+    }
+}
 
 /// A parsed `NodeSelector`: terms are ORed; inside a term everything is ANDed.
 #[derive(Debug, Clone)]
@@ -64,7 +83,7 @@ impl NodeSelectorMatcher {
 
     /// `LazyErrorNodeSelector.Match`, errors ignored as the scheduler ignores them.
     /// A missing node never matches.
-    pub fn matches(&self, node: Option<&Node>) -> bool {
+    pub fn matches<N: SelectableNode + ?Sized>(&self, node: Option<&N>) -> bool {
         let Some(node) = node else { return false };
         self.terms.iter().any(|t| t.errors.is_empty() && t.matches(node))
     }
@@ -109,18 +128,19 @@ impl ParsedTerm {
         Self { labels, fields, errors }
     }
 
-    fn matches(&self, node: &Node) -> bool {
+    fn matches<N: SelectableNode + ?Sized>(&self, node: &N) -> bool {
         if let Some(sel) = &self.labels {
-            if !sel.matches(&node.metadata.labels) {
+            if !sel.matches(node.labels()) {
                 return false;
             }
         }
         // Upstream quirk: with no node name there are no node fields, and matchFields is
         // skipped entirely rather than failing.
         if let Some(fields) = &self.fields {
-            if !node.metadata.name.is_empty() {
+            let name = node.node_name();
+            if !name.is_empty() {
                 let all = fields.iter().all(|f| {
-                    let value = if f.key == FIELD_METADATA_NAME { node.metadata.name.as_str() } else { "" };
+                    let value = if f.key == FIELD_METADATA_NAME { name } else { "" };
                     (value == f.value) == f.equal
                 });
                 if !all {
@@ -214,10 +234,10 @@ impl<'a> RequiredNodeAffinity<'a> {
         Self { node_selector: spec.node_selector.as_ref(), required }
     }
 
-    pub fn matches(&self, node: &Node) -> bool {
+    pub fn matches<N: SelectableNode + ?Sized>(&self, node: &N) -> bool {
         if let Some(sel) = self.node_selector {
-            let labels = &node.metadata.labels;
-            if !sel.iter().all(|(k, v)| labels.get(k) == Some(v)) {
+            let labels = node.labels();
+            if !sel.iter().all(|(k, v)| labels.label(k) == Some(v.as_str())) {
                 return false;
             }
         }
@@ -228,16 +248,16 @@ impl<'a> RequiredNodeAffinity<'a> {
     }
 
     /// The nodeSelector keys whose values the node lacks, for explanations.
-    pub fn missing_selector_labels(&self, node: &Node) -> Vec<(String, String)> {
+    pub fn missing_selector_labels<N: SelectableNode + ?Sized>(&self, node: &N) -> Vec<(String, String)> {
         self.node_selector
             .into_iter()
             .flatten()
-            .filter(|(k, v)| node.metadata.labels.get(*k) != Some(*v))
+            .filter(|(k, v)| node.labels().label(k) != Some(v.as_str()))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     }
 
-    pub fn selector_matches(&self, node: &Node) -> bool {
+    pub fn selector_matches<N: SelectableNode + ?Sized>(&self, node: &N) -> bool {
         self.missing_selector_labels(node).is_empty()
     }
 }
@@ -268,7 +288,7 @@ impl PreferredSchedulingTerms {
         }
     }
 
-    pub fn score(&self, node: &Node) -> i64 {
+    pub fn score<N: SelectableNode + ?Sized>(&self, node: &N) -> i64 {
         self.terms.iter().filter(|(_, t)| t.matches(node)).map(|(w, _)| w).sum()
     }
 }
@@ -315,7 +335,7 @@ mod tests {
         for (n, expected, why) in rows {
             assert_eq!(m.matches(Some(&n)), expected, "{why}");
         }
-        assert!(!m.matches(None), "a missing node never matches");
+        assert!(!m.matches(None::<&Node>), "a missing node never matches");
     }
 
     #[test]

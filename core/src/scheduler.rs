@@ -93,16 +93,63 @@ pub struct StaticCache {
     entries: Vec<StaticEntry>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy)]
 enum StaticEntry {
     Unknown,
-    /// The first static filter that failed, with its plugin set.
-    Fail(Status),
+    /// Rejected by this static filter. Its status (reason strings, detail) is built only when
+    /// a verdict or the FailedScheduling message asks for it: a cycle that finds a node never
+    /// does, and most cycles do.
+    Fail(StaticFilter),
     /// Passed the static filters; raw (not normalized) static scores.
     Pass {
         taint: i64,
         affinity: i64,
     },
+}
+
+/// The filters whose outcome depends only on the pod spec and the Node, in upstream's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StaticFilter {
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+}
+
+impl StaticFilter {
+    const ORDER: [StaticFilter; 4] =
+        [Self::NodeUnschedulable, Self::NodeName, Self::TaintToleration, Self::NodeAffinity];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::NodeUnschedulable => node_unschedulable::NAME,
+            Self::NodeName => node_name::NAME,
+            Self::TaintToleration => taint_toleration::NAME,
+            Self::NodeAffinity => node_affinity::NAME,
+        }
+    }
+
+    fn rejects(self, ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> bool {
+        let spec = &ctx.pod.spec;
+        match self {
+            Self::NodeUnschedulable => node_unschedulable::rejects(spec, node.node(), cfg),
+            Self::NodeName => node_name::rejects(spec, node.node()),
+            Self::TaintToleration => taint_toleration::rejects(spec, node.node(), cfg),
+            Self::NodeAffinity => ctx.affinity.rejects(node),
+        }
+    }
+
+    /// The filter's status, with its reasons and detail, for a node it rejects.
+    fn status(self, ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> Status {
+        let spec = &ctx.pod.spec;
+        let status = match self {
+            Self::NodeUnschedulable => node_unschedulable::filter(spec, node.node(), cfg),
+            Self::NodeName => node_name::filter(spec, node.node()),
+            Self::TaintToleration => taint_toleration::filter(spec, node.node(), cfg),
+            Self::NodeAffinity => ctx.affinity.filter(node),
+        };
+        status.with_plugin(self.name())
+    }
 }
 
 impl StaticCache {
@@ -131,8 +178,9 @@ struct PodContext<'a> {
     wanted_ports: Vec<HostPort>,
     affinity: node_affinity::State<'a>,
     score_tolerations: Vec<Toleration>,
-    skipped: BTreeSet<&'static str>,
-    /// `skipped` for the filters that run on every node on every cycle, looked up once.
+    /// The static filters not skipped, in order.
+    static_filters: Vec<StaticFilter>,
+    /// Whether PreFilter skipped the filters that run on every node on every cycle.
     skip_ports: bool,
     skip_spread: bool,
     skip_inter_pod: bool,
@@ -153,8 +201,8 @@ pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: b
 enum Outcome {
     /// Removed by a PreFilter result.
     Absent,
-    /// Rejected by a static filter (the status is in the cache).
-    StaticFail,
+    /// Rejected by a static filter.
+    StaticFail(StaticFilter),
     /// Rejected by NodePorts, NodeResourcesFit, PodTopologySpread or InterPodAffinity.
     DynamicFail(Box<(Status, Vec<InsufficientResource>)>),
     /// Fits; the index into the feasible list.
@@ -248,7 +296,7 @@ pub fn schedule_with(
         skip_ports: skipped.contains(node_ports::NAME),
         skip_spread: skipped.contains(pod_topology_spread::NAME),
         skip_inter_pod: skipped.contains(inter_pod_affinity::NAME),
-        skipped,
+        static_filters: StaticFilter::ORDER.into_iter().filter(|f| !skipped.contains(f.name())).collect(),
         inter_pod,
         spread,
     };
@@ -284,8 +332,8 @@ pub fn schedule_with(
         let outcome = if !is_allowed(i) {
             Outcome::Absent
         } else {
-            match &cache.entries[i] {
-                StaticEntry::Fail(_) => Outcome::StaticFail,
+            match cache.entries[i] {
+                StaticEntry::Fail(filter) => Outcome::StaticFail(filter),
                 _ => match run_dynamic_filters(&ctx, node, cfg) {
                     Some(fail) => Outcome::DynamicFail(Box::new(fail)),
                     None => {
@@ -300,10 +348,7 @@ pub fn schedule_with(
     let status_of = |i: usize, outcome: &Outcome| -> Option<(Status, Vec<InsufficientResource>)> {
         match outcome {
             Outcome::Absent => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
-            Outcome::StaticFail => match &cache.entries[i] {
-                StaticEntry::Fail(s) => Some((s.clone(), Vec::new())),
-                _ => None,
-            },
+            Outcome::StaticFail(filter) => Some((filter.status(&ctx, &nodes[i], cfg), Vec::new())),
             Outcome::DynamicFail(f) => Some((f.0.clone(), f.1.clone())),
             Outcome::Feasible(_) => None,
         }
@@ -327,7 +372,12 @@ pub fn schedule_with(
     if feasible.is_empty() {
         let list_absent = detail != Detail::Candidates;
         let verdicts = failing_verdicts(list_absent);
-        let message = fit_error_message(nodes.len(), &outcomes, cache, &restricting_plugins, restricted.is_some());
+        let failures = outcomes.iter().enumerate().map(|(i, o)| match o {
+            Outcome::Absent => Failure::Absent,
+            Outcome::Feasible(_) => Failure::None,
+            _ => status_of(i, o).map_or(Failure::None, |(status, _)| Failure::Status(status)),
+        });
+        let message = fit_error_message(nodes.len(), failures, &restricting_plugins, restricted.is_some());
         return ScheduleResult { node: None, verdicts, message: Some(message) };
     }
 
@@ -374,41 +424,48 @@ fn absent_status(restricting_plugins: &[&'static str], allowed: Option<&BTreeSet
         ))
 }
 
+/// One node's part in the FailedScheduling message.
+enum Failure {
+    /// Removed by a PreFilter result.
+    Absent,
+    /// Rejected by a filter.
+    Status(Status),
+    /// Fits.
+    None,
+}
+
 /// `FitError.Error()` when no node fits: the histogram of the evaluated nodes' reasons, the
 /// removed nodes under `AbsentNodesStatus`, and DefaultPreemption's message over all nodes.
 fn fit_error_message(
     num_all_nodes: usize,
-    outcomes: &[Outcome],
-    cache: &StaticCache,
+    failures: impl Iterator<Item = Failure>,
     restricting_plugins: &[&'static str],
     restricted: bool,
 ) -> String {
     let absent_reason = absent_nodes_reason(restricting_plugins);
-    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
     let (mut absent, mut not_helpful, mut no_victims) = (0, 0, 0);
-    for (i, outcome) in outcomes.iter().enumerate() {
-        let status = match outcome {
-            Outcome::Absent => {
+    let mut statuses = Vec::new();
+    for failure in failures {
+        match failure {
+            Failure::Absent => {
                 absent += 1;
                 // Nodes a PreFilter removed are unresolvable.
                 not_helpful += 1;
-                continue;
             }
-            Outcome::StaticFail => match &cache.entries[i] {
-                StaticEntry::Fail(s) => s,
-                _ => continue,
-            },
-            Outcome::DynamicFail(f) => &f.0,
-            Outcome::Feasible(_) => continue,
-        };
-        for r in &status.reasons {
-            *histogram.entry(r).or_default() += 1;
+            Failure::Status(status) => {
+                if status.code == Code::UnschedulableAndUnresolvable {
+                    not_helpful += 1;
+                } else {
+                    no_victims += 1;
+                }
+                statuses.push(status);
+            }
+            Failure::None => {}
         }
-        if status.code == Code::UnschedulableAndUnresolvable {
-            not_helpful += 1;
-        } else {
-            no_victims += 1;
-        }
+    }
+    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in statuses.iter().flat_map(|s| &s.reasons) {
+        *histogram.entry(r).or_default() += 1;
     }
     if restricted && absent > 0 {
         *histogram.entry(&absent_reason).or_default() += absent;
@@ -417,28 +474,17 @@ fn fit_error_message(
     format_message(num_all_nodes, "", &histogram, &post_filter)
 }
 
-/// The static filters in order; the first failure is the node's status. Also the raw static
-/// scores of a node that passes.
+/// The static filters in order: the first that rejects the node, or the raw static scores of
+/// a node that passes them all.
 fn static_entry(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> StaticEntry {
-    let spec = &ctx.pod.spec;
-    let checks: [(&'static str, &dyn Fn() -> Status); 4] = [
-        (node_unschedulable::NAME, &|| node_unschedulable::filter(spec, &node.node, cfg)),
-        (node_name::NAME, &|| node_name::filter(spec, &node.node)),
-        (taint_toleration::NAME, &|| taint_toleration::filter(spec, &node.node, cfg)),
-        (node_affinity::NAME, &|| ctx.affinity.filter(&node.node)),
-    ];
-    for (name, check) in checks {
-        if ctx.skipped.contains(name) {
-            continue;
-        }
-        let status = check();
-        if !status.is_success() {
-            return StaticEntry::Fail(status.with_plugin(name));
+    for &filter in &ctx.static_filters {
+        if filter.rejects(ctx, node, cfg) {
+            return StaticEntry::Fail(filter);
         }
     }
     StaticEntry::Pass {
-        taint: taint_toleration::score(&ctx.score_tolerations, &node.node, cfg),
-        affinity: ctx.affinity.score(&node.node),
+        taint: taint_toleration::score(&ctx.score_tolerations, node.node(), cfg),
+        affinity: ctx.affinity.score(node),
     }
 }
 
@@ -766,10 +812,12 @@ mod tests {
     fn inter_pod_affinity_scores_a_single_node_zero() {
         let cfg = SchedulerConfig::default();
         let mut a = node("a", "4", None);
-        a.node.metadata.labels.insert("zone".into(), "z1".into());
+        a.update_node(|n| {
+            n.metadata.labels.insert("zone".into(), "z1".into());
+        });
         let mut existing = pod("1");
         existing.metadata.labels.insert("app".into(), "db".into());
-        a.pods.push(crate::framework::PlacedPod::from_pod(&existing));
+        a.add_pod(crate::framework::PlacedPod::from_pod(&existing));
         let mut p = pod("1");
         let term = crate::model::PodAffinityTerm {
             label_selector: Some(crate::model::LabelSelector {

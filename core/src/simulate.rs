@@ -348,9 +348,10 @@ impl<'a> Simulation<'a> {
                 .join(", ")
         ));
         let mut eligible = Vec::new();
+        let should_run = daemonset::DaemonNodeCheck::new(&template, &self.cfg);
         for i in 0..self.nodes.len() {
-            let node = &self.nodes[i].node;
-            let verdict = daemonset::node_should_run(&template, node, &self.cfg);
+            let node = self.nodes[i].node();
+            let verdict = should_run.check(node);
             if verdict.should_run {
                 eligible.push(i);
                 continue;
@@ -413,7 +414,7 @@ impl<'a> Simulation<'a> {
         for p in wanted_host_ports(&pod.spec) {
             info.used_ports.add(&p);
         }
-        info.pods.push(PlacedPod::from_pod(pod));
+        info.add_pod(PlacedPod::from_pod(pod));
         self.placed.push((
             pod.metadata.namespace.clone().unwrap_or_default(),
             pod.metadata.name.clone(),
@@ -427,7 +428,7 @@ impl<'a> Simulation<'a> {
     fn check_no_execute(&mut self) {
         let cmp = self.cfg.gates.taint_toleration_comparison_operators;
         for (namespace, pod, i, tolerations) in &self.placed {
-            let node = &self.nodes[*i].node;
+            let node = &self.nodes[*i].node();
             let mut min_seconds: Option<(i64, String)> = None;
             for taint in node.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE) {
                 match tolerations.iter().find(|t| t.tolerates(taint, cmp)) {

@@ -22,6 +22,6 @@ pub fn node_info(name: &str, l: &[(&str, &str)], pods: &[Pod]) -> NodeInfo {
     n.metadata.name = name.into();
     n.metadata.labels = labels(l);
     let mut info = NodeInfo::new(n);
-    info.pods = pods.iter().map(PlacedPod::from_pod).collect();
+    pods.iter().for_each(|p| info.add_pod(PlacedPod::from_pod(p)));
     info
 }

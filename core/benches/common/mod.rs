@@ -427,7 +427,7 @@ pub fn cluster(n: usize, cfg: &SchedulerConfig) -> Vec<NodeInfo> {
             for pod in &daemons {
                 info.requested.add(&pod_request(&pod.spec, cfg));
                 info.non_zero_requested.add(&pod_non_zero_request(&pod.spec, cfg));
-                info.pods.push(PlacedPod::from_pod(pod));
+                info.add_pod(PlacedPod::from_pod(pod));
             }
             info
         })

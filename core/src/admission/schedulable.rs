@@ -169,7 +169,7 @@ impl Policy {
         let uncovered_nodes: Vec<&Node> = inventory
             .in_pools(pools)
             .filter(|n| template.node_name.is_empty() || template.node_name == n.metadata.name)
-            .filter(|n| targeting.matches(n))
+            .filter(|n| targeting.matches(*n))
             .filter(|n| !placed.contains(n.metadata.name.as_str()))
             .filter(|n| !pending.iter().any(|(pod, _)| pod.ends_with(&format!("-{}", n.metadata.name))))
             .collect();
@@ -239,7 +239,7 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
         }
         return nodes
             .iter()
-            .all(|info| !runs(&info.node) || node_resources_fit::filter(&request, info, cfg).0.is_success());
+            .all(|info| !runs(info.node()) || node_resources_fit::filter(&request, info, cfg).0.is_success());
     }
     api_defaults(&mut spec);
     if settings.options.admission_defaults {
@@ -274,19 +274,17 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
         preferred_anti_affinity: Vec::new(),
     };
     let mut remaining = w.replicas;
-    for info in nodes.iter().filter(|n| feasible(&n.node)) {
+    for info in nodes.iter().filter(|n| feasible(n.node())) {
         // The resource state of this node as the workload's pods fill it.
-        let mut filling = NodeInfo {
-            node: Node::default(),
-            allocatable: info.allocatable.clone(),
-            requested: info.requested.clone(),
-            non_zero_requested: info.non_zero_requested.clone(),
-            used_ports: info.used_ports.clone(),
-            pods: info.pods.clone(),
-        };
+        let mut filling = NodeInfo::new(Node::default());
+        filling.allocatable = info.allocatable.clone();
+        filling.requested = info.requested.clone();
+        filling.non_zero_requested = info.non_zero_requested.clone();
+        filling.used_ports = info.used_ports.clone();
+        info.pods().iter().for_each(|p| filling.add_pod(p.clone()));
         while remaining > 0 && node_resources_fit::filter(&request, &filling, cfg).0.is_success() {
             filling.requested.add(&request);
-            filling.pods.push(placed.clone());
+            filling.add_pod(placed.clone());
             remaining -= 1;
         }
         if remaining <= 0 {

@@ -320,8 +320,12 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
     let incoming_terms = !s.required_affinity.is_empty() || !s.required_anti_affinity.is_empty();
 
     for node in nodes {
-        let node_labels = &node.node.metadata.labels;
-        for existing in &node.pods {
+        // Without terms of its own, only existing pods' required anti-affinity can count.
+        if !incoming_terms && !node.has_pods_with_required_anti_affinity() {
+            continue;
+        }
+        let node_labels = &node.node().metadata.labels;
+        for existing in node.pods() {
             // getExistingAntiAffinityCounts: existing pods' required anti-affinity vs the pod.
             if !existing.required_anti_affinity.is_empty() {
                 for t in &PodTerms::of_placed(existing, cfg).required_anti_affinity {
@@ -356,7 +360,7 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
 /// Upstream's order: the pod's affinity (unresolvable), the pod's anti-affinity, then the
 /// existing pods' anti-affinity (both resolvable by preemption).
 pub fn filter(state: &PreFilterState, _pod: &Pod, node: &NodeInfo) -> Status {
-    let labels = &node.node.metadata.labels;
+    let labels = &node.node().metadata.labels;
     if let Err(detail) = satisfy_pod_affinity(state, labels) {
         return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_AFFINITY_RULES_NOT_MATCH)
             .with_detail(detail);
@@ -485,13 +489,16 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     let namespace = pod_namespace(pod);
     let labels = &pod.metadata.labels;
 
+    let incoming_preferred = !incoming.preferred_affinity.is_empty() || !incoming.preferred_anti_affinity.is_empty();
     let mut topology_score = ScoreMap::new();
     for node in nodes {
-        let node_labels = &node.node.metadata.labels;
-        if node_labels.is_empty() {
+        let node_labels = &node.node().metadata.labels;
+        // Without preferred terms of its own, only existing pods' terms can score (upstream
+        // walks `HavePodsWithAffinityList` then).
+        if node_labels.is_empty() || (!incoming_preferred && !node.has_pods_with_affinity()) {
             continue;
         }
-        for existing in &node.pods {
+        for existing in node.pods() {
             let (ens, elabels) = (existing.namespace.as_str(), &existing.labels);
             process_terms(&mut topology_score, &incoming.preferred_affinity, ens, elabels, node_labels, 1);
             process_terms(&mut topology_score, &incoming.preferred_anti_affinity, ens, elabels, node_labels, -1);
@@ -519,7 +526,7 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     let mut scores: Vec<i64> = feasible
         .iter()
         .map(|&i| {
-            let node_labels = &nodes[i].node.metadata.labels;
+            let node_labels = &nodes[i].node().metadata.labels;
             topology_score
                 .iter()
                 .filter_map(|(key, values)| node_labels.get(key).map(|v| values.get(v).copied().unwrap_or(0)))

@@ -5,8 +5,9 @@ use std::collections::BTreeSet;
 
 use crate::field::FieldPath;
 use crate::framework::{Code, NodeNames, SchedulerConfig, Status};
-use crate::model::{Node, PodSpec};
-use crate::nodeaffinity::{NodeSelectorMatcher, PreferredSchedulingTerms, RequiredNodeAffinity};
+use crate::labels::LabelLookup;
+use crate::model::PodSpec;
+use crate::nodeaffinity::{NodeSelectorMatcher, PreferredSchedulingTerms, RequiredNodeAffinity, SelectableNode};
 
 pub const NAME: &str = "NodeAffinity";
 pub const ERR_REASON_POD: &str = "node(s) didn't match Pod's node affinity/selector";
@@ -61,11 +62,9 @@ impl<'a> State<'a> {
         Self { required: RequiredNodeAffinity::from_pod(pod), added_required, preferred, pod }
     }
 
-    pub fn filter(&self, node: &Node) -> Status {
-        if let Some(added) = &self.added_required {
-            if !added.as_ref().is_some_and(|m| m.matches(Some(node))) {
-                return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_ENFORCED);
-            }
+    pub fn filter<N: SelectableNode + ?Sized>(&self, node: &N) -> Status {
+        if self.rejects_added(node) {
+            return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_ENFORCED);
         }
         if self.required.matches(node) {
             return Status::success();
@@ -77,9 +76,19 @@ impl<'a> State<'a> {
         ))
     }
 
+    /// Whether [`Self::filter`] fails, without building its status.
+    pub fn rejects<N: SelectableNode + ?Sized>(&self, node: &N) -> bool {
+        self.rejects_added(node) || !self.required.matches(node)
+    }
+
+    /// The scheduler-enforced addedAffinity does not match.
+    fn rejects_added<N: SelectableNode + ?Sized>(&self, node: &N) -> bool {
+        self.added_required.as_ref().is_some_and(|added| !added.as_ref().is_some_and(|m| m.matches(Some(node))))
+    }
+
     /// Raw score: the weights of matching preferred terms, the profile's and the pod's.
     /// Normalized by the highest score.
-    pub fn score(&self, node: &Node) -> i64 {
+    pub fn score<N: SelectableNode + ?Sized>(&self, node: &N) -> i64 {
         self.preferred.iter().map(|t| t.score(node)).sum()
     }
 
@@ -88,12 +97,12 @@ impl<'a> State<'a> {
     }
 }
 
-fn explain_mismatch(pod: &PodSpec, node: &Node, required: &RequiredNodeAffinity) -> String {
+fn explain_mismatch<N: SelectableNode + ?Sized>(pod: &PodSpec, node: &N, required: &RequiredNodeAffinity) -> String {
     let missing = required.missing_selector_labels(node);
     if !missing.is_empty() {
         let items: Vec<String> = missing
             .iter()
-            .map(|(k, v)| match node.metadata.labels.get(k) {
+            .map(|(k, v)| match node.labels().label(k) {
                 Some(actual) => format!("{k}={v} (node has {k}={actual})"),
                 None => format!("{k}={v} (node has no {k} label)"),
             })

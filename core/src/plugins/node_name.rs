@@ -18,9 +18,14 @@ pub fn pre_filter(pod: &PodSpec) -> (Status, NodeNames) {
 }
 
 pub fn filter(pod: &PodSpec, node: &Node) -> Status {
-    if pod.node_name.is_empty() || pod.node_name == node.metadata.name {
+    if !rejects(pod, node) {
         return Status::success();
     }
     Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON)
         .with_detail(format!("pod requests node {:?}", pod.node_name))
+}
+
+/// Whether [`filter`] fails, without building its status.
+pub fn rejects(pod: &PodSpec, node: &Node) -> bool {
+    !pod.node_name.is_empty() && pod.node_name != node.metadata.name
 }

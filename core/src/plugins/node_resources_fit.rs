@@ -96,7 +96,7 @@ fn fits_request(
     cfg: &SchedulerConfig,
 ) -> Vec<InsufficientResource> {
     let mut out = Vec::new();
-    let pods = node.pods.len() as i64;
+    let pods = node.pods().len() as i64;
     if pods + 1 > allocatable.allowed_pods {
         out.push(InsufficientResource {
             resource_name: PODS.into(),

@@ -172,15 +172,15 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
     let required = RequiredNodeAffinity::from_pod(&pod.spec);
     let mut counts = vec![BTreeMap::<String, i64>::new(); constraints.len()];
     for info in nodes {
-        let labels = &info.node.metadata.labels;
+        let labels = &info.node().metadata.labels;
         if !has_all_keys(labels, &constraints) {
             continue;
         }
         for (i, c) in constraints.iter().enumerate() {
-            if !c.includes_node(pod, &info.node, &required, cfg) {
+            if !c.includes_node(pod, info.node(), &required, cfg) {
                 continue;
             }
-            let n = count_matching(&info.pods, &c.selector, namespace);
+            let n = count_matching(info.pods(), &c.selector, namespace);
             *counts[i].entry(labels[&c.topology_key].clone()).or_default() += n;
         }
     }
@@ -191,7 +191,7 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
 /// For each constraint in order: the node must have the topology key (else unresolvable), and
 /// `matching pods in the node's domain + (1 if the pod matches) - global minimum <= maxSkew`.
 pub fn filter(state: &PreFilterState, pod: &Pod, node: &NodeInfo) -> Status {
-    let labels = &node.node.metadata.labels;
+    let labels = &node.node().metadata.labels;
     for (i, c) in state.constraints.iter().enumerate() {
         let key = &c.topology_key;
         let Some(value) = labels.get(key) else {
@@ -255,10 +255,10 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     }
     // requireAllTopologies is always true: the pod's own constraints, never system defaults.
     let ignored: Vec<bool> =
-        feasible.iter().map(|&i| !has_all_keys(&nodes[i].node.metadata.labels, &constraints)).collect();
+        feasible.iter().map(|&i| !has_all_keys(&nodes[i].node().metadata.labels, &constraints)).collect();
     let mut counts = vec![BTreeMap::<String, i64>::new(); constraints.len()];
     for (&i, _) in feasible.iter().zip(&ignored).filter(|(_, ignored)| !**ignored) {
-        let labels = &nodes[i].node.metadata.labels;
+        let labels = &nodes[i].node().metadata.labels;
         for (c, m) in constraints.iter().zip(counts.iter_mut()) {
             // Per-node counts are done in Score.
             if c.topology_key != LABEL_HOSTNAME {
@@ -278,17 +278,17 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     let namespace = pod_namespace(pod);
     let required = RequiredNodeAffinity::from_pod(&pod.spec);
     for info in nodes {
-        let labels = &info.node.metadata.labels;
+        let labels = &info.node().metadata.labels;
         if !has_all_keys(labels, &constraints) {
             continue;
         }
         for (c, m) in constraints.iter().zip(counts.iter_mut()) {
-            if !c.includes_node(pod, &info.node, &required, cfg) {
+            if !c.includes_node(pod, info.node(), &required, cfg) {
                 continue;
             }
             // Only domains of some feasible node are tracked.
             if let Some(n) = m.get_mut(&labels[&c.topology_key]) {
-                *n += count_matching(&info.pods, &c.selector, namespace);
+                *n += count_matching(info.pods(), &c.selector, namespace);
             }
         }
     }
@@ -303,9 +303,9 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
             let info = &nodes[i];
             let mut s = 0.0;
             for ((c, m), w) in constraints.iter().zip(&counts).zip(&weights) {
-                if let Some(value) = info.node.metadata.labels.get(&c.topology_key) {
+                if let Some(value) = info.node().metadata.labels.get(&c.topology_key) {
                     let cnt = if c.topology_key == LABEL_HOSTNAME {
-                        count_matching(&info.pods, &c.selector, namespace)
+                        count_matching(info.pods(), &c.selector, namespace)
                     } else {
                         m.get(value).copied().unwrap_or(0)
                     };
@@ -348,7 +348,9 @@ mod tests {
     }
 
     fn tainted(mut info: NodeInfo) -> NodeInfo {
-        info.node.spec.taints = vec![Taint { key: "dedicated".into(), value: "x".into(), effect: "NoSchedule".into() }];
+        info.update_node(|n| {
+            n.spec.taints = vec![Taint { key: "dedicated".into(), value: "x".into(), effect: "NoSchedule".into() }]
+        });
         info
     }
 

@@ -32,12 +32,21 @@ pub fn untolerated_taints<'a>(pod: &PodSpec, node: &'a Node, cfg: &SchedulerConf
 }
 
 pub fn filter(pod: &PodSpec, node: &Node, cfg: &SchedulerConfig) -> Status {
+    if !rejects(pod, node, cfg) {
+        return Status::success();
+    }
     let untolerated = untolerated_taints(pod, node, cfg);
     let Some(first) = untolerated.first() else {
         return Status::success();
     };
     Status::new(Code::UnschedulableAndUnresolvable, reason_for(first, cfg.version))
         .with_detail(describe_taints(&untolerated))
+}
+
+/// Whether [`filter`] fails, without collecting the taints or building its status.
+pub fn rejects(pod: &PodSpec, node: &Node, cfg: &SchedulerConfig) -> bool {
+    let cmp = cfg.gates.taint_toleration_comparison_operators;
+    node.spec.taints.iter().any(|t| is_do_not_schedule(t) && !tolerations_tolerate(&pod.tolerations, t, cmp))
 }
 
 /// `untolerated taint {key: value}` in upstream's brace notation, plus the effect.
