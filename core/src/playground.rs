@@ -263,16 +263,14 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
                 fixes: Vec::new(),
             })
             .collect();
-        for (name, v) in &r.nodes {
+        for (name, v) in r.nodes.iter() {
             let Some(i) = index_of(name) else { continue };
             let c = &mut cells[i];
-            let fits = v["fits"].as_bool().unwrap_or(false);
-            c.state = if fits { CellState::Fits } else { CellState::Blocked };
-            let s = |k: &str| v[k].as_str().map(str::to_string);
-            c.plugin = s("plugin");
-            c.reason = s("reason");
-            c.detail = s("detail");
-            c.score = v["score"].as_i64();
+            c.state = if v.fits { CellState::Fits } else { CellState::Blocked };
+            c.plugin = v.plugin.map(str::to_string);
+            c.reason = v.reason.clone();
+            c.detail = v.detail.clone();
+            c.score = v.score;
         }
         for p in &r.pods {
             let Some(i) = p.node.as_deref().and_then(index_of) else { continue };

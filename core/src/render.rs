@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 
-use serde_json::Value;
 
 use crate::simulate::{PodReport, Report, WorkloadReport};
 
@@ -55,22 +54,17 @@ fn workload_text(out: &mut String, w: &WorkloadReport) {
             .nodes
             .iter()
             .map(|(name, v)| {
-                let fits = v["fits"].as_bool().unwrap_or(false);
+                let fits = v.fits;
                 let reason = if fits {
-                    v["score"].as_i64().map(|s| format!("score {s}")).unwrap_or_default()
+                    v.score.map(|s| format!("score {s}")).unwrap_or_default()
                 } else {
-                    let mut r = v["reason"].as_str().unwrap_or_default().to_string();
-                    if let Some(d) = v["detail"].as_str() {
+                    let mut r = v.reason.clone().unwrap_or_default();
+                    if let Some(d) = &v.detail {
                         let _ = write!(r, " ({d})");
                     }
                     r
                 };
-                [
-                    name.clone(),
-                    if fits { "yes" } else { "no" }.into(),
-                    v["plugin"].as_str().unwrap_or("").into(),
-                    reason,
-                ]
+                [name.to_string(), if fits { "yes" } else { "no" }.into(), v.plugin.unwrap_or("").into(), reason]
             })
             .collect();
         table(out, ["NODE", "FITS", "PLUGIN", "REASON"], &rows, "  ");
@@ -158,15 +152,14 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "DESIRED **{}**, CURRENT **{}**\n", w.desired, w.current);
         if !w.nodes.is_empty() {
             out.push_str("| Node | Fits | Plugin | Reason | Detail |\n|---|---|---|---|---|\n");
-            for (name, v) in &w.nodes {
-                let fits = v["fits"].as_bool().unwrap_or(false);
+            for (name, v) in w.nodes.iter() {
                 let _ = writeln!(
                     out,
                     "| `{name}` | {} | {} | {} | {} |",
-                    if fits { "yes" } else { "no" },
-                    md_cell(&v["plugin"]),
-                    md_cell(&v["reason"]),
-                    md_cell(&v["detail"])
+                    if v.fits { "yes" } else { "no" },
+                    md_cell(v.plugin),
+                    md_cell(v.reason.as_deref()),
+                    md_cell(v.detail.as_deref())
                 );
             }
             out.push('\n');
@@ -198,6 +191,6 @@ pub fn markdown(report: &Report) -> String {
     out
 }
 
-fn md_cell(v: &Value) -> String {
-    v.as_str().unwrap_or("").replace('|', "\\|")
+fn md_cell(v: Option<&str>) -> String {
+    v.unwrap_or("").replace('|', "\\|")
 }

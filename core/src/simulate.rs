@@ -71,7 +71,7 @@ pub struct WorkloadReport {
     pub pods: Vec<PodReport>,
     /// The verdict for one pod of the workload against the cluster as it stood before the
     /// workload's pods were placed; for DaemonSets, whether the daemon pod runs there.
-    pub nodes: serde_json::Map<String, serde_json::Value>,
+    pub nodes: NodeReports,
     pub fixes: Vec<Fix>,
     /// What admission or the controller added to the pods, visible so nothing is magic.
     pub defaults: Vec<String>,
@@ -86,6 +86,49 @@ pub struct PodReport {
     pub node: Option<String>,
     /// The FailedScheduling message when the pod stays Pending.
     pub message: Option<String>,
+}
+
+/// A workload's per-node verdicts in cluster order; in JSON the contract's `nodes` object
+/// (node name to verdict). Typed rather than a JSON map: the playground re-evaluates on
+/// every edit and reads the verdicts back, so they are built and read without detours
+/// through `serde_json::Value`.
+#[derive(Debug, Clone, Default)]
+pub struct NodeReports(Vec<(String, NodeReport)>);
+
+impl NodeReports {
+    pub fn get(&self, node: &str) -> Option<&NodeReport> {
+        self.0.iter().find(|(n, _)| n == node).map(|(_, r)| r)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &NodeReport)> {
+        self.0.iter().map(|(n, r)| (n.as_str(), r))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<(String, NodeReport)> for NodeReports {
+    /// Node names are unique (`simulate` rejects duplicates), so this is a map.
+    fn from_iter<I: IntoIterator<Item = (String, NodeReport)>>(iter: I) -> Self {
+        Self(iter.into_iter().collect())
+    }
+}
+
+impl Serialize for NodeReports {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, report) in &self.0 {
+            map.serialize_entry(name, report)?;
+        }
+        map.end()
+    }
 }
 
 /// The per-node verdict of the JSON contract.
@@ -232,7 +275,7 @@ impl<'a> Simulation<'a> {
             desired: 0,
             current: 0,
             pods: Vec::new(),
-            nodes: serde_json::Map::new(),
+            nodes: NodeReports::default(),
             fixes: Vec::new(),
             defaults: Vec::new(),
             violations: Vec::new(),
@@ -308,7 +351,7 @@ impl<'a> Simulation<'a> {
             let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
             let result = schedule_with(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache));
             if r == 0 {
-                report.nodes = node_map(&result, &self.nodes);
+                report.nodes = node_map(&result);
             }
             if result.node.is_none() {
                 report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
@@ -329,7 +372,7 @@ impl<'a> Simulation<'a> {
             // Still say where a pod would go: that is the question a scaled-to-zero workload asks.
             let pod = self.make_pod(w, pod_name(w, 0), spec);
             let result = schedule(&pod, &self.nodes, &self.cfg, true);
-            report.nodes = node_map(&result, &self.nodes);
+            report.nodes = node_map(&result);
         }
         report
     }
@@ -348,16 +391,16 @@ impl<'a> Simulation<'a> {
                 .join(", ")
         ));
         let mut eligible = Vec::new();
+        // Each node's verdict, by node index: ineligible nodes now, daemon pods' nodes below.
+        let mut verdicts: Vec<Option<NodeReport>> = vec![None; self.nodes.len()];
         let should_run = daemonset::DaemonNodeCheck::new(&template, &self.cfg);
-        for i in 0..self.nodes.len() {
-            let node = self.nodes[i].node();
-            let verdict = should_run.check(node);
+        for (i, info) in self.nodes.iter().enumerate() {
+            let verdict = should_run.check(info.node());
             if verdict.should_run {
                 eligible.push(i);
                 continue;
             }
-            let report_entry = not_eligible_report(&daemon_spec, node, &verdict.blocked_by, &self.cfg);
-            report.nodes.insert(node.metadata.name.clone(), serde_json::to_value(report_entry).unwrap_or_default());
+            verdicts[i] = Some(not_eligible_report(&daemon_spec, info.node(), &verdict.blocked_by, &self.cfg));
         }
         report.desired = eligible.len() as i64;
         let mut admitted_notes = Vec::new();
@@ -372,8 +415,8 @@ impl<'a> Simulation<'a> {
             // counted in the FailedScheduling message as upstream counts them.
             let result = schedule_with(&pod, &self.nodes, &self.cfg, Detail::Candidates, None);
             let position = result.verdicts.iter().position(|v| v.node == node_name);
-            if let Some(v) = position.map(|p| node_report(&result.verdicts[p])) {
-                report.nodes.insert(node_name.clone(), serde_json::to_value(v).unwrap_or_default());
+            if let Some(p) = position {
+                verdicts[i] = Some(node_report(&result.verdicts[p]));
             }
             match result.node {
                 Some(n) => {
@@ -395,14 +438,12 @@ impl<'a> Simulation<'a> {
             }
         }
         report.defaults.extend(admitted_notes);
-        // Keep the node map in cluster order.
-        let mut ordered = serde_json::Map::new();
-        for n in &self.nodes {
-            if let Some(v) = report.nodes.remove(n.name()) {
-                ordered.insert(n.name().to_string(), v);
-            }
-        }
-        report.nodes = ordered;
+        report.nodes = self
+            .nodes
+            .iter()
+            .zip(verdicts)
+            .filter_map(|(n, v)| Some((n.name().to_string(), v?)))
+            .collect();
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
         report
     }
@@ -543,8 +584,8 @@ pub fn node_report(v: &NodeVerdict) -> NodeReport {
     }
 }
 
-fn node_map(result: &ScheduleResult, _nodes: &[NodeInfo]) -> serde_json::Map<String, serde_json::Value> {
-    result.verdicts.iter().map(|v| (v.node.clone(), serde_json::to_value(node_report(v)).unwrap_or_default())).collect()
+fn node_map(result: &ScheduleResult) -> NodeReports {
+    result.verdicts.iter().map(|v| (v.node.clone(), node_report(v))).collect()
 }
 
 /// Why the DaemonSet controller will not create a pod for this node, in the words the

@@ -243,13 +243,15 @@ fn check_rows(rows: Vec<Row>) {
                     assert_eq!(pod.node, None, "{why}: a pod with a message is pending");
                 }
                 Verdict(w, node, fits, reason) => {
-                    let v = &find(&report, w, why).nodes[node];
-                    assert_eq!(v["fits"], fits, "{why}: {w} on {node}: {v}");
-                    assert_eq!(v["reason"].as_str(), reason, "{why}: {w} on {node}: {v}");
+                    let v = find(&report, w, why).nodes.get(node);
+                    let v = v.unwrap_or_else(|| panic!("{why}: {w} has no verdict for {node}"));
+                    assert_eq!(v.fits, fits, "{why}: {w} on {node}: {v:?}");
+                    assert_eq!(v.reason.as_deref(), reason, "{why}: {w} on {node}: {v:?}");
                 }
                 Plugin(w, node, plugin) => {
-                    let v = &find(&report, w, why).nodes[node];
-                    assert_eq!(v["plugin"], plugin, "{why}: {w} on {node}: {v}");
+                    let v = find(&report, w, why).nodes.get(node);
+                    let v = v.unwrap_or_else(|| panic!("{why}: {w} has no verdict for {node}"));
+                    assert_eq!(v.plugin, Some(plugin), "{why}: {w} on {node}: {v:?}");
                 }
                 Warning(text) => assert!(
                     report.warnings.iter().any(|w| w.contains(text)),

@@ -341,8 +341,8 @@ fn coverage_fix(
 /// The report's reason for a node, with Placement's detail.
 fn node_reason(w: &WorkloadReport, node: &str) -> String {
     let Some(v) = w.nodes.get(node) else { return "no daemon pod".into() };
-    let reason = v.get("reason").and_then(Value::as_str).unwrap_or("no daemon pod");
-    match v.get("detail").and_then(Value::as_str) {
+    let reason = v.reason.as_deref().unwrap_or("no daemon pod");
+    match v.detail.as_deref() {
         Some(d) => format!("{reason} ({d})"),
         None => reason.to_string(),
     }

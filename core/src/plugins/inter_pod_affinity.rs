@@ -168,7 +168,8 @@ impl PodTerms {
         let roots = ["spec.affinity.podAffinity", "spec.affinity.podAntiAffinity"];
         let names = ["requiredAffinityTerms", "requiredAntiAffinityTerms"];
         let mut required: [Vec<AffinityTerm>; 2] = Default::default();
-        for k in 0..2 {
+        // Most pods have no terms: skip building their field paths.
+        for k in (0..2).filter(|&k| !lists[k].is_empty()) {
             let path = FieldPath::root(roots[k]).child(REQ);
             let parsed: Result<Vec<_>, _> = lists[k]
                 .iter()
@@ -182,7 +183,7 @@ impl PodTerms {
         }
         let names = ["preferredAffinityTerms", "preferredAntiAffinityTerms"];
         let mut preferred: [Vec<(i64, AffinityTerm)>; 2] = Default::default();
-        for k in 0..2 {
+        for k in (0..2).filter(|&k| !weighted[k].is_empty()) {
             let path = FieldPath::root(roots[k]).child(PREF);
             let parsed: Result<Vec<_>, _> = weighted[k]
                 .iter()
