@@ -438,12 +438,7 @@ impl<'a> Simulation<'a> {
             }
         }
         report.defaults.extend(admitted_notes);
-        report.nodes = self
-            .nodes
-            .iter()
-            .zip(verdicts)
-            .filter_map(|(n, v)| Some((n.name().to_string(), v?)))
-            .collect();
+        report.nodes = self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.name().to_string(), v?))).collect();
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
         report
     }
