@@ -17,7 +17,7 @@ use crate::fit_error::{absent_nodes_reason, empty_intersection_reason, format_me
 use crate::framework::{Code, NodeInfo, SchedulerConfig, Status};
 use crate::hostports::HostPort;
 use crate::model::{Pod, PodSpec, Toleration};
-use crate::plugins::node_resources_fit::{self, InsufficientResource};
+use crate::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::plugins::{
     default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
     pod_topology_spread, taint_toleration,
@@ -218,6 +218,19 @@ pub fn schedule_with(
     detail: Detail,
     cache: Option<&mut StaticCache>,
 ) -> ScheduleResult {
+    schedule_with_requests(pod, nodes, cfg, detail, cache, &PodRequests::of(&pod.spec, cfg))
+}
+
+/// [`schedule_with`] for a pod whose [`PodRequests`] the caller already has (they must be
+/// `PodRequests::of(&pod.spec, cfg)`): the pods of one workload share them.
+pub fn schedule_with_requests(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    detail: Detail,
+    cache: Option<&mut StaticCache>,
+    requests: &PodRequests,
+) -> ScheduleResult {
     if nodes.is_empty() {
         // `ErrNoNodesAvailable`, returned before any plugin runs.
         return ScheduleResult { node: None, verdicts: Vec::new(), message: Some(ERR_NO_NODES_AVAILABLE.into()) };
@@ -288,8 +301,8 @@ pub fn schedule_with(
 
     let ctx = PodContext {
         pod,
-        request: node_resources_fit::pod_request(spec, cfg),
-        non_zero_request: node_resources_fit::pod_non_zero_request(spec, cfg),
+        request: requests.request.clone(),
+        non_zero_request: requests.non_zero.clone(),
         wanted_ports,
         affinity: node_affinity::State::new(spec, cfg),
         score_tolerations: taint_toleration::score_tolerations(spec),

@@ -17,9 +17,10 @@ use crate::field::FieldPath;
 use crate::fixes::{self, Fix};
 use crate::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status};
 use crate::hostports::wanted_host_ports;
-use crate::model::{Node, ObjectMeta, Pod, PodSpec, Toleration};
-use crate::plugins::{node_affinity, node_name, node_resources_fit, taint_toleration};
-use crate::scheduler::{schedule, schedule_with, Detail, NodeVerdict, ScheduleResult, StaticCache};
+use crate::model::{Container, Node, ObjectMeta, Pod, PodSpec, ResourceList, ResourceRequirements, Toleration};
+use crate::plugins::node_resources_fit::PodRequests;
+use crate::plugins::{node_affinity, node_name, taint_toleration};
+use crate::scheduler::{schedule, schedule_with_requests, Detail, NodeVerdict, ScheduleResult, StaticCache};
 use crate::taints::{NO_EXECUTE, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 use crate::validation::{validate_node, validate_pod_spec};
 use crate::version::{FeatureGates, KubeVersion};
@@ -212,6 +213,45 @@ struct Simulation<'a> {
     evictions: Vec<Eviction>,
     /// Pods placed, with their tolerations, for the NoExecute check at the end.
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
+    requests: RequestsMemo,
+}
+
+/// The requests of the last pod asked about, with the spec fields they are computed from: a
+/// workload's pods share their containers, so each workload computes them once instead of
+/// once per cycle and once per binding.
+#[derive(Default)]
+struct RequestsMemo {
+    key: Option<RequestsKey>,
+    value: PodRequests,
+}
+
+#[derive(PartialEq)]
+struct RequestsKey {
+    init_containers: Vec<Container>,
+    containers: Vec<Container>,
+    overhead: ResourceList,
+    resources: Option<ResourceRequirements>,
+}
+
+impl RequestsMemo {
+    fn get(&mut self, spec: &PodSpec, cfg: &SchedulerConfig) -> &PodRequests {
+        let same = self.key.as_ref().is_some_and(|k| {
+            k.containers == spec.containers
+                && k.init_containers == spec.init_containers
+                && k.overhead == spec.overhead
+                && k.resources == spec.resources
+        });
+        if !same {
+            self.key = Some(RequestsKey {
+                init_containers: spec.init_containers.clone(),
+                containers: spec.containers.clone(),
+                overhead: spec.overhead.clone(),
+                resources: spec.resources.clone(),
+            });
+            self.value = PodRequests::of(spec, cfg);
+        }
+        &self.value
+    }
 }
 
 impl<'a> Simulation<'a> {
@@ -233,7 +273,17 @@ impl<'a> Simulation<'a> {
             warnings.push(format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind));
         }
         let index = nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
-        Self { opts, cfg, nodes, index, reports: Vec::new(), warnings, evictions: Vec::new(), placed: Vec::new() }
+        Self {
+            opts,
+            cfg,
+            nodes,
+            index,
+            reports: Vec::new(),
+            warnings,
+            evictions: Vec::new(),
+            placed: Vec::new(),
+            requests: RequestsMemo::default(),
+        }
     }
 
     fn run(&mut self, manifests: &Manifests) {
@@ -349,7 +399,8 @@ impl<'a> Simulation<'a> {
             // The first replica's verdicts are the report's node map; later replicas need
             // verdicts only when they find no node (for the fixes).
             let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
-            let result = schedule_with(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache));
+            let requests = self.requests.get(&pod.spec, &self.cfg);
+            let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache), requests);
             if r == 0 {
                 report.nodes = node_map(&result);
             }
@@ -413,7 +464,8 @@ impl<'a> Simulation<'a> {
             let pod = self.make_pod(w, format!("{}-{}", w.name, node_name), spec);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
             // counted in the FailedScheduling message as upstream counts them.
-            let result = schedule_with(&pod, &self.nodes, &self.cfg, Detail::Candidates, None);
+            let requests = self.requests.get(&pod.spec, &self.cfg);
+            let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, Detail::Candidates, None, requests);
             let position = result.verdicts.iter().position(|v| v.node == node_name);
             if let Some(p) = position {
                 verdicts[i] = Some(node_report(&result.verdicts[p]));
@@ -444,9 +496,10 @@ impl<'a> Simulation<'a> {
     }
 
     fn bind(&mut self, i: usize, pod: &Pod) {
+        let requests = self.requests.get(&pod.spec, &self.cfg);
         let info = &mut self.nodes[i];
-        info.requested.add(&node_resources_fit::pod_request(&pod.spec, &self.cfg));
-        info.non_zero_requested.add(&node_resources_fit::pod_non_zero_request(&pod.spec, &self.cfg));
+        info.requested.add(&requests.request);
+        info.non_zero_requested.add(&requests.non_zero);
         for p in wanted_host_ports(&pod.spec) {
             info.used_ports.add(&p);
         }

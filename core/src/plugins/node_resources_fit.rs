@@ -54,6 +54,21 @@ pub fn pod_request(pod: &PodSpec, cfg: &SchedulerConfig) -> Resource {
     Resource::from_list(&pod_requests(pod, &opts))
 }
 
+/// A pod's requests as Filter and scoring read them, computed once and shared by the cycles
+/// (and the bindings) of pods whose containers are the same.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodRequests {
+    pub request: Resource,
+    /// With scoring's non-zero defaults.
+    pub non_zero: Resource,
+}
+
+impl PodRequests {
+    pub fn of(pod: &PodSpec, cfg: &SchedulerConfig) -> Self {
+        Self { request: pod_request(pod, cfg), non_zero: pod_non_zero_request(pod, cfg) }
+    }
+}
+
 /// The requests with scoring's non-zero defaults (100m cpu, 200Mi memory per container).
 pub fn pod_non_zero_request(pod: &PodSpec, cfg: &SchedulerConfig) -> Resource {
     let opts = PodResourcesOptions {
