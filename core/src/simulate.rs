@@ -211,7 +211,8 @@ struct Simulation<'a> {
     reports: Vec<WorkloadReport>,
     warnings: Vec<String>,
     evictions: Vec<Eviction>,
-    /// Pods placed, with their tolerations, for the NoExecute check at the end.
+    /// Pods placed on nodes with NoExecute taints, with their tolerations, for the NoExecute
+    /// check at the end.
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
     requests: RequestsMemo,
 }
@@ -504,6 +505,11 @@ impl<'a> Simulation<'a> {
             info.used_ports.add(&p);
         }
         info.add_pod(PlacedPod::from_pod(pod));
+        // Node taints do not change during the simulation: a pod on a node without NoExecute
+        // taints is never evicted, so only the others are kept for the check at the end.
+        if !info.node().spec.taints.iter().any(|t| t.effect == NO_EXECUTE) {
+            return;
+        }
         self.placed.push((
             pod.metadata.namespace.clone().unwrap_or_default(),
             pod.metadata.name.clone(),
