@@ -13,8 +13,14 @@
 // path of rejecting input, so their size in `Result` does not matter.
 #![allow(clippy::result_large_err)]
 
+// The benchmarks' generators (benches/common) name this crate `placement_core`; unit tests
+// include them through `testing::bench_common`.
+#[cfg(test)]
+extern crate self as placement_core;
+
 pub mod admission;
 pub mod apply_fix;
+pub mod block_yaml;
 pub mod conformance;
 pub mod daemonset;
 pub mod documents;

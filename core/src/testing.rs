@@ -25,3 +25,8 @@ pub fn node_info(name: &str, l: &[(&str, &str)], pods: &[Pod]) -> NodeInfo {
     pods.iter().for_each(|p| info.add_pod(PlacedPod::from_pod(p)));
     info
 }
+
+/// The benchmarks' generators (`kubectl get nodes -o yaml` for n nodes and friends), so unit
+/// tests read the same inputs the benchmarks measure.
+#[path = "../benches/common/mod.rs"]
+pub mod bench_common;
