@@ -50,12 +50,18 @@ pub enum Prune {
 
 /// Reads every document of `text`, or `None` when the text leaves the supported subset.
 pub fn read_stream(text: &str, prune: Prune) -> Option<Vec<Value>> {
-    read_documents(text, prune, usize::MAX)
+    read_documents(text, prune, usize::MAX).map(|d| d.values)
+}
+
+pub(crate) struct Documents {
+    pub values: Vec<Value>,
+    /// Whether some mapping has a null member (else removing null members has nothing to do).
+    pub nulls: bool,
 }
 
 /// [`read_stream`] that stops after `max + 1` documents, as a caller that refuses more than
 /// `max` would stop serde_yaml: memory stays bounded on a text of empty documents.
-pub(crate) fn read_documents(text: &str, prune: Prune, max: usize) -> Option<Vec<Value>> {
+pub(crate) fn read_documents(text: &str, prune: Prune, max: usize) -> Option<Documents> {
     if !in_character_subset(text) {
         return None;
     }
@@ -67,8 +73,10 @@ pub(crate) fn read_documents(text: &str, prune: Prune, max: usize) -> Option<Vec
         entries: Vec::new(),
         items: Vec::new(),
         root: None,
+        nulls: false,
     };
-    reader.stream(max)
+    let values = reader.stream(max)?;
+    Some(Documents { values, nulls: reader.nulls })
 }
 
 /// Collections nested deeper than this make serde_yaml fail ("recursion limit exceeded").
@@ -144,6 +152,8 @@ struct Reader<'a> {
     items: Vec<Value>,
     /// The current document's top node, once complete.
     root: Option<Value>,
+    /// Whether a mapping got a null member.
+    nulls: bool,
 }
 
 /// One line, without its line break (and a CR before it).
@@ -274,6 +284,7 @@ impl<'a> Reader<'a> {
                         if indent == n {
                             let (key, _) = pending.take()?;
                             self.entries.push((key, Value::Null));
+                            self.nulls = true;
                         }
                     }
                     if indent == n {
@@ -310,7 +321,7 @@ impl<'a> Reader<'a> {
     /// A node that starts at column `col` with `rest`. `literal_parent` is the indentation
     /// a literal block's lines must exceed, when one may start here.
     fn start_node(&mut self, col: usize, rest: &'a str, ctx: Ctx, literal_parent: Option<usize>) -> Option<()> {
-        match lead(rest, self.stack.len())? {
+        match lead(rest, self.stack.len(), &mut self.nulls)? {
             Lead::Entry => {
                 self.push(Frame::Seq { indent: col, start: self.items.len(), awaiting: false, ctx })?;
                 self.seq_entry(col, rest)
@@ -333,7 +344,7 @@ impl<'a> Reader<'a> {
 
     /// A line at the indentation of the mapping on top: a key and maybe its value.
     fn map_entry(&mut self, rest: &'a str) -> Option<()> {
-        match lead(rest, self.stack.len())? {
+        match lead(rest, self.stack.len(), &mut self.nulls)? {
             Lead::Key(key, after) => self.map_value(key, after),
             _ => None,
         }
@@ -352,7 +363,7 @@ impl<'a> Reader<'a> {
             *pending = Some((key, ctx));
             return Some(());
         }
-        let v = match lead(value, self.stack.len())? {
+        let v = match lead(value, self.stack.len(), &mut self.nulls)? {
             Lead::Value(v) if ctx == Ctx::Skip => {
                 // A skipped plain scalar may go on over the next lines (kubectl folds long
                 // messages).
@@ -372,6 +383,7 @@ impl<'a> Reader<'a> {
             Lead::Entry | Lead::Key(..) => return None,
         };
         if ctx != Ctx::Skip {
+            self.nulls |= v.is_null();
             self.entries.push((key, v));
         }
         Some(())
@@ -405,6 +417,7 @@ impl<'a> Reader<'a> {
             Frame::Map { start, pending, .. } => {
                 if let Some((key, _)) = pending {
                     self.entries.push((key, Value::Null));
+                    self.nulls = true;
                 }
                 let mut map = Map::with_capacity(self.entries.len() - start);
                 // Duplicate keys: the last value, in the first one's place, as serde_json.
@@ -428,6 +441,7 @@ impl<'a> Reader<'a> {
         match self.stack.last_mut() {
             Some(Frame::Map { pending, .. }) => {
                 let (key, _) = pending.take()?;
+                self.nulls |= value.is_null();
                 self.entries.push((key, value));
             }
             Some(Frame::Seq { awaiting, .. }) => {
@@ -662,8 +676,8 @@ enum Lead<'a> {
 }
 
 /// Reads the start of a node (`s` is non-empty, from its first non-space byte). `depth`
-/// open collections enclose it.
-fn lead(s: &str, depth: usize) -> Option<Lead<'_>> {
+/// open collections enclose it; `nulls` as for [`flow`].
+fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
     let b = s.as_bytes();
     match b[0] {
         b'-' if b.len() == 1 || b[1] == b' ' => Some(Lead::Entry),
@@ -679,7 +693,7 @@ fn lead(s: &str, depth: usize) -> Option<Lead<'_>> {
             ends_line(after).then_some(Lead::Value(Value::String(text)))
         }
         b'[' | b'{' => {
-            let (value, after) = flow(s, depth)?;
+            let (value, after) = flow(s, depth, nulls)?;
             ends_line(after).then_some(Lead::Value(value))
         }
         b'|' => Some(Lead::Literal(s)),
@@ -706,10 +720,6 @@ fn is_entry(rest: &str) -> bool {
 fn ends_line(after: &str) -> bool {
     after.is_empty()
         || (after.starts_with(' ') && matches!(after.trim_start_matches(' ').as_bytes().first(), None | Some(b'#')))
-}
-
-fn spaces(s: &str) -> usize {
-    s.bytes().take_while(|&b| b == b' ').count()
 }
 
 /// `Some(Some(b'-'))` for `---`, `Some(Some(b'.'))` for `...` (each alone on its line but
@@ -1060,8 +1070,9 @@ enum FlowWant {
 }
 
 /// A flow collection that starts at `s[0]` (`[` or `{`) and ends on this line, inside
-/// `depth` open collections: its value and the rest of the line.
-fn flow(s: &str, depth: usize) -> Option<(Value, &str)> {
+/// `depth` open collections: its value and the rest of the line. Sets `nulls` when a
+/// mapping gets a null member.
+fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Value, &'a str)> {
     let b = s.as_bytes();
     let mut stack: Vec<Flow> = Vec::new();
     let mut i = 0;
@@ -1083,7 +1094,7 @@ fn flow(s: &str, depth: usize) -> Option<(Value, &str)> {
                 i += 1;
                 match stack.last_mut() {
                     None => return Some((value, &s[i..])),
-                    Some(parent) => flow_add(parent, value)?,
+                    Some(parent) => flow_add(parent, value, nulls)?,
                 }
                 want = FlowWant::Next;
                 continue;
@@ -1125,7 +1136,7 @@ fn flow(s: &str, depth: usize) -> Option<(Value, &str)> {
                     set_key(stack.last_mut()?, text)?;
                     want = FlowWant::Colon;
                 } else {
-                    flow_add(stack.last_mut()?, Value::String(text))?;
+                    flow_add(stack.last_mut()?, Value::String(text), nulls)?;
                     want = FlowWant::Next;
                 }
             }
@@ -1147,7 +1158,7 @@ fn flow(s: &str, depth: usize) -> Option<(Value, &str)> {
                         // `[a: b]` (a one-pair mapping) or `{a: b: c}`
                         return None;
                     }
-                    flow_add(stack.last_mut()?, resolve_plain(text)?)?;
+                    flow_add(stack.last_mut()?, resolve_plain(text)?, nulls)?;
                     want = FlowWant::Next;
                 }
             }
@@ -1165,10 +1176,11 @@ fn set_key(top: &mut Flow, text: String) -> Option<()> {
     }
 }
 
-fn flow_add(top: &mut Flow, value: Value) -> Option<()> {
+fn flow_add(top: &mut Flow, value: Value, nulls: &mut bool) -> Option<()> {
     match top {
         Flow::Seq(items) => items.push(value),
         Flow::Map(map, key) => {
+            *nulls |= value.is_null();
             map.insert(key.take()?, value);
         }
     }
@@ -1407,25 +1419,50 @@ fn in_character_subset(text: &str) -> bool {
     true
 }
 
-/// The index of the first `\n`.
+/// The index of the first `\n`, eight bytes at a time: lines are short, so this beats
+/// wider vector scans, whose setup costs more than the line.
 pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
-    let i = next_where(s, 0, |c| c == b'\n');
-    (i < s.len()).then_some(i)
+    const NL: u64 = LO * b'\n' as u64;
+    let mut i = 0;
+    while let Some(word) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().ok()?) ^ NL;
+        // The lowest flagged byte is exactly the first zero byte.
+        let zero = w.wrapping_sub(LO) & !w & HI;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    s[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The number of leading spaces, eight at a time (indentation is most of a YAML line).
+fn spaces(s: &str) -> usize {
+    const SPACES: u64 = LO * b' ' as u64;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(word) = b.get(i..i + 8) {
+        let other = u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ SPACES;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..].iter().take_while(|&&c| c == b' ').count()
 }
 
 /// The index of the first byte from `from` on for which `wanted` holds, or `s.len()`.
-/// Tests 32 bytes at a time into a bitmask, which compilers turn into vector compares: the
-/// scans over whole inputs (line ends, the nesting check, long plain scalars) mostly look
-/// at bytes that do not matter.
+/// Tests 32 bytes at a time first, which compilers turn into vector compares: these scans
+/// (the nesting check over the whole input, long plain scalars) mostly meet bytes that do
+/// not matter.
 #[inline(always)]
 pub(crate) fn next_where(s: &[u8], mut from: usize, wanted: impl Fn(u8) -> bool) -> usize {
     while let Some(chunk) = s.get(from..from + 32) {
-        let mut mask = 0u32;
-        for (j, &c) in chunk.iter().enumerate() {
-            mask |= u32::from(wanted(c)) << j;
-        }
-        if mask != 0 {
-            return from + mask.trailing_zeros() as usize;
+        if chunk.iter().fold(false, |any, &c| any | wanted(c)) {
+            return from + chunk.iter().position(|&c| wanted(c)).unwrap_or(0);
         }
         from += 32;
     }
@@ -1464,7 +1501,14 @@ mod tests {
             slow.iter_mut().for_each(prune_top);
             assert_eq!(json(&pruned), json(&slow), "{what}: pruned differs from serde_yaml's on {text:?}");
         }
-        let Some(fast) = read_stream(text, Prune::Nothing) else { return false };
+        let Some(Documents { values: fast, nulls }) = read_documents(text, Prune::Nothing, usize::MAX) else {
+            return false;
+        };
+        if !nulls {
+            let mut stripped = fast.clone();
+            stripped.iter_mut().for_each(crate::documents::strip_nulls);
+            assert_eq!(json(&stripped), json(&fast), "{what}: null members but no `nulls` in {text:?}");
+        }
         match slow {
             Ok(slow) => assert_eq!(json(&fast), json(&slow), "{what}: differs from serde_yaml on {text:?}"),
             Err(e) => panic!("{what}: read {text:?} as {} but serde_yaml fails: {e}", json(&fast)),
@@ -1794,8 +1838,8 @@ mod tests {
     #[test]
     fn document_limit_stops_early() {
         let text = "---\na: 1\n".repeat(10);
-        assert_eq!(read_documents(&text, Prune::Nothing, 3).unwrap().len(), 4);
-        assert_eq!(read_documents(&text, Prune::Nothing, 100).unwrap().len(), 10);
+        assert_eq!(read_documents(&text, Prune::Nothing, 3).unwrap().values.len(), 4);
+        assert_eq!(read_documents(&text, Prune::Nothing, 100).unwrap().values.len(), 10);
     }
 
     // -----------------------------------------------------------------------------------------

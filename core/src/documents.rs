@@ -107,6 +107,8 @@ fn split(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument
     }
     let trimmed = text.trim_start();
     let mut values = Vec::new();
+    // Whether a mapping may have null members to remove.
+    let mut nulls = true;
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
         for (i, v) in serde_json::Deserializer::from_str(text).into_iter::<Value>().enumerate() {
             let v = v.map_err(|e| InputError::Syntax {
@@ -140,10 +142,11 @@ fn split(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument
         if let Some(fast) = fast {
             // Where the serde_yaml loop below would have stopped: the text had no syntax
             // error up to there, or the fast reader would have given up.
-            if fast.len() > MAX_DOCUMENTS {
+            if fast.values.len() > MAX_DOCUMENTS {
                 return Err(InputError::TooManyDocuments { source_name, limit: MAX_DOCUMENTS });
             }
-            values = fast;
+            values = fast.values;
+            nulls = fast.nulls;
         } else {
             for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
                 let v = Value::deserialize(de).map_err(|e| InputError::Syntax {
@@ -163,7 +166,9 @@ fn split(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument
     let documents = values.iter().map(|v| if is_list(v) { v["items"].as_array().map_or(0, Vec::len) } else { 1 }).sum();
     let mut docs = Vec::with_capacity(documents);
     let push = |mut value: Value, docs: &mut Vec<RawDocument>| -> Result<(), InputError> {
-        strip_nulls(&mut value);
+        if nulls {
+            strip_nulls(&mut value);
+        }
         match &value {
             Value::Null => return Ok(()), // empty documents (`---` separators, comments only)
             Value::Object(m) if m.is_empty() => return Ok(()),
