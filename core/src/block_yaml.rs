@@ -17,16 +17,21 @@
 //!   separation could be is outside), `- key: value` items, `key:` followed by a sequence
 //!   at the same indentation, `-` alone followed by a nested block, `- - x`;
 //! - keys: plain, single- or double-quoted, followed by `:` and a space or the line end;
-//! - scalars on one line: plain (resolved exactly as serde_yaml resolves them: null, bools,
-//!   integers in four bases, floats, `.inf`/`.nan`, the rest strings), single-quoted,
-//!   double-quoted with the common escapes;
+//! - plain scalars on one line, resolved exactly as serde_yaml resolves them (null, bools,
+//!   integers in four bases, floats, `.inf`/`.nan`, the rest strings);
+//! - single- and double-quoted scalars (the common escapes), also folded over several lines
+//!   as kubectl prints long messages, but not as keys;
 //! - flow collections on one line, nested, with plain or quoted scalars;
 //! - literal block scalars `|`, `|-`, `|+` (no indentation indicator);
-//! - comments, blank lines, `---` and `...`.
+//! - comments, blank lines, `---` and `...`; CRLF line breaks.
 //!
-//! Outside: multi-line plain or quoted scalars, folded scalars, anchors, aliases, tags,
+//! Outside: plain scalars over several lines, folded block scalars, anchors, aliases, tags,
 //! directives, complex keys, flow collections over several lines, nesting deeper than
-//! serde_yaml's 128 levels, and any character libyaml rejects or reads as a line break.
+//! serde_yaml's 128 levels, keys longer than libyaml's 1,024 characters, and any character
+//! libyaml rejects or reads as a line break.
+//!
+//! The reader keeps an explicit stack of open collections (no recursion, so hostile nesting
+//! cannot overflow the call stack) and looks at each line a bounded number of times.
 
 use serde_json::{Map, Number, Value};
 
@@ -40,11 +45,11 @@ pub enum Prune {
     /// sequence): `metadata.managedFields`, and every child of `status` except `allocatable`
     /// and `capacity`. Only block mapping entries are skipped (flow values are read).
     ///
-    /// Skipped lines are consumed by indentation alone. Their content is not validated,
-    /// except that a quoted scalar or flow collection that may continue on a later line
-    /// makes the reader give up, because that continuation could be less indented than the
-    /// subtree and then the subtree would end elsewhere than libyaml ends it. So a text
-    /// serde_yaml rejects for an error inside a skipped subtree can be read here.
+    /// Skipped lines are consumed by indentation, reading only as much of each line as
+    /// decides where the subtree ends (its `- ` entries and key, the first character of its
+    /// value, and quoted scalars and flow collections, which run on to their closing
+    /// character). Their content is not validated otherwise: a text that serde_yaml rejects
+    /// for an error inside a skipped subtree can be read here.
     UnreadFields,
 }
 

@@ -1,0 +1,67 @@
+//! Differential fuzzing of `placement_core::block_yaml`, the fast YAML reader, against
+//! serde_yaml, the reference it falls back to. Whenever the fast reader answers, its
+//! Values must be serde_yaml's; its pruned answer must be serde_yaml's with the pruned
+//! fields removed (unless serde_yaml fails: content inside skipped subtrees is not
+//! validated); and nothing may panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use placement_core::block_yaml::{read_stream, Prune};
+use serde::Deserialize;
+use serde_json::Value;
+
+fn reference(text: &str) -> Option<Vec<Value>> {
+    let mut out = Vec::new();
+    for de in serde_yaml::Deserializer::from_str(text) {
+        out.push(Value::deserialize(de).ok()?);
+    }
+    Some(out)
+}
+
+/// What `Prune::UnreadFields` removes, removed from whole documents.
+fn prune(docs: &mut [Value]) {
+    fn object(o: &mut Value) {
+        if let Some(Value::Object(meta)) = o.get_mut("metadata") {
+            meta.shift_remove("managedFields");
+        }
+        if let Some(Value::Object(status)) = o.get_mut("status") {
+            status.retain(|k, _| k == "allocatable" || k == "capacity");
+        }
+    }
+    for doc in docs {
+        match doc {
+            Value::Array(items) => items.iter_mut().for_each(object),
+            Value::Object(map) => {
+                if let Some(Value::Array(items)) = map.get_mut("items") {
+                    items.iter_mut().for_each(object);
+                }
+                object(doc);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Serialized, so that key order and the sign of zero count.
+fn json(values: &[Value]) -> String {
+    serde_json::to_string(values).expect("Values serialize")
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let fast = read_stream(text, Prune::Nothing);
+    let pruned = read_stream(text, Prune::UnreadFields);
+    if fast.is_none() && pruned.is_none() {
+        return;
+    }
+    let slow = reference(text);
+    if let Some(fast) = &fast {
+        let slow = slow.as_ref().unwrap_or_else(|| panic!("fast reader accepted what serde_yaml rejects: {text:?}"));
+        assert_eq!(json(fast), json(slow), "fast reader differs from serde_yaml on {text:?}");
+    }
+    if let (Some(mut pruned), Some(mut slow)) = (pruned, slow) {
+        prune(&mut pruned);
+        prune(&mut slow);
+        assert_eq!(json(&pruned), json(&slow), "pruned reading differs from serde_yaml's on {text:?}");
+    }
+});
