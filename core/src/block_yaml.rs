@@ -42,8 +42,11 @@ pub enum Prune {
     Nothing,
     /// Skip what the typed model in [`crate::model`] never reads, at the top of each object
     /// (a document, or an item of the top-level `items` sequence or of a top-level
-    /// sequence): `metadata.managedFields`, and every child of `status` except `allocatable`
-    /// and `capacity`. Only block mapping entries are skipped (flow values are read).
+    /// sequence): every child of `metadata` but those of `ObjectMeta` (so `managedFields`),
+    /// every child of `status` except `allocatable` and `capacity`, and, once `kind: Node`
+    /// has been read, every child of `spec` except `taints` and `unschedulable`. Only block
+    /// mapping entries are skipped (flow values are read). A second `kind` in an object
+    /// makes the reader give up.
     ///
     /// Skipped lines are consumed by indentation, reading only as much of each line as
     /// decides where the subtree ends (its `- ` entries and key, the first character of its
@@ -97,30 +100,51 @@ enum Ctx {
     /// The top of an object; `root` for the document's own top node.
     Object {
         root: bool,
+        kind: Kind,
+        /// Whether a `spec` came already: with `kind` after the first one, the object's key
+        /// order (which is the first occurrence's) does not say it is a Node's.
+        spec: bool,
     },
     Items,
     Metadata,
     Status,
+    /// A Node's `spec` (known to be a Node's when `kind` came first, as kubectl prints it).
+    NodeSpec,
     Skip,
 }
 
+/// The `kind` read so far at the top of an object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Unread,
+    Node,
+    Other,
+}
+
+const OBJECT: Ctx = Ctx::Object { root: false, kind: Kind::Unread, spec: false };
+
+/// The fields of `crate::model::ObjectMeta`.
+const META_FIELDS: [&str; 5] = ["name", "generateName", "namespace", "labels", "annotations"];
+
 fn child_ctx(parent: Ctx, key: &str) -> Ctx {
     match parent {
-        Ctx::Object { root } => match key {
+        Ctx::Object { root, kind, spec } => match key {
             "metadata" => Ctx::Metadata,
             "status" => Ctx::Status,
+            "spec" if kind == Kind::Node && !spec => Ctx::NodeSpec,
             "items" if root => Ctx::Items,
             _ => Ctx::Plain,
         },
-        Ctx::Metadata if key == "managedFields" => Ctx::Skip,
+        Ctx::Metadata if !META_FIELDS.contains(&key) => Ctx::Skip,
         Ctx::Status if key != "allocatable" && key != "capacity" => Ctx::Skip,
+        Ctx::NodeSpec if key != "taints" && key != "unschedulable" => Ctx::Skip,
         _ => Ctx::Plain,
     }
 }
 
 fn item_ctx(parent: Ctx) -> Ctx {
     match parent {
-        Ctx::Items | Ctx::Object { root: true } => Ctx::Object { root: false },
+        Ctx::Items | Ctx::Object { root: true, .. } => OBJECT,
         _ => Ctx::Plain,
     }
 }
@@ -261,7 +285,7 @@ impl<'a> Reader<'a> {
 
     fn root_ctx(&self) -> Ctx {
         if self.prune {
-            Ctx::Object { root: true }
+            Ctx::Object { root: true, kind: Kind::Unread, spec: false }
         } else {
             Ctx::Plain
         }
@@ -288,8 +312,7 @@ impl<'a> Reader<'a> {
                         }
                         if indent == n {
                             let (key, _) = pending.take()?;
-                            self.entries.push((key, Value::Null));
-                            self.nulls = true;
+                            self.member(key, Value::Null)?;
                         }
                     }
                     if indent == n {
@@ -388,8 +411,7 @@ impl<'a> Reader<'a> {
             Lead::Entry | Lead::Key(..) => return None,
         };
         if ctx != Ctx::Skip {
-            self.nulls |= v.is_null();
-            self.entries.push((key, v));
+            self.member(key, v)?;
         }
         Some(())
     }
@@ -408,6 +430,23 @@ impl<'a> Reader<'a> {
         self.start_node(col + 1 + gap, content, ctx, Some(col))
     }
 
+    /// Adds a member to the mapping on top.
+    fn member(&mut self, key: String, value: Value) -> Option<()> {
+        self.nulls |= value.is_null();
+        if let Some(Frame::Map { ctx: Ctx::Object { kind, spec, .. }, .. }) = self.stack.last_mut() {
+            match key.as_str() {
+                // A second `kind` would change what the object is after its spec may have
+                // been pruned as a Node's: leave such a text to serde_yaml.
+                "kind" if *kind != Kind::Unread => return None,
+                "kind" => *kind = if value == "Node" { Kind::Node } else { Kind::Other },
+                "spec" => *spec = true,
+                _ => {}
+            }
+        }
+        self.entries.push((key, value));
+        Some(())
+    }
+
     fn push(&mut self, frame: Frame) -> Option<()> {
         if self.stack.len() >= MAX_DEPTH {
             return None;
@@ -419,8 +458,12 @@ impl<'a> Reader<'a> {
     /// Closes the collection on top and hands it to its parent.
     fn pop(&mut self) -> Option<()> {
         let value = match self.stack.pop()? {
-            Frame::Map { start, pending, .. } => {
+            Frame::Map { start, pending, ctx, .. } => {
                 if let Some((key, _)) = pending {
+                    // Pushed directly: this frame is no longer on the stack.
+                    if key == "kind" && matches!(ctx, Ctx::Object { kind: Kind::Node | Kind::Other, .. }) {
+                        return None;
+                    }
                     self.entries.push((key, Value::Null));
                     self.nulls = true;
                 }
@@ -446,8 +489,7 @@ impl<'a> Reader<'a> {
         match self.stack.last_mut() {
             Some(Frame::Map { pending, .. }) => {
                 let (key, _) = pending.take()?;
-                self.nulls |= value.is_null();
-                self.entries.push((key, value));
+                self.member(key, value)?;
             }
             Some(Frame::Seq { awaiting, .. }) => {
                 if !*awaiting {
@@ -1537,11 +1579,18 @@ mod tests {
     }
 
     fn prune_object(object: &mut Value) {
-        if let Some(Value::Object(meta)) = object.get_mut("metadata") {
-            meta.shift_remove("managedFields");
+        let Value::Object(map) = object else { return };
+        // The reader knows a Node's spec only when `kind` came first.
+        let position = |key: &str| map.keys().position(|k| k == key);
+        let node_spec = map.get("kind").is_some_and(|k| k == "Node") && position("kind") < position("spec");
+        if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+            meta.retain(|k, _| META_FIELDS.contains(&k.as_str()));
         }
-        if let Some(Value::Object(status)) = object.get_mut("status") {
+        if let Some(Value::Object(status)) = map.get_mut("status") {
             status.retain(|k, _| k == "allocatable" || k == "capacity");
+        }
+        if let (true, Some(Value::Object(spec))) = (node_spec, map.get_mut("spec")) {
+            spec.retain(|k, _| k == "taints" || k == "unschedulable");
         }
     }
 
@@ -1888,7 +1937,7 @@ status:
         let full = read_stream(NODE, Prune::Nothing).unwrap();
         assert_eq!(json(&full), json(&reference(NODE).unwrap()));
         let pruned = read_stream(NODE, Prune::UnreadFields).unwrap();
-        let expected = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"},"resourceVersion":"1"},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4"},"capacity":{"cpu":"4"}}}]"#;
+        let expected = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4"},"capacity":{"cpu":"4"}}}]"#;
         assert_eq!(json(&pruned), expected);
 
         // The same object as an item of a List, and of a top-level sequence, is pruned too;
@@ -1902,6 +1951,34 @@ status:
         assert_eq!(json(&[read_stream(&seq, Prune::UnreadFields).unwrap()[0][0].clone()]), expected);
         let nested = format!("spec:\n  template:\n{}", NODE.lines().map(|l| format!("    {l}\n")).collect::<String>());
         assert_eq!(read_stream(&nested, Prune::UnreadFields), read_stream(&nested, Prune::Nothing));
+
+        // A Node's spec once `kind` says so; a workload's spec never.
+        let spec = "spec:\n  podCIDR: 10.0.0.0/24\n  taints: []\n  unschedulable: true\n  providerID: x\n";
+        for (text, expected, why) in [
+            (
+                format!("kind: Node\n{spec}"),
+                r#"{"kind":"Node","spec":{"taints":[],"unschedulable":true}}"#,
+                "kind first",
+            ),
+            (
+                format!("{spec}kind: Node\n"),
+                r#"{"spec":{"podCIDR":"10.0.0.0/24","taints":[],"unschedulable":true,"providerID":"x"},"kind":"Node"}"#,
+                "kind last",
+            ),
+            (
+                format!("kind: Pod\n{spec}"),
+                r#"{"kind":"Pod","spec":{"podCIDR":"10.0.0.0/24","taints":[],"unschedulable":true,"providerID":"x"}}"#,
+                "a Pod",
+            ),
+        ] {
+            let pruned = read_stream(&text, Prune::UnreadFields).unwrap();
+            assert_eq!(serde_json::to_string(&pruned[0]).unwrap(), expected, "{why}");
+            assert!(agrees(&text, why));
+        }
+        for text in ["kind: Node\nspec: {}\nkind: Pod\n", "kind: Node\nkind:\n", "kind:\nkind: Node\n"] {
+            assert!(read_stream(text, Prune::UnreadFields).is_none(), "a second kind: {text:?}");
+            assert!(agrees(text, "a second kind"));
+        }
     }
 
     #[test]
@@ -2020,10 +2097,26 @@ status:
         }
     }
 
-    const KEYS: &[&str] =
-        &["a", "b", "status", "metadata", "managedFields", "items", "kind", "'q k'", "\"d\\tk\"", "1", "x y"];
+    const KEYS: &[&str] = &[
+        "a",
+        "b",
+        "status",
+        "metadata",
+        "managedFields",
+        "items",
+        "kind",
+        "spec",
+        "taints",
+        "name",
+        "'q k'",
+        "\"d\\tk\"",
+        "1",
+        "x y",
+    ];
     const SCALARS: &[&str] = &[
         "x",
+        "Node",
+        "Node",
         "0x1F",
         "1e3",
         ".5",

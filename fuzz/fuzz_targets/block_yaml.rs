@@ -21,11 +21,18 @@ fn reference(text: &str) -> Option<Vec<Value>> {
 /// What `Prune::UnreadFields` removes, removed from whole documents.
 fn prune(docs: &mut [Value]) {
     fn object(o: &mut Value) {
-        if let Some(Value::Object(meta)) = o.get_mut("metadata") {
-            meta.shift_remove("managedFields");
+        let Value::Object(map) = o else { return };
+        // The reader knows a Node's spec only when `kind` came first.
+        let position = |key: &str| map.keys().position(|k| k == key);
+        let node_spec = map.get("kind").is_some_and(|k| k == "Node") && position("kind") < position("spec");
+        if let Some(Value::Object(meta)) = map.get_mut("metadata") {
+            meta.retain(|k, _| ["name", "generateName", "namespace", "labels", "annotations"].contains(&k.as_str()));
         }
-        if let Some(Value::Object(status)) = o.get_mut("status") {
+        if let Some(Value::Object(status)) = map.get_mut("status") {
             status.retain(|k, _| k == "allocatable" || k == "capacity");
+        }
+        if let (true, Some(Value::Object(spec))) = (node_spec, map.get_mut("spec")) {
+            spec.retain(|k, _| k == "taints" || k == "unschedulable");
         }
     }
     for doc in docs {
