@@ -70,21 +70,86 @@ pub(crate) struct Documents {
 /// [`read_stream`] that stops after `max + 1` documents, as a caller that refuses more than
 /// `max` would stop serde_yaml: memory stays bounded on a text of empty documents.
 pub(crate) fn read_documents(text: &str, prune: Prune, max: usize) -> Option<Documents> {
-    if !in_character_subset(text) {
-        return None;
+    let mut events = Events::new(text, prune, false)?;
+    let mut values = Vec::new();
+    while values.len() <= max {
+        match events.next()? {
+            Event::Document { value, .. } => values.push(value),
+            Event::Item(_) => return None,
+            Event::End => break,
+        }
     }
-    let mut reader = Reader {
-        text,
-        pos: 0,
-        prune: prune == Prune::UnreadFields,
-        stack: Vec::new(),
-        entries: Vec::new(),
-        items: Vec::new(),
-        root: None,
-        nulls: false,
-    };
-    let values = reader.stream(max)?;
-    Some(Documents { values, nulls: reader.nulls })
+    Some(Documents { values, nulls: events.nulls() })
+}
+
+/// What [`Events::next`] read.
+pub(crate) enum Event {
+    /// A whole document; with items streamed, a top-level `items` sequence or a top-level
+    /// sequence in it is empty: its items came before, as [`Event::Item`]s.
+    /// `items_replaced` when it has more than one top-level `items` key, so that the items
+    /// streamed were not all its own (the last key wins).
+    Document {
+        value: Value,
+        items_replaced: bool,
+    },
+    /// An item of the top-level `items` sequence, or of a top-level sequence, of the
+    /// document being read (only when streaming items).
+    Item(Value),
+    End,
+}
+
+/// The documents of a text one at a time, and optionally the items of their top-level
+/// `items` sequences (or of top-level sequences) as soon as each is read, so that a caller
+/// can decode and drop each of 5,000 kubectl nodes before the next is built: the memory a
+/// node's Values leave is then reused by the next node's, where reading all of them first
+/// makes the allocator work through a heap of scattered holes.
+pub(crate) struct Events<'a> {
+    reader: Reader<'a>,
+}
+
+impl<'a> Events<'a> {
+    /// `None` when the text has characters outside the subset.
+    pub(crate) fn new(text: &'a str, prune: Prune, stream_items: bool) -> Option<Self> {
+        if !in_character_subset(text) {
+            return None;
+        }
+        Some(Events {
+            reader: Reader {
+                text,
+                pos: 0,
+                prune: prune == Prune::UnreadFields,
+                stream_items,
+                state: DocState::Before,
+                done: false,
+                events: std::collections::VecDeque::new(),
+                stack: Vec::new(),
+                entries: Vec::new(),
+                items: Vec::new(),
+                root: None,
+                nulls: false,
+                items_keys: 0,
+            },
+        })
+    }
+
+    /// The next event, or `None` when the text leaves the subset.
+    pub(crate) fn next(&mut self) -> Option<Event> {
+        let reader = &mut self.reader;
+        loop {
+            if let Some(event) = reader.events.pop_front() {
+                return Some(event);
+            }
+            if reader.done {
+                return Some(Event::End);
+            }
+            reader.step()?;
+        }
+    }
+
+    /// Whether some mapping read so far has a null member.
+    pub(crate) fn nulls(&self) -> bool {
+        self.reader.nulls
+    }
 }
 
 /// Collections nested deeper than this make serde_yaml fail ("recursion limit exceeded").
@@ -142,6 +207,12 @@ fn child_ctx(parent: Ctx, key: &str) -> Ctx {
     }
 }
 
+/// Whether a sequence's items are the objects a streaming caller wants one at a time: those
+/// of the top-level `items` sequence or of a top-level sequence.
+fn streams(ctx: Ctx) -> bool {
+    matches!(ctx, Ctx::Items | Ctx::Object { root: true, .. })
+}
+
 fn item_ctx(parent: Ctx) -> Ctx {
     match parent {
         Ctx::Items | Ctx::Object { root: true, .. } => OBJECT,
@@ -175,6 +246,12 @@ struct Reader<'a> {
     /// Start of the next unread line.
     pos: usize,
     prune: bool,
+    /// Whether items of top-level sequences go out as [`Event::Item`]s.
+    stream_items: bool,
+    state: DocState,
+    /// Whether the end of the text has been read.
+    done: bool,
+    events: std::collections::VecDeque<Event>,
     stack: Vec<Frame>,
     /// Members of the open mappings and sequences, innermost last.
     entries: Vec<(String, Value)>,
@@ -183,6 +260,8 @@ struct Reader<'a> {
     root: Option<Value>,
     /// Whether a mapping got a null member.
     nulls: bool,
+    /// `items` keys at the top of the current document (when streaming items).
+    items_keys: usize,
 }
 
 /// One line, without its line break (and a CR before it).
@@ -214,73 +293,67 @@ impl<'a> Reader<'a> {
         Some(Line { text: text.strip_suffix('\r').unwrap_or(text), next, broken })
     }
 
-    fn stream(&mut self, max: usize) -> Option<Vec<Value>> {
-        let mut docs = Vec::new();
-        let mut state = DocState::Before;
-        while let Some(line) = self.peek() {
-            let indent = spaces(line.text);
-            let rest = &line.text[indent..];
-            match rest.as_bytes().first() {
-                None | Some(b'#') => {
-                    self.pos = line.next;
-                    continue;
+    /// Reads one line (or the end), queueing what it completes.
+    fn step(&mut self) -> Option<()> {
+        let Some(line) = self.peek() else {
+            match self.state {
+                DocState::Open => self.finish()?,
+                // serde_yaml gives an empty stream one empty document.
+                DocState::Before => {
+                    self.events.push_back(Event::Document { value: Value::Null, items_replaced: false })
                 }
-                Some(b'\t') => return None,
-                _ => {}
+                DocState::Ended => {}
             }
-            if indent == 0 {
-                match document_marker(rest)? {
-                    Some(b'-') => {
-                        if state == DocState::Open {
-                            docs.push(self.finish()?);
-                            if docs.len() > max {
-                                return Some(docs);
-                            }
-                        }
-                        state = DocState::Open;
-                        self.pos = line.next;
-                        continue;
+            self.done = true;
+            return Some(());
+        };
+        self.pos = line.next;
+        let indent = spaces(line.text);
+        let rest = &line.text[indent..];
+        match rest.as_bytes().first() {
+            None | Some(b'#') => return Some(()),
+            Some(b'\t') => return None,
+            _ => {}
+        }
+        if indent == 0 {
+            match document_marker(rest)? {
+                Some(b'-') => {
+                    if self.state == DocState::Open {
+                        self.finish()?;
                     }
-                    Some(_) => {
-                        // `...` ends a document; libyaml rejects it where none is open.
-                        if state != DocState::Open {
-                            return None;
-                        }
-                        docs.push(self.finish()?);
-                        if docs.len() > max {
-                            return Some(docs);
-                        }
-                        state = DocState::Ended;
-                        self.pos = line.next;
-                        continue;
-                    }
-                    None if rest.starts_with('%') => return None,
-                    None => {}
+                    self.state = DocState::Open;
+                    return Some(());
                 }
+                Some(_) => {
+                    // `...` ends a document; libyaml rejects it where none is open.
+                    if self.state != DocState::Open {
+                        return None;
+                    }
+                    self.finish()?;
+                    self.state = DocState::Ended;
+                    return Some(());
+                }
+                None if rest.starts_with('%') => return None,
+                None => {}
             }
-            match state {
-                DocState::Ended => return None,
-                DocState::Before => state = DocState::Open,
-                DocState::Open => {}
-            }
-            self.pos = line.next;
-            self.block_line(indent, rest)?;
         }
-        match state {
-            DocState::Open => docs.push(self.finish()?),
-            // serde_yaml gives an empty stream one empty document.
-            DocState::Before => docs.push(Value::Null),
-            DocState::Ended => {}
+        match self.state {
+            DocState::Ended => return None,
+            DocState::Before => self.state = DocState::Open,
+            DocState::Open => {}
         }
-        Some(docs)
+        self.block_line(indent, rest)
     }
 
-    /// Closes every open collection and returns the document's value.
-    fn finish(&mut self) -> Option<Value> {
+    /// Closes every open collection and queues the document.
+    fn finish(&mut self) -> Option<()> {
         while !self.stack.is_empty() {
             self.pop()?;
         }
-        Some(self.root.take().unwrap_or(Value::Null))
+        let value = self.root.take().unwrap_or(Value::Null);
+        self.events.push_back(Event::Document { value, items_replaced: self.items_keys > 1 });
+        self.items_keys = 0;
+        Some(())
     }
 
     fn root_ctx(&self) -> Ctx {
@@ -331,8 +404,8 @@ impl<'a> Reader<'a> {
                             let ctx = item_ctx(*ctx);
                             return self.start_node(indent, rest, ctx, None);
                         }
-                        self.items.push(Value::Null);
                         *awaiting = false;
+                        self.item(Value::Null);
                     }
                     if indent == n && is_entry(rest) {
                         return self.seq_entry(n, rest);
@@ -430,6 +503,16 @@ impl<'a> Reader<'a> {
         self.start_node(col + 1 + gap, content, ctx, Some(col))
     }
 
+    /// Adds an item to the sequence on top, or sends it out.
+    fn item(&mut self, value: Value) {
+        match self.stack.last() {
+            Some(Frame::Seq { ctx, .. }) if self.stream_items && streams(*ctx) => {
+                self.events.push_back(Event::Item(value));
+            }
+            _ => self.items.push(value),
+        }
+    }
+
     /// Adds a member to the mapping on top.
     fn member(&mut self, key: String, value: Value) -> Option<()> {
         self.nulls |= value.is_null();
@@ -442,6 +525,9 @@ impl<'a> Reader<'a> {
                 "spec" => *spec = true,
                 _ => {}
             }
+        }
+        if self.stream_items && key == "items" && self.stack.len() == 1 {
+            self.items_keys += 1;
         }
         self.entries.push((key, value));
         Some(())
@@ -474,9 +560,13 @@ impl<'a> Reader<'a> {
                 }
                 Value::Object(map)
             }
-            Frame::Seq { start, awaiting, .. } => {
+            Frame::Seq { start, awaiting, ctx, .. } => {
                 if awaiting {
-                    self.items.push(Value::Null);
+                    if self.stream_items && streams(ctx) {
+                        self.events.push_back(Event::Item(Value::Null));
+                    } else {
+                        self.items.push(Value::Null);
+                    }
                 }
                 Value::Array(self.items.drain(start..).collect())
             }
@@ -495,8 +585,8 @@ impl<'a> Reader<'a> {
                 if !*awaiting {
                     return None;
                 }
-                self.items.push(value);
                 *awaiting = false;
+                self.item(value);
             }
             None => {
                 if self.root.is_some() {
