@@ -558,6 +558,13 @@ pub fn parse_manifests(text: &str, source: &str) -> Result<Manifests, InputError
     manifests(text, source, YamlReader::Fast(Prune::UnreadFields))
 }
 
+/// [`parse_manifests`] as it was before the fast reader: serde_yaml, then decoding by
+/// reference with field paths. The reference for differential tests and the fuzz target.
+#[doc(hidden)]
+pub fn parse_manifests_reference(text: &str, source: &str) -> Result<Manifests, InputError> {
+    split(text, source, YamlReader::SerdeYaml).and_then(typed::<WithPaths>)
+}
+
 fn manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Manifests, InputError> {
     if let YamlReader::Fast(prune) = reader {
         let trimmed = text.trim_start();
@@ -840,7 +847,7 @@ mod tests {
     fn outcome(text: &str, reader: YamlReader) -> String {
         let result = match reader {
             YamlReader::Fast(_) => manifests(text, "src", reader),
-            YamlReader::SerdeYaml => split(text, "src", reader).and_then(typed::<WithPaths>),
+            YamlReader::SerdeYaml => parse_manifests_reference(text, "src"),
         };
         match result {
             Ok(m) => format!("{m:?}"),

@@ -2,11 +2,13 @@
 //! serde_yaml, the reference it falls back to. Whenever the fast reader answers, its
 //! Values must be serde_yaml's; its pruned answer must be serde_yaml's with the pruned
 //! fields removed (unless serde_yaml fails: content inside skipped subtrees is not
-//! validated); and nothing may panic.
+//! validated); `parse_manifests` (pruned, List items decoded as they are read) must give
+//! what it gave before the fast reader whenever that succeeded; and nothing may panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use placement_core::block_yaml::{read_stream, Prune};
+use placement_core::documents::{parse_manifests, parse_manifests_reference};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -56,6 +58,11 @@ fn json(values: &[Value]) -> String {
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
+    if let Ok(reference) = parse_manifests_reference(text, "f") {
+        let fast = parse_manifests(text, "f");
+        assert!(fast.is_ok(), "parse_manifests fails where it did not: {text:?}");
+        assert_eq!(format!("{fast:?}"), format!("{:?}", Ok::<_, ()>(reference)), "parse_manifests differs on {text:?}");
+    }
     let fast = read_stream(text, Prune::Nothing);
     let pruned = read_stream(text, Prune::UnreadFields);
     if fast.is_none() && pruned.is_none() {
