@@ -3,7 +3,6 @@
 
 use std::fmt::Write;
 
-
 use crate::simulate::{PodReport, Report, WorkloadReport};
 
 /// Pending pods with the same message are shown this many times, then summarised.
