@@ -74,7 +74,11 @@ pub enum Detail {
     /// As `Explain`, except that nodes a PreFilter result removed (the other nodes, for a
     /// DaemonSet's pinned pod) are counted in the message but neither evaluated nor listed.
     /// Upstream does the same: the scheduler only filters the nodes a PreFilterResult names.
-    Candidates,
+    ///
+    /// `hint` is where the caller expects the one node the result names (a daemon pod's own
+    /// node). It is checked by name and, node names being unique as `simulate` ensures, saves
+    /// comparing the name with every node's.
+    Candidates { hint: Option<usize> },
 }
 
 /// Per-node outcomes that depend only on the pod's spec and the Node object, never on the
@@ -163,11 +167,6 @@ impl StaticCache {
             self.entries = vec![StaticEntry::Unknown; nodes.len()];
         }
     }
-
-    /// A cache for one cycle only: no key to check, so the spec is not copied.
-    fn single_use(nodes: &[NodeInfo]) -> Self {
-        Self { key: None, entries: vec![StaticEntry::Unknown; nodes.len()] }
-    }
 }
 
 /// Everything computed once per pod so the per-node work stays small.
@@ -197,10 +196,8 @@ pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: b
     schedule_with(pod, nodes, cfg, detail, None)
 }
 
-/// One node's outcome in a cycle.
+/// An evaluated node's outcome in a cycle (nodes a PreFilter result removed have none).
 enum Outcome {
-    /// Removed by a PreFilter result.
-    Absent,
     /// Rejected by a static filter.
     StaticFail(StaticFilter),
     /// Rejected by NodePorts, NodeResourcesFit, PodTopologySpread or InterPodAffinity.
@@ -314,56 +311,70 @@ pub fn schedule_with_requests(
         spread,
     };
 
-    // Which nodes to evaluate: all, or those a PreFilter result names.
-    let allowed: Vec<bool> = match &restricted {
-        None => Vec::new(),
-        Some(names) => nodes.iter().map(|n| names.contains(n.name())).collect(),
+    // Which nodes to evaluate, in cluster order: all, or those a PreFilter result names. The
+    // others are absent: counted in the message, never filtered, and (for a DaemonSet's pinned
+    // pod, whose cycle names one node) never walked, so such a cycle does not grow with the
+    // cluster.
+    let hint = match detail {
+        Detail::Candidates { hint } => hint,
+        _ => None,
     };
-    let is_allowed = |i: usize| allowed.is_empty() || allowed[i];
-
-    let mut local;
-    let cache = match cache {
-        Some(c) => {
-            c.prepare(spec, nodes);
-            c
-        }
-        None => {
-            local = StaticCache::single_use(nodes);
-            &mut local
-        }
-    };
-    for (i, node) in nodes.iter().enumerate() {
-        if is_allowed(i) && matches!(cache.entries[i], StaticEntry::Unknown) {
-            cache.entries[i] = static_entry(&ctx, node, cfg);
-        }
+    let candidates: Option<Vec<usize>> = restricted.as_ref().map(|names| named_nodes(nodes, names, hint));
+    let mut cache = cache;
+    if let Some(c) = cache.as_deref_mut() {
+        c.prepare(spec, nodes);
     }
-    let cache: &StaticCache = cache;
-
-    let mut outcomes: Vec<Outcome> = Vec::with_capacity(nodes.len());
+    let mut outcomes: Vec<(usize, Outcome)> = Vec::with_capacity(candidates.as_ref().map_or(nodes.len(), Vec::len));
     let mut feasible = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        let outcome = if !is_allowed(i) {
-            Outcome::Absent
-        } else {
-            match cache.entries[i] {
-                StaticEntry::Fail(filter) => Outcome::StaticFail(filter),
-                _ => match run_dynamic_filters(&ctx, node, cfg) {
-                    Some(fail) => Outcome::DynamicFail(Box::new(fail)),
-                    None => {
-                        feasible.push(i);
-                        Outcome::Feasible(feasible.len() - 1)
-                    }
-                },
+    // The raw static scores of the feasible nodes, in `feasible` order.
+    let mut raw_static = Vec::new();
+    let mut evaluate = |i: usize| {
+        let node = &nodes[i];
+        let entry = match cache.as_deref_mut() {
+            Some(c) => {
+                if matches!(c.entries[i], StaticEntry::Unknown) {
+                    c.entries[i] = static_entry(&ctx, node, cfg);
+                }
+                c.entries[i]
             }
+            None => static_entry(&ctx, node, cfg),
         };
-        outcomes.push(outcome);
+        let outcome = match entry {
+            StaticEntry::Fail(filter) => Outcome::StaticFail(filter),
+            StaticEntry::Unknown | StaticEntry::Pass { .. } => match run_dynamic_filters(&ctx, node, cfg) {
+                Some(fail) => Outcome::DynamicFail(Box::new(fail)),
+                None => {
+                    feasible.push(i);
+                    raw_static.push(match entry {
+                        StaticEntry::Pass { taint, affinity } => (taint, affinity),
+                        _ => (0, 0),
+                    });
+                    Outcome::Feasible(feasible.len() - 1)
+                }
+            },
+        };
+        outcomes.push((i, outcome));
+    };
+    match &candidates {
+        Some(c) => c.iter().for_each(|&i| evaluate(i)),
+        None => (0..nodes.len()).for_each(evaluate),
     }
-    let status_of = |i: usize, outcome: &Outcome| -> Option<(Status, Vec<InsufficientResource>)> {
+
+    // A node's status; `None` for an absent node.
+    let status_of = |i: usize, outcome: Option<&Outcome>| -> Option<(Status, Vec<InsufficientResource>)> {
         match outcome {
-            Outcome::Absent => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
-            Outcome::StaticFail(filter) => Some((filter.status(&ctx, &nodes[i], cfg), Vec::new())),
-            Outcome::DynamicFail(f) => Some((f.0.clone(), f.1.clone())),
-            Outcome::Feasible(_) => None,
+            None => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
+            Some(Outcome::StaticFail(filter)) => Some((filter.status(&ctx, &nodes[i], cfg), Vec::new())),
+            Some(Outcome::DynamicFail(f)) => Some((f.0.clone(), f.1.clone())),
+            Some(Outcome::Feasible(_)) => None,
+        }
+    };
+    // Every node in cluster order (absent ones too) when `list_absent`, else the evaluated ones.
+    let listed = |list_absent: bool| -> Vec<(usize, Option<&Outcome>)> {
+        if list_absent && candidates.is_some() {
+            in_cluster_order(nodes.len(), &outcomes).collect()
+        } else {
+            outcomes.iter().map(|(i, o)| (*i, Some(o))).collect()
         }
     };
     let unscored = |i: usize, (status, insufficient): (Status, Vec<InsufficientResource>)| NodeVerdict {
@@ -374,28 +385,26 @@ pub fn schedule_with_requests(
         plugin_scores: Vec::new(),
     };
     let failing_verdicts = |list_absent: bool| -> Vec<NodeVerdict> {
-        outcomes
-            .iter()
-            .enumerate()
-            .filter(|(_, o)| list_absent || !matches!(o, Outcome::Absent))
-            .filter_map(|(i, o)| status_of(i, o).map(|s| unscored(i, s)))
-            .collect()
+        listed(list_absent).into_iter().filter_map(|(i, o)| status_of(i, o).map(|s| unscored(i, s))).collect()
     };
 
     if feasible.is_empty() {
-        let list_absent = detail != Detail::Candidates;
+        let list_absent = !matches!(detail, Detail::Candidates { .. });
         let verdicts = failing_verdicts(list_absent);
-        let failures = outcomes.iter().enumerate().map(|(i, o)| match o {
-            Outcome::Absent => Failure::Absent,
-            Outcome::Feasible(_) => Failure::None,
-            _ => status_of(i, o).map_or(Failure::None, |(status, _)| Failure::Status(status)),
-        });
+        let absent = nodes.len() - outcomes.len();
+        let failures = outcomes
+            .iter()
+            .map(|(i, o)| match o {
+                Outcome::Feasible(_) => Failure::None,
+                _ => status_of(*i, Some(o)).map_or(Failure::None, |(status, _)| Failure::Status(status)),
+            })
+            .chain(std::iter::repeat_with(|| Failure::Absent).take(absent));
         let message = fit_error_message(nodes.len(), failures, &restricting_plugins, restricted.is_some());
         return ScheduleResult { node: None, verdicts, message: Some(message) };
     }
 
-    let breakdown = matches!(detail, Detail::Explain | Detail::Candidates);
-    let (totals, parts) = score_nodes(&ctx, nodes, &feasible, cache, cfg, breakdown);
+    let breakdown = matches!(detail, Detail::Explain | Detail::Candidates { .. });
+    let (totals, parts) = score_nodes(&ctx, nodes, &feasible, &raw_static, cfg, breakdown);
     // Highest total wins; on a tie the node listed first (upstream samples one at random).
     let best = feasible.iter().zip(&totals).fold(None::<(usize, i64)>, |best, (&i, &s)| match best {
         Some((_, b)) if b >= s => best,
@@ -404,15 +413,12 @@ pub fn schedule_with_requests(
     let verdicts = match detail {
         Detail::Decision => Vec::new(),
         Detail::Failures => failing_verdicts(true),
-        Detail::Explain | Detail::Candidates => {
+        Detail::Explain | Detail::Candidates { .. } => {
             let mut parts = parts.into_iter();
-            let list_absent = detail == Detail::Explain;
-            outcomes
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| list_absent || !matches!(o, Outcome::Absent))
+            listed(detail == Detail::Explain)
+                .into_iter()
                 .map(|(i, o)| match o {
-                    Outcome::Feasible(k) => NodeVerdict {
+                    Some(Outcome::Feasible(k)) => NodeVerdict {
                         node: nodes[i].name().to_string(),
                         status: Status::success(),
                         insufficient: Vec::new(),
@@ -425,6 +431,32 @@ pub fn schedule_with_requests(
         }
     };
     ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None }
+}
+
+/// The indices of the nodes named, in cluster order. A DaemonSet's pod names one node: where
+/// the `hint` holds it, that is the answer (node names are unique); else each node's name is
+/// compared with it rather than searched for in the set.
+fn named_nodes(nodes: &[NodeInfo], names: &BTreeSet<String>, hint: Option<usize>) -> Vec<usize> {
+    if let (1, Some(only), Some(h)) = (names.len(), names.first(), hint) {
+        if nodes.get(h).is_some_and(|n| n.name() == only) {
+            return vec![h];
+        }
+    }
+    let matching = |name: &str| match (names.len(), names.first()) {
+        (1, Some(only)) => name == only,
+        _ => names.contains(name),
+    };
+    nodes.iter().enumerate().filter(|(_, n)| matching(n.name())).map(|(i, _)| i).collect()
+}
+
+/// Every node index in order with its outcome, `None` for the nodes `outcomes` (sorted by
+/// index) does not hold.
+fn in_cluster_order(n: usize, outcomes: &[(usize, Outcome)]) -> impl Iterator<Item = (usize, Option<&Outcome>)> {
+    let mut next = outcomes.iter().peekable();
+    (0..n).map(move |i| match next.peek() {
+        Some((j, _)) if *j == i => (i, next.next().map(|(_, o)| o)),
+        _ => (i, None),
+    })
 }
 
 /// The status of a node a PreFilter result removed.
@@ -539,18 +571,14 @@ fn score_nodes(
     ctx: &PodContext,
     nodes: &[NodeInfo],
     feasible: &[usize],
-    cache: &StaticCache,
+    raw_static: &[(i64, i64)],
     cfg: &SchedulerConfig,
     breakdown: bool,
 ) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
-    let raw = |i: usize| match cache.entries[i] {
-        StaticEntry::Pass { taint, affinity } => (taint, affinity),
-        _ => (0, 0),
-    };
-    let mut taint: Vec<i64> = feasible.iter().map(|&i| raw(i).0).collect();
+    let mut taint: Vec<i64> = raw_static.iter().map(|r| r.0).collect();
     default_normalize_score(crate::plugins::MAX_NODE_SCORE, true, &mut taint);
 
-    let mut affinity: Vec<i64> = feasible.iter().map(|&i| raw(i).1).collect();
+    let mut affinity: Vec<i64> = raw_static.iter().map(|r| r.1).collect();
     default_normalize_score(crate::plugins::MAX_NODE_SCORE, false, &mut affinity);
 
     let spread = pod_topology_spread::score(ctx.pod, nodes, feasible, cfg);
@@ -777,14 +805,20 @@ mod tests {
             let mut p = pod(cpu);
             pin(&mut p, &[&[&[target]]]);
             let full = schedule(&p, &cluster, &cfg, true);
-            let fast = schedule_with(&p, &cluster, &cfg, Detail::Candidates, None);
-            assert_eq!(fast.node, full.node, "{why}");
-            assert_eq!(fast.message, full.message, "{why}");
-            assert_eq!(fast.verdicts.len(), 1, "{why}: only the pinned node is listed");
             let i = cluster.iter().position(|n| n.name() == target).unwrap();
-            let (a, b) = (&fast.verdicts[0], &full.verdicts[i]);
-            assert_eq!((&a.node, &a.status, &a.insufficient, a.score), (&b.node, &b.status, &b.insufficient, b.score));
-            assert_eq!(format!("{:?}", a.plugin_scores), format!("{:?}", b.plugin_scores), "{why}");
+            // No hint, the right one, and a wrong one (ignored after the name check).
+            for hint in [None, Some(i), Some((i + 1) % cluster.len()), Some(99)] {
+                let fast = schedule_with(&p, &cluster, &cfg, Detail::Candidates { hint }, None);
+                assert_eq!(fast.node, full.node, "{why}, {hint:?}");
+                assert_eq!(fast.message, full.message, "{why}, {hint:?}");
+                assert_eq!(fast.verdicts.len(), 1, "{why}, {hint:?}: only the pinned node is listed");
+                let (a, b) = (&fast.verdicts[0], &full.verdicts[i]);
+                assert_eq!(
+                    (&a.node, &a.status, &a.insufficient, a.score),
+                    (&b.node, &b.status, &b.insufficient, b.score)
+                );
+                assert_eq!(format!("{:?}", a.plugin_scores), format!("{:?}", b.plugin_scores), "{why}");
+            }
         }
     }
 

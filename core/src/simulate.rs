@@ -455,18 +455,28 @@ impl<'a> Simulation<'a> {
             verdicts[i] = Some(not_eligible_report(&daemon_spec, info.node(), &verdict.blocked_by, &self.cfg));
         }
         report.desired = eligible.len() as i64;
-        let mut admitted_notes = Vec::new();
         let mut results: Vec<(usize, ScheduleResult)> = Vec::new();
+        // The daemon pods differ only in name and in the node their affinity pins them to,
+        // and admission reads neither: one pod is admitted once and re-pinned for each node.
+        let mut spec = daemon_spec.clone();
+        let admitted_notes = self.admit(&mut spec);
+        let template_affinity = spec.affinity.take();
+        let mut pod = self.make_pod(w, String::new(), spec);
         for &i in &eligible {
             let node_name = self.nodes[i].name().to_string();
-            let mut spec = daemon_spec.clone();
-            spec.affinity = Some(daemonset::pin_to_node(spec.affinity.take(), &node_name));
-            admitted_notes = self.admit(&mut spec);
-            let pod = self.make_pod(w, format!("{}-{}", w.name, node_name), spec);
+            pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));
+            pod.metadata.name = format!("{}-{}", w.name, node_name);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
             // counted in the FailedScheduling message as upstream counts them.
             let requests = self.requests.get(&pod.spec, &self.cfg);
-            let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, Detail::Candidates, None, requests);
+            let result = schedule_with_requests(
+                &pod,
+                &self.nodes,
+                &self.cfg,
+                Detail::Candidates { hint: Some(i) },
+                None,
+                requests,
+            );
             let position = result.verdicts.iter().position(|v| v.node == node_name);
             if let Some(p) = position {
                 verdicts[i] = Some(node_report(&result.verdicts[p]));
@@ -475,11 +485,15 @@ impl<'a> Simulation<'a> {
                 Some(n) => {
                     self.bind(n, &pod);
                     report.current += 1;
-                    report.pods.push(PodReport { name: pod.metadata.name, node: Some(node_name), message: None });
+                    report.pods.push(PodReport {
+                        name: pod.metadata.name.clone(),
+                        node: Some(node_name),
+                        message: None,
+                    });
                 }
                 None => {
                     report.pods.push(PodReport {
-                        name: pod.metadata.name,
+                        name: pod.metadata.name.clone(),
                         node: None,
                         message: result.message.clone(),
                     });
@@ -490,7 +504,9 @@ impl<'a> Simulation<'a> {
                 results.push((p, result));
             }
         }
-        report.defaults.extend(admitted_notes);
+        if !eligible.is_empty() {
+            report.defaults.extend(admitted_notes);
+        }
         report.nodes = self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.name().to_string(), v?))).collect();
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
         report

@@ -122,11 +122,22 @@ pub fn bench(nodes: u32, workloads: u32, runs: u32) -> String {
     .to_string()
 }
 
-/// Installs `window.placementBench`.
+/// The synthetic cluster `placementBench` times, as the editors' texts:
+/// `window.placementSynthetic(nodes, workloads)` returns `{"nodes": .., "workloads": ..}` so a
+/// test can paste it and time whole edits (evaluation and rendering). A debug hook, not UI.
+pub fn synthetic(nodes: u32, workloads: u32) -> String {
+    let state = playground::synthetic(nodes as usize, workloads as usize);
+    serde_json::json!({ "nodes": state.nodes, "workloads": state.workloads }).to_string()
+}
+
+/// Installs `window.placementBench` and `window.placementSynthetic`.
 pub fn install_debug_hook() {
     let Some(w) = web_sys::window() else { return };
     let f = Closure::<dyn Fn(u32, u32, u32) -> String>::new(bench);
     let _ = js_sys::Reflect::set(&w, &JsValue::from_str("placementBench"), f.as_ref().unchecked_ref());
+    f.forget();
+    let f = Closure::<dyn Fn(u32, u32) -> String>::new(synthetic);
+    let _ = js_sys::Reflect::set(&w, &JsValue::from_str("placementSynthetic"), f.as_ref().unchecked_ref());
     f.forget();
 }
 

@@ -311,6 +311,11 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
         let status = Status::new(Code::UnschedulableAndUnresolvable, format!("parsing pod: {}", aggregate(&errors)));
         return (status, PreFilterState::default());
     }
+    let incoming_terms = !terms.required_affinity.is_empty() || !terms.required_anti_affinity.is_empty();
+    // The common case, no terms anywhere, skips before copying the pod's labels.
+    if !incoming_terms && !nodes.iter().any(NodeInfo::has_pods_with_required_anti_affinity) {
+        return (Status::skip(), PreFilterState::default());
+    }
     let mut s = PreFilterState {
         namespace: pod_namespace(pod).to_string(),
         labels: pod.metadata.labels.clone(),
@@ -318,7 +323,6 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
         required_anti_affinity: terms.required_anti_affinity,
         ..Default::default()
     };
-    let incoming_terms = !s.required_affinity.is_empty() || !s.required_anti_affinity.is_empty();
 
     for node in nodes {
         // Without terms of its own, only existing pods' required anti-affinity can count.

@@ -51,12 +51,18 @@ pub fn rejects(pod: &PodSpec, node: &Node, cfg: &SchedulerConfig) -> bool {
 
 /// `untolerated taint {key: value}` in upstream's brace notation, plus the effect.
 pub fn describe_taints(taints: &[&Taint]) -> String {
-    let items: Vec<String> = taints.iter().map(|t| format!("{{{}: {}}} ({})", t.key, t.value, t.effect)).collect();
-    if items.len() == 1 {
-        format!("untolerated taint {}", items[0])
-    } else {
-        format!("untolerated taints {}", items.join(", "))
+    // Built by pushing: the playground describes every tainted node of every workload on
+    // every edit, and `format!` per taint was a visible part of that.
+    let mut s = String::from(if taints.len() == 1 { "untolerated taint " } else { "untolerated taints " });
+    for (k, t) in taints.iter().enumerate() {
+        if k > 0 {
+            s.push_str(", ");
+        }
+        for part in ["{", &t.key, ": ", &t.value, "} (", &t.effect, ")"] {
+            s.push_str(part);
+        }
     }
+    s
 }
 
 /// Raw score: the number of PreferNoSchedule taints not tolerated by the pod's tolerations
