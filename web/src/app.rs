@@ -13,7 +13,7 @@ use placement_core::policy_panel;
 use placement_core::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
 
 use crate::browser;
-use crate::state::{NodesView, Notice, Playground};
+use crate::state::{NodesView, Notice, Playground, MATRIX_PAGE_NODES};
 
 /// Editor line height in px; the CSS uses the same value.
 pub const LINE_HEIGHT: f64 = 20.0;
@@ -701,13 +701,13 @@ fn Matrix(pg: Pg) -> impl IntoView {
                         let eval = p.shown();
                         let selected = p.selected.clone();
                         let embed = p.embed;
+                        let columns = p.matrix_columns();
                         view! {
                             <table class="matrix">
                                 <thead>
                                     <tr>
                                         <th scope="col" class="corner">"Workload \\ Node"</th>
-                                        {eval
-                                            .nodes
+                                        {eval.nodes[columns.clone()]
                                             .iter()
                                             .map(|n| {
                                                 let badges = format!(
@@ -730,7 +730,7 @@ fn Matrix(pg: Pg) -> impl IntoView {
                                         .workloads
                                         .iter()
                                         .enumerate()
-                                        .map(|(wi, w)| matrix_row(pg, wi, w, selected.as_ref(), embed))
+                                        .map(|(wi, w)| matrix_row(pg, wi, w, columns.clone(), selected.as_ref(), embed))
                                         .collect_view()}
                                 </tbody>
                             </table>
@@ -738,7 +738,46 @@ fn Matrix(pg: Pg) -> impl IntoView {
                     })
                 }}
             </div>
+            <MatrixPager pg=pg/>
         </div>
+    }
+}
+
+/// "Nodes 1–24 of 200" with previous and next buttons, when the cluster has more nodes than
+/// one page of columns.
+#[component]
+fn MatrixPager(pg: Pg) -> impl IntoView {
+    move || {
+        pg.with(|p| {
+            let pages = p.matrix_pages();
+            if pages < 2 {
+                return ().into_any();
+            }
+            let columns = p.matrix_columns();
+            let page = columns.start / MATRIX_PAGE_NODES;
+            let total = p.shown().nodes.len();
+            let (first, last) = (page == 0, page + 1 >= pages);
+            view! {
+                <nav class="pager" aria-label="Node columns">
+                    <button
+                        type="button"
+                        disabled=first
+                        on:click=move |_| pg.update(|p| p.set_matrix_page(page.saturating_sub(1)))
+                    >
+                        "◀ Previous nodes"
+                    </button>
+                    <span aria-live="polite">{format!("Nodes {}–{} of {total}", columns.start + 1, columns.end)}</span>
+                    <button
+                        type="button"
+                        disabled=last
+                        on:click=move |_| pg.update(|p| p.set_matrix_page(page + 1))
+                    >
+                        "Next nodes ▶"
+                    </button>
+                </nav>
+            }
+            .into_any()
+        })
     }
 }
 
@@ -746,11 +785,14 @@ fn matrix_row(
     pg: Pg,
     wi: usize,
     w: &WorkloadView,
+    columns: std::ops::Range<usize>,
     selected: Option<&crate::state::Selection>,
     embed: bool,
 ) -> impl IntoView {
     let cells = w
         .cells
+        .get(columns)
+        .unwrap_or_default()
         .iter()
         .map(|c| {
             let node = c.node.clone();

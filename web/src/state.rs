@@ -61,8 +61,15 @@ pub struct Playground {
     pub policy_run: u64,
     /// A policy run is on its way (the admission module may still be loading).
     pub policy_pending: bool,
+    /// Which page of node columns the matrix shows (see [`MATRIX_PAGE_NODES`]).
+    pub matrix_page: usize,
     clock: fn() -> f64,
 }
+
+/// The matrix shows this many node columns at a time. Every cell is a button with its verdict
+/// as hover text; with 200 nodes x 20 workloads, the browser's layout and paint of all 4,000
+/// of them cost several times the evaluation on every edit, so larger clusters are paged.
+pub const MATRIX_PAGE_NODES: usize = 24;
 
 fn no_clock() -> f64 {
     0.0
@@ -87,6 +94,7 @@ impl Playground {
             policy_result: None,
             policy_run: 0,
             policy_pending: false,
+            matrix_page: 0,
             clock: clock.unwrap_or(no_clock),
         };
         p.reevaluate();
@@ -212,6 +220,24 @@ impl Playground {
 
     pub fn select(&mut self, workload: usize, node: &str) {
         self.selected = Some(Selection { workload, node: node.to_string() });
+    }
+
+    /// How many pages of node columns the matrix has (at least one).
+    pub fn matrix_pages(&self) -> usize {
+        self.shown().nodes.len().div_ceil(MATRIX_PAGE_NODES).max(1)
+    }
+
+    /// The node columns (indices into the shown nodes) the matrix shows: the current page,
+    /// or the last one when the cluster has shrunk below it.
+    pub fn matrix_columns(&self) -> std::ops::Range<usize> {
+        let n = self.shown().nodes.len();
+        let page = self.matrix_page.min(self.matrix_pages() - 1);
+        (page * MATRIX_PAGE_NODES).min(n)..((page + 1) * MATRIX_PAGE_NODES).min(n)
+    }
+
+    /// Shows page `page` of the node columns (clamped to the pages there are).
+    pub fn set_matrix_page(&mut self, page: usize) {
+        self.matrix_page = page.min(self.matrix_pages() - 1);
     }
 
     /// The node table's rows: from the current nodes text, or the last good one.
@@ -396,6 +422,26 @@ mod tests {
         assert!(p.stale());
         assert_eq!(p.shown().workloads[0].kind, "DaemonSet");
         assert_eq!(p.errors_in(Editor::Workloads)[0].line, Some(3));
+    }
+
+    #[test]
+    fn the_matrix_pages_large_clusters_by_node_columns() {
+        let mut p = Playground::new(playground::synthetic(50, 2), None);
+        // (page asked for, columns shown, why)
+        let rows = [
+            (0, 0..24, "the first page"),
+            (1, 24..48, "a full middle page"),
+            (2, 48..50, "the last page holds the rest"),
+            (7, 48..50, "past the end: the last page"),
+        ];
+        for (page, columns, why) in rows {
+            p.set_matrix_page(page);
+            assert_eq!(p.matrix_pages(), 3, "{why}");
+            assert_eq!(p.matrix_columns(), columns, "{why}");
+        }
+        // The cluster shrinks under the page shown: the last page that exists is shown.
+        p.set_nodes(playground::synthetic(10, 2).nodes);
+        assert_eq!((p.matrix_pages(), p.matrix_columns()), (1, 0..10));
     }
 
     #[test]
