@@ -371,7 +371,7 @@ fn resource_fix(
     let mut containers: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     let mut changes = Vec::new();
     for r in insufficient {
-        let free = r.capacity - r.used;
+        let free = r.capacity.saturating_sub(r.used);
         if r.resource_name == "pods" || free <= 0 {
             return None;
         }

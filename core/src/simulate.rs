@@ -706,6 +706,47 @@ spec: {taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]}
 status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
 ";
 
+    /// Quantities at the edge of i64 (`5368Ei` of memory saturates at i64::MAX) go through
+    /// the resource filter and both resource scores without overflowing: the fuzzer's
+    /// `parse_simulate` found LeastAllocated's `(cap - req) * 100` overflowing.
+    #[test]
+    fn huge_allocatable_and_requests_do_not_overflow() {
+        // (node allocatable, pod requests, the node the pod lands on, why)
+        let rows = [
+            ("{cpu: 1900m, memory: 5368Ei, pods: '815'}", "{cpu: 250m, memory: 512Mi}", Some("big"), "huge memory"),
+            (
+                "{cpu: '9223372036854775807', memory: 5368Ei, pods: '9'}",
+                "{cpu: 250m}",
+                Some("big"),
+                "cpu near i64::MAX",
+            ),
+            (
+                "{cpu: '1', memory: 1Gi, pods: '9'}",
+                "{cpu: '9223372036854775807', memory: 5368Ei}",
+                None,
+                "huge requests",
+            ),
+            (
+                "{cpu: 5368Ei, memory: 5368Ei, pods: 5368Ei}",
+                "{cpu: 5368Ei, memory: 5368Ei}",
+                Some("big"),
+                "all at the edge",
+            ),
+        ];
+        for (allocatable, requests, node, why) in rows {
+            let yaml = format!(
+                "kind: Node\nmetadata: {{name: big}}\nstatus: {{allocatable: {allocatable}}}\n---\n\
+                 kind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, resources: {{requests: {requests}}}}}]}}\n---\n\
+                 kind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{template: {{spec: {{containers: [{{name: c, resources: {{requests: {requests}}}}}]}}}}}}\n"
+            );
+            let report = run(&yaml, &SimulateOptions::default());
+            let pod = &report.workloads[0].pods[0];
+            assert_eq!(pod.node.as_deref(), node, "{why}: {:?}", pod.message);
+            let score = report.workloads[0].nodes.iter().find(|(n, _)| *n == "big").and_then(|(_, r)| r.score);
+            assert!(node.is_none() || score.is_some_and(|s| (0..=1000).contains(&s)), "{why}: score {score:?}");
+        }
+    }
+
     #[test]
     fn default_toleration_seconds_admits_then_evicts() {
         // The emptier, bigger node scores higher, and the admission plugin's 300s toleration

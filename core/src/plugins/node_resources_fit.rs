@@ -39,7 +39,7 @@ impl InsufficientResource {
         if self.resource_name == PODS {
             return format!("{} of {} pods already on the node", self.used, self.capacity);
         }
-        let free = (self.capacity - self.used).max(0);
+        let free = self.capacity.saturating_sub(self.used).max(0);
         let mut s = format!("needs {} {}, {} free", fmt(self.requested), self.resource_name, fmt(free));
         if self.unresolvable {
             s.push_str(&format!(" (node allocatable is {})", fmt(self.capacity)));
@@ -126,7 +126,7 @@ fn fits_request(
         return out;
     }
     let mut check = |name: &str, want: i64, used: i64, cap: i64| {
-        if want > 0 && want > cap - used {
+        if want > 0 && want > cap.saturating_sub(used) {
             out.push(InsufficientResource {
                 resource_name: name.into(),
                 reason: format!("Insufficient {name}"),
@@ -184,7 +184,13 @@ pub fn least_allocated_score(pod_non_zero: &Resource, node: &NodeInfo) -> i64 {
             continue;
         }
         let req = used.saturating_add(wanted);
-        sum += if req > cap { 0 } else { (cap - req) * super::MAX_NODE_SCORE / cap };
+        // In i128: with allocatable near i64::MAX (`5368Ei` of memory saturates there), the
+        // product overflows i64. Upstream's Go wraps silently; the exact value is kept here.
+        sum += if req > cap {
+            0
+        } else {
+            ((cap as i128 - req as i128) * super::MAX_NODE_SCORE as i128 / cap as i128) as i64
+        };
         weights += 1;
     }
     if weights == 0 {
