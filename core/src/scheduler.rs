@@ -437,14 +437,15 @@ pub fn schedule_with_requests(
 /// the `hint` holds it, that is the answer (node names are unique); else each node's name is
 /// compared with it rather than searched for in the set.
 fn named_nodes(nodes: &[NodeInfo], names: &BTreeSet<String>, hint: Option<usize>) -> Vec<usize> {
-    if let (1, Some(only), Some(h)) = (names.len(), names.first(), hint) {
+    let only = names.first().filter(|_| names.len() == 1);
+    if let (Some(only), Some(h)) = (only, hint) {
         if nodes.get(h).is_some_and(|n| n.name() == only) {
             return vec![h];
         }
     }
-    let matching = |name: &str| match (names.len(), names.first()) {
-        (1, Some(only)) => name == only,
-        _ => names.contains(name),
+    let matching = |name: &str| match only {
+        Some(only) => name == only,
+        None => names.contains(name),
     };
     nodes.iter().enumerate().filter(|(_, n)| matching(n.name())).map(|(i, _)| i).collect()
 }

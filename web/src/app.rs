@@ -13,7 +13,7 @@ use placement_core::policy_panel;
 use placement_core::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
 
 use crate::browser;
-use crate::state::{NodesView, Notice, Playground, MATRIX_PAGE_NODES};
+use crate::state::{NodesView, Notice, Playground};
 
 /// Editor line height in px; the CSS uses the same value.
 pub const LINE_HEIGHT: f64 = 20.0;
@@ -754,7 +754,7 @@ fn MatrixPager(pg: Pg) -> impl IntoView {
                 return ().into_any();
             }
             let columns = p.matrix_columns();
-            let page = columns.start / MATRIX_PAGE_NODES;
+            let page = p.matrix_page_shown();
             let total = p.shown().nodes.len();
             let (first, last) = (page == 0, page + 1 >= pages);
             view! {

@@ -227,11 +227,16 @@ impl Playground {
         self.shown().nodes.len().div_ceil(MATRIX_PAGE_NODES).max(1)
     }
 
-    /// The node columns (indices into the shown nodes) the matrix shows: the current page,
-    /// or the last one when the cluster has shrunk below it.
+    /// The page of node columns shown: the one asked for, or the last one when the cluster
+    /// has shrunk below it.
+    pub fn matrix_page_shown(&self) -> usize {
+        self.matrix_page.min(self.matrix_pages() - 1)
+    }
+
+    /// The node columns (indices into the shown nodes) the matrix shows.
     pub fn matrix_columns(&self) -> std::ops::Range<usize> {
         let n = self.shown().nodes.len();
-        let page = self.matrix_page.min(self.matrix_pages() - 1);
+        let page = self.matrix_page_shown();
         (page * MATRIX_PAGE_NODES).min(n)..((page + 1) * MATRIX_PAGE_NODES).min(n)
     }
 
@@ -441,7 +446,7 @@ mod tests {
         }
         // The cluster shrinks under the page shown: the last page that exists is shown.
         p.set_nodes(playground::synthetic(10, 2).nodes);
-        assert_eq!((p.matrix_pages(), p.matrix_columns()), (1, 0..10));
+        assert_eq!((p.matrix_pages(), p.matrix_page_shown(), p.matrix_columns()), (1, 0, 0..10));
     }
 
     #[test]
