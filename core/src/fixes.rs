@@ -121,7 +121,7 @@ pub fn suggest(
 fn verify(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) {
     let Some(patch) = &f.patch else { return };
     let Some(mut spec) = apply_to_spec(&w.template.spec, patch, w.kind) else { return };
-    crate::simulate::api_defaults(&mut spec);
+    crate::simulate::api_defaults(&mut spec, &cfg.gates);
     crate::simulate::default_toleration_seconds(&mut spec);
     let patched = Pod { metadata: pod.metadata.clone(), spec };
     let result = schedule(&patched, nodes, cfg, true);

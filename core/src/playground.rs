@@ -248,7 +248,7 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
 
     for (w, r) in manifests.workloads.iter().zip(&report.workloads) {
         let mut spec = w.template.spec.clone();
-        api_defaults(&mut spec);
+        api_defaults(&mut spec, &cfg.gates);
         let per_pod = pod_request(&spec, cfg);
         let mut cells: Vec<Cell> = node_names
             .iter()

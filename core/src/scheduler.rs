@@ -173,7 +173,8 @@ impl StaticCache {
 struct PodContext<'a> {
     pod: &'a Pod,
     request: Resource,
-    non_zero_request: Resource,
+    /// The incoming pod's requests as NodeResourcesFit's score reads them.
+    least_allocated_request: Resource,
     wanted_ports: Vec<HostPort>,
     affinity: node_affinity::State<'a>,
     score_tolerations: Vec<Toleration>,
@@ -292,14 +293,19 @@ pub fn schedule_with_requests(
             break;
         }
     }
-    if let Some(status) = rejection.or(unschedulable_prefilter) {
-        return pre_filter_rejection(status, nodes);
+    // DynamicResources' PreFilter runs last, so an unresolvable rejection (or an empty
+    // intersection of PreFilter results) ends the cycle before it writes its state.
+    if let Some(status) = rejection {
+        return pre_filter_rejection(status, nodes, PostFilter::before_dynamic_resources(cfg));
+    }
+    if let Some(status) = unschedulable_prefilter {
+        return pre_filter_rejection(status, nodes, PostFilter::after_pre_filter(cfg));
     }
 
     let ctx = PodContext {
         pod,
         request: requests.request.clone(),
-        non_zero_request: requests.non_zero.clone(),
+        least_allocated_request: requests.least_allocated.clone(),
         wanted_ports,
         affinity: node_affinity::State::new(spec, cfg),
         score_tolerations: taint_toleration::score_tolerations(spec),
@@ -399,7 +405,13 @@ pub fn schedule_with_requests(
                 _ => status_of(*i, Some(o)).map_or(Failure::None, |(status, _)| Failure::Status(status)),
             })
             .chain(std::iter::repeat_with(|| Failure::Absent).take(absent));
-        let message = fit_error_message(nodes.len(), failures, &restricting_plugins, restricted.is_some());
+        let message = fit_error_message(
+            nodes.len(),
+            failures,
+            &restricting_plugins,
+            restricted.is_some(),
+            PostFilter::after_pre_filter(cfg),
+        );
         return ScheduleResult { node: None, verdicts, message: Some(message) };
     }
 
@@ -487,6 +499,7 @@ fn fit_error_message(
     failures: impl Iterator<Item = Failure>,
     restricting_plugins: &[&'static str],
     restricted: bool,
+    post_filter: PostFilter,
 ) -> String {
     let absent_reason = absent_nodes_reason(restricting_plugins);
     let (mut absent, mut not_helpful, mut no_victims) = (0, 0, 0);
@@ -516,8 +529,7 @@ fn fit_error_message(
     if restricted && absent > 0 {
         *histogram.entry(&absent_reason).or_default() += absent;
     }
-    let post_filter = preemption_message(not_helpful, no_victims);
-    format_message(num_all_nodes, "", &histogram, &post_filter)
+    format_message(num_all_nodes, "", &histogram, &post_filter.message(not_helpful, no_victims))
 }
 
 /// The static filters in order: the first that rejects the node, or the raw static scores of
@@ -590,7 +602,7 @@ fn score_nodes(
     let mut totals = Vec::with_capacity(feasible.len());
     let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
     for (k, &i) in feasible.iter().enumerate() {
-        let least = node_resources_fit::least_allocated_score(&ctx.non_zero_request, &nodes[i]);
+        let least = node_resources_fit::least_allocated_score(&ctx.least_allocated_request, &nodes[i]);
         let balanced = node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i]);
         // The same sum, in the same order, as the breakdown below.
         let total = taint[k] * 3 + affinity[k] * 2 + least + spread[k] * 2 + inter[k] * 2 + balanced.unwrap_or(0);
@@ -615,7 +627,7 @@ fn score_nodes(
 
 /// A PreFilter rejection: every node shares the status, and the message carries only the
 /// PreFilter's reasons.
-fn pre_filter_rejection(status: Status, nodes: &[NodeInfo]) -> ScheduleResult {
+fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFilter) -> ScheduleResult {
     let verdicts: Vec<NodeVerdict> = nodes
         .iter()
         .map(|n| NodeVerdict {
@@ -631,11 +643,71 @@ fn pre_filter_rejection(status: Status, nodes: &[NodeInfo]) -> ScheduleResult {
     let fit_error = FitError {
         num_all_nodes: nodes.len(),
         pre_filter_msg: status.reasons.join(", "),
-        post_filter_msg: preemption_message(not_helpful, no_victims),
+        post_filter_msg: post_filter.message(not_helpful, no_victims),
         ..Default::default()
     };
     ScheduleResult { node: None, verdicts, message: Some(fit_error.message()) }
 }
+
+/// The PostFilter plugins of the profile, in order, as they stand when a cycle finds no node.
+///
+/// With DynamicResourceAllocation on, DynamicResources runs before DefaultPreemption
+/// (`applyFeatureGates` in upstream's default_plugins.go). For a pod without resource claims
+/// its PostFilter returns Unschedulable with `no new claims to deallocate`, and the framework
+/// joins every Unschedulable PostFilter's reasons with ", " (`RunPostFilterPlugins`), so the
+/// message reads `... no new claims to deallocate, preemption: 0/N nodes ...`. When a
+/// PreFilter plugin ordered before it rejected the pod, its PreFilter never wrote its cycle
+/// state: its PostFilter fails with the state store's `not found` error, which ends the
+/// PostFilter stage before preemption and becomes the message's last part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PostFilter {
+    /// DefaultPreemption alone.
+    Preemption,
+    /// DynamicResources, then DefaultPreemption.
+    DynamicResourcesThenPreemption,
+    /// DynamicResources without its cycle state: the stage ends in an error.
+    DynamicResourcesStateMissing,
+}
+
+impl PostFilter {
+    /// After every PreFilter ran (a Filter-stage failure or an Unschedulable PreFilter).
+    fn after_pre_filter(cfg: &SchedulerConfig) -> Self {
+        if cfg.gates.dynamic_resource_allocation {
+            Self::DynamicResourcesThenPreemption
+        } else {
+            Self::Preemption
+        }
+    }
+
+    /// After a PreFilter plugin ordered before DynamicResources ended the cycle.
+    fn before_dynamic_resources(cfg: &SchedulerConfig) -> Self {
+        if cfg.gates.dynamic_resource_allocation {
+            Self::DynamicResourcesStateMissing
+        } else {
+            Self::Preemption
+        }
+    }
+
+    fn message(self, not_helpful: usize, no_victims: usize) -> String {
+        match self {
+            Self::Preemption => preemption_message(not_helpful, no_victims),
+            Self::DynamicResourcesThenPreemption => {
+                let preemption = preemption_message(not_helpful, no_victims);
+                if preemption.is_empty() {
+                    NO_NEW_CLAIMS.to_string()
+                } else {
+                    format!("{NO_NEW_CLAIMS}, {preemption}")
+                }
+            }
+            Self::DynamicResourcesStateMissing => STATE_NOT_FOUND.to_string(),
+        }
+    }
+}
+
+/// DynamicResources' PostFilter reason for a pod without resource claims.
+const NO_NEW_CLAIMS: &str = "no new claims to deallocate";
+/// `framework.ErrNotFound`, what reading a cycle state key nobody wrote returns.
+const STATE_NOT_FOUND: &str = "not found";
 
 /// DefaultPreemption's PostFilter message over the failing nodes. Unresolvable nodes are not
 /// worth preempting on; on the others, with every pod at the same priority, there is never a

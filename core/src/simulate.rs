@@ -350,7 +350,7 @@ impl<'a> Simulation<'a> {
 
     /// Admission defaults that change placement; returns what was added.
     fn admit(&self, spec: &mut PodSpec) -> Vec<String> {
-        let mut notes = api_defaults(spec);
+        let mut notes = api_defaults(spec, &self.opts.gates);
         if self.opts.admission_defaults {
             notes.extend(default_toleration_seconds(spec));
         }
@@ -593,7 +593,7 @@ fn pod_name(w: &Workload, replica: i64) -> String {
 ///
 /// With `hostNetwork`, container ports without a hostPort get hostPort = containerPort
 /// (`SetDefaults_Pod`): the pod listens on the node's network either way.
-pub fn api_defaults(spec: &mut PodSpec) -> Vec<String> {
+pub fn api_defaults(spec: &mut PodSpec, gates: &FeatureGates) -> Vec<String> {
     let mut notes = Vec::new();
     if spec.host_network {
         for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
@@ -613,6 +613,43 @@ pub fn api_defaults(spec: &mut PodSpec) -> Vec<String> {
                 notes.push(format!("container {:?}: requests.{name} defaulted to its limit {q}", c.name));
                 c.resources.requests.insert(name, q);
             }
+        }
+    }
+    if gates.pod_level_resources {
+        notes.extend(default_pod_level_requests(spec));
+    }
+    notes
+}
+
+/// `defaultPodRequests` (pkg/apis/core/v1/defaults.go, PodLevelResources on): when pod-level
+/// limits are set, each supported resource without a pod-level request gets one, the
+/// containers' effective request where they request it, else the pod-level limit. Runs after
+/// the containers' requests were defaulted from their limits, as `SetDefaults_Pod` orders it.
+fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
+    let Some(pod_level) = spec.resources.as_ref().filter(|r| !r.limits.is_empty()) else {
+        return Vec::new();
+    };
+    let containers = crate::resources::pod_requests(
+        spec,
+        &crate::resources::PodResourcesOptions { exclude_overhead: true, ..Default::default() },
+    );
+    let mut added: Vec<(String, crate::quantity::Quantity, &str)> = Vec::new();
+    for (name, q) in &containers {
+        if crate::resources::is_supported_pod_level_resource(name) && !pod_level.requests.contains_key(name) {
+            added.push((name.clone(), q.clone(), "the containers' requests"));
+        }
+    }
+    for (name, q) in &pod_level.limits {
+        let taken = pod_level.requests.contains_key(name) || added.iter().any(|(n, _, _)| n == name);
+        if crate::resources::is_supported_pod_level_resource(name) && !taken {
+            added.push((name.clone(), q.clone(), "its pod-level limit"));
+        }
+    }
+    let mut notes = Vec::new();
+    if let Some(pod_level) = spec.resources.as_mut() {
+        for (name, q, from) in added {
+            notes.push(format!("pod-level requests.{name} defaulted to {from}, {q}"));
+            pod_level.requests.insert(name, q);
         }
     }
     notes
@@ -788,7 +825,7 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
         let mut c = crate::model::Container::default();
         c.resources.limits.insert("cpu".into(), crate::quantity::Quantity::parse("2").unwrap());
         spec.containers.push(c);
-        let notes = api_defaults(&mut spec);
+        let notes = api_defaults(&mut spec, &FeatureGates::default());
         assert_eq!(spec.containers[0].resources.requests["cpu"].milli_value(), 2000);
         assert_eq!(notes.len(), 1);
     }

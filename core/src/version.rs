@@ -39,6 +39,14 @@ impl KubeVersion {
     pub fn at_least(&self, major: u32, minor: u32) -> bool {
         *self >= KubeVersion::new(major, minor)
     }
+
+    /// Whether NodeResourcesFit's score (LeastAllocated) counts the incoming pod's pod-level
+    /// requests. From 1.34 to 1.35 it does not: `NewFit` builds its `resourceAllocationScorer`
+    /// without `enablePodLevelResources`, so `calculatePodResourceRequest` skips them, while
+    /// Filter, BalancedAllocation and node accounting read them (docs/fidelity.md).
+    pub fn fit_score_reads_pod_level_requests(&self) -> bool {
+        !(self.at_least(1, 34) && !self.at_least(1, 36))
+    }
 }
 
 impl Default for KubeVersion {
@@ -64,6 +72,10 @@ pub struct FeatureGates {
     pub sidecar_containers: bool,
     /// DRA-backed extended resources; alpha, off.
     pub dra_extended_resource: bool,
+    /// KEP-4381, GA and on by default from 1.34: the DynamicResources plugin is in the
+    /// default profile, just before DefaultPreemption. For a pod without resource claims it
+    /// changes only the FailedScheduling message (its PostFilter text).
+    pub dynamic_resource_allocation: bool,
 }
 
 impl FeatureGates {
@@ -73,6 +85,7 @@ impl FeatureGates {
             pod_level_resources: v.at_least(1, 34),
             sidecar_containers: v.at_least(1, 29),
             dra_extended_resource: false,
+            dynamic_resource_allocation: v.at_least(1, 34),
         }
     }
 
@@ -83,6 +96,7 @@ impl FeatureGates {
             "PodLevelResources" => self.pod_level_resources = value,
             "SidecarContainers" => self.sidecar_containers = value,
             "DRAExtendedResource" => self.dra_extended_resource = value,
+            "DynamicResourceAllocation" => self.dynamic_resource_allocation = value,
             other => return Err(format!("unknown feature gate {other:?}")),
         }
         Ok(())

@@ -426,7 +426,7 @@ pub fn cluster(n: usize, cfg: &SchedulerConfig) -> Vec<NodeInfo> {
             let mut info = NodeInfo::new(node);
             for pod in &daemons {
                 info.requested.add(&pod_request(&pod.spec, cfg));
-                info.non_zero_requested.add(&pod_non_zero_request(&pod.spec, cfg));
+                info.non_zero_requested.add(&pod_non_zero_request(&pod.spec, cfg.gates.pod_level_resources));
                 info.add_pod(PlacedPod::from_pod(pod));
             }
             info

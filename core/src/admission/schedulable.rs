@@ -224,7 +224,7 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
         let template = &w.template.spec;
         add_daemon_tolerations(&mut spec);
         let mut with_defaults = spec.clone();
-        api_defaults(&mut with_defaults);
+        api_defaults(&mut with_defaults, &cfg.gates);
         let request = node_resources_fit::pod_request(&with_defaults, cfg);
         let targeting = RequiredNodeAffinity::from_pod(&spec);
         let targets =
@@ -241,7 +241,7 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
             .iter()
             .all(|info| !runs(info.node()) || node_resources_fit::filter(&request, info, cfg).0.is_success());
     }
-    api_defaults(&mut spec);
+    api_defaults(&mut spec, &cfg.gates);
     if settings.options.admission_defaults {
         default_toleration_seconds(&mut spec);
     }

@@ -59,23 +59,30 @@ pub fn pod_request(pod: &PodSpec, cfg: &SchedulerConfig) -> Resource {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PodRequests {
     pub request: Resource,
-    /// With scoring's non-zero defaults.
+    /// With scoring's non-zero defaults: what binding the pod adds to a node's
+    /// `NonZeroRequested`.
     pub non_zero: Resource,
+    /// What NodeResourcesFit's score (LeastAllocated) reads of the incoming pod: `non_zero`,
+    /// or where the release's scorer skips pod-level requests, the containers' alone.
+    pub least_allocated: Resource,
 }
 
 impl PodRequests {
     pub fn of(pod: &PodSpec, cfg: &SchedulerConfig) -> Self {
-        Self { request: pod_request(pod, cfg), non_zero: pod_non_zero_request(pod, cfg) }
+        let non_zero = pod_non_zero_request(pod, cfg.gates.pod_level_resources);
+        let least_allocated = if cfg.gates.pod_level_resources && !cfg.version.fit_score_reads_pod_level_requests() {
+            pod_non_zero_request(pod, false)
+        } else {
+            non_zero.clone()
+        };
+        Self { request: pod_request(pod, cfg), non_zero, least_allocated }
     }
 }
 
-/// The requests with scoring's non-zero defaults (100m cpu, 200Mi memory per container).
-pub fn pod_non_zero_request(pod: &PodSpec, cfg: &SchedulerConfig) -> Resource {
-    let opts = PodResourcesOptions {
-        pod_level_resources: cfg.gates.pod_level_resources,
-        non_missing: Some(non_zero_defaults()),
-        ..Default::default()
-    };
+/// The requests with scoring's non-zero defaults (100m cpu, 200Mi memory per container),
+/// with or without pod-level requests.
+pub fn pod_non_zero_request(pod: &PodSpec, pod_level_resources: bool) -> Resource {
+    let opts = PodResourcesOptions { pod_level_resources, non_missing: Some(non_zero_defaults()), ..Default::default() };
     Resource::from_list(&pod_requests(pod, &opts))
 }
 
