@@ -200,6 +200,10 @@ impl SelectableNode for NodeInfo {
     }
 }
 
+/// The default profile's `schedulerName`: the API server defaults an empty
+/// `spec.schedulerName` to it, and the default scheduler handles only pods that name it.
+pub const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
+
 /// The profile: feature gates, plugin arguments and the version whose wording to use.
 #[derive(Debug, Clone, Default)]
 pub struct SchedulerConfig {

@@ -128,8 +128,17 @@ pub struct PodSpec {
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheduler_name: Option<String>,
+    /// While any gate is left the scheduler does not try the pod (`SchedulingGates`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scheduling_gates: Vec<PodSchedulingGate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_class_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PodSchedulingGate {
+    pub name: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]

@@ -105,7 +105,10 @@ fn pods_text(out: &mut String, pods: &[PodReport]) {
                 rows.push([
                     p.name.clone(),
                     "<none>".into(),
-                    format!("Pending: {}", p.message.clone().unwrap_or_default()),
+                    match &p.not_attempted {
+                        Some(n) if n.status != "Pending" => format!("{}: {}", n.status, n.detail),
+                        _ => format!("Pending: {}", p.pending_text()),
+                    },
                 ]);
             }
             None => hidden += 1,
@@ -164,7 +167,7 @@ pub fn markdown(report: &Report) -> String {
             out.push('\n');
         }
         for p in w.pods.iter().filter(|p| p.node.is_none()).take(1) {
-            let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.message.clone().unwrap_or_default());
+            let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.pending_text());
         }
         for f in &w.fixes {
             let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);

@@ -15,11 +15,11 @@ use crate::daemonset::{self, Blocker};
 use crate::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::field::FieldPath;
 use crate::fixes::{self, Fix};
-use crate::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status};
+use crate::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
 use crate::hostports::wanted_host_ports;
 use crate::model::{Container, Node, ObjectMeta, Pod, PodSpec, ResourceList, ResourceRequirements, Toleration};
 use crate::plugins::node_resources_fit::PodRequests;
-use crate::plugins::{node_affinity, node_name, taint_toleration};
+use crate::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
 use crate::scheduler::{schedule, schedule_with_requests, Detail, NodeVerdict, ScheduleResult, StaticCache};
 use crate::taints::{NO_EXECUTE, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
 use crate::validation::{validate_node, validate_pod_spec};
@@ -82,11 +82,73 @@ pub struct WorkloadReport {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct PodReport {
     pub name: String,
     pub node: Option<String>,
     /// The FailedScheduling message when the pod stays Pending.
     pub message: Option<String>,
+    /// Why the default scheduler never tries the pod; it stays Pending, holds nothing, and
+    /// no FailedScheduling event is written for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_attempted: Option<NotAttempted>,
+}
+
+impl PodReport {
+    pub fn scheduled(name: String, node: String) -> Self {
+        Self { name, node: Some(node), message: None, not_attempted: None }
+    }
+
+    /// Pending; `message` is the FailedScheduling message when a cycle ran.
+    pub fn pending(name: String, message: Option<String>) -> Self {
+        Self { name, node: None, message, not_attempted: None }
+    }
+
+    /// What a pending pod's status says: the FailedScheduling message, or why no cycle ran.
+    pub fn pending_text(&self) -> String {
+        match (&self.message, &self.not_attempted) {
+            (Some(m), _) => m.clone(),
+            (None, Some(n)) => format!("{}: {}", n.status, n.message),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// A pod the default scheduler leaves alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotAttempted {
+    /// What `kubectl get pods` shows in STATUS: `SchedulingGated`, or `Pending`.
+    pub status: &'static str,
+    /// For a gated pod, the PodScheduled condition's message the API server writes; else
+    /// Placement's words.
+    pub message: String,
+    /// The plugin status or field behind it.
+    pub detail: String,
+}
+
+impl NotAttempted {
+    /// Scheduling gates (the SchedulingGates PreEnqueue plugin), or a `schedulerName` that
+    /// no profile of the default scheduler serves.
+    pub fn of(spec: &PodSpec) -> Option<Self> {
+        let gated = scheduling_gates::pre_enqueue(spec);
+        if !gated.is_success() {
+            return Some(Self {
+                status: "SchedulingGated",
+                message: "Scheduling is blocked due to non-empty scheduling gates".into(),
+                detail: format!("{}: {}", scheduling_gates::NAME, gated.reasons.join(", ")),
+            });
+        }
+        match spec.scheduler_name.as_deref() {
+            None | Some("") | Some(DEFAULT_SCHEDULER_NAME) => None,
+            Some(other) => Some(Self {
+                status: "Pending",
+                message: format!(
+                    "spec.schedulerName is {other:?}: the default scheduler serves only {DEFAULT_SCHEDULER_NAME:?}, so the pod waits for a scheduler of that name"
+                ),
+                detail: format!("schedulerName {other}"),
+            }),
+        }
+    }
 }
 
 /// A workload's per-node verdicts in cluster order; in JSON the contract's `nodes` object
@@ -368,12 +430,12 @@ impl<'a> Simulation<'a> {
                 let pod = self.make_pod(w, w.name.clone(), spec);
                 self.bind(i, &pod);
                 report.current = 1;
-                report.pods.push(PodReport { name: w.name.clone(), node: Some(node), message: None });
+                report.pods.push(PodReport::scheduled(w.name.clone(), node));
             }
             None => {
                 self.warnings
                     .push(format!("{}: spec.nodeName {node:?} is not a Node in the input; the pod is ignored", w.doc));
-                report.pods.push(PodReport { name: w.name.clone(), node: None, message: None });
+                report.pods.push(PodReport::pending(w.name.clone(), None));
             }
         }
         report
@@ -384,6 +446,16 @@ impl<'a> Simulation<'a> {
         let mut spec = w.template.spec.clone();
         report.defaults = self.admit(&mut spec);
         report.desired = w.replicas;
+        if let Some(waiting) = NotAttempted::of(&spec) {
+            // No cycle runs for these pods: they hold nothing. Still say where one would go
+            // once the scheduler takes it.
+            let pod = self.make_pod(w, pod_name(w, 0), spec);
+            report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
+            report.pods = (0..w.replicas)
+                .map(|r| PodReport { not_attempted: Some(waiting.clone()), ..PodReport::pending(pod_name(w, r), None) })
+                .collect();
+            return report;
+        }
         // A replica that found no node leaves the cluster unchanged, so every later replica,
         // identical but for its name, gets the same answer.
         let mut pending: Option<String> = None;
@@ -393,7 +465,7 @@ impl<'a> Simulation<'a> {
         for r in 0..w.replicas {
             let name = pod_name(w, r);
             if let Some(message) = &pending {
-                report.pods.push(PodReport { name, node: None, message: Some(message.clone()) });
+                report.pods.push(PodReport::pending(name, Some(message.clone())));
                 continue;
             }
             let pod = self.make_pod(w, name.clone(), spec.clone());
@@ -412,11 +484,11 @@ impl<'a> Simulation<'a> {
                 Some(i) => {
                     self.bind(i, &pod);
                     report.current += 1;
-                    report.pods.push(PodReport { name, node: Some(self.nodes[i].name().to_string()), message: None });
+                    report.pods.push(PodReport::scheduled(name, self.nodes[i].name().to_string()));
                 }
                 None => {
                     pending = result.message.clone();
-                    report.pods.push(PodReport { name, node: None, message: result.message });
+                    report.pods.push(PodReport::pending(name, result.message));
                 }
             }
         }
@@ -461,6 +533,7 @@ impl<'a> Simulation<'a> {
         let mut spec = daemon_spec.clone();
         let admitted_notes = self.admit(&mut spec);
         let template_affinity = spec.affinity.take();
+        let waiting = NotAttempted::of(&spec);
         let mut pod = self.make_pod(w, String::new(), spec);
         for &i in &eligible {
             let node_name = self.nodes[i].name().to_string();
@@ -481,22 +554,22 @@ impl<'a> Simulation<'a> {
             if let Some(p) = position {
                 verdicts[i] = Some(node_report(&result.verdicts[p]));
             }
+            if let Some(waiting) = &waiting {
+                // The controller creates the pod; the default scheduler never tries it.
+                report.pods.push(PodReport {
+                    not_attempted: Some(waiting.clone()),
+                    ..PodReport::pending(pod.metadata.name.clone(), None)
+                });
+                continue;
+            }
             match result.node {
                 Some(n) => {
                     self.bind(n, &pod);
                     report.current += 1;
-                    report.pods.push(PodReport {
-                        name: pod.metadata.name.clone(),
-                        node: Some(node_name),
-                        message: None,
-                    });
+                    report.pods.push(PodReport::scheduled(pod.metadata.name.clone(), node_name));
                 }
                 None => {
-                    report.pods.push(PodReport {
-                        name: pod.metadata.name.clone(),
-                        node: None,
-                        message: result.message.clone(),
-                    });
+                    report.pods.push(PodReport::pending(pod.metadata.name.clone(), result.message.clone()));
                 }
             }
             // The fixes read the verdict of the daemon pod's own node at this position.
@@ -622,9 +695,14 @@ pub fn api_defaults(spec: &mut PodSpec, gates: &FeatureGates) -> Vec<String> {
 }
 
 /// `defaultPodRequests` (pkg/apis/core/v1/defaults.go, PodLevelResources on): when pod-level
-/// limits are set, each supported resource without a pod-level request gets one, the
+/// limits are set, each supported resource without a pod-level request gets one: the
 /// containers' effective request where they request it, else the pod-level limit. Runs after
 /// the containers' requests were defaulted from their limits, as `SetDefaults_Pod` orders it.
+///
+/// Some upstream revisions take the containers' aggregate for hugepages only; the API server
+/// of 1.35.4 takes it for cpu and memory too, which is what the recorded corpus shows (a pod
+/// with pod-level `limits.cpu: 4` and a container requesting 50m holds 50m). See
+/// docs/fidelity.md.
 fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
     let Some(pod_level) = spec.resources.as_ref().filter(|r| !r.limits.is_empty()) else {
         return Vec::new();

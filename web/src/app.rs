@@ -966,7 +966,7 @@ fn Pending(pg: Pg) -> impl IntoView {
                     .flat_map(|w| {
                         let mut g: Vec<(String, Vec<String>)> = Vec::new();
                         for pod in &w.pending {
-                            let msg = pod.message.clone().unwrap_or_default();
+                            let msg = pod.pending_text();
                             match g.iter_mut().find(|(m, _)| *m == msg) {
                                 Some((_, pods)) => pods.push(pod.name.clone()),
                                 None => g.push((msg, vec![pod.name.clone()])),

@@ -13,6 +13,7 @@ pub mod node_ports;
 pub mod node_resources_fit;
 pub mod node_unschedulable;
 pub mod pod_topology_spread;
+pub mod scheduling_gates;
 pub mod taint_toleration;
 
 /// `framework.MaxNodeScore`.

@@ -8,8 +8,12 @@ use crate::version::KubeVersion;
 pub const NAME: &str = "TaintToleration";
 
 /// The Filter reason, whose wording changed across releases (shared NOTES §4).
+///
+/// `node(s) had untolerated taint(s)` came with kubernetes#134740 in 1.35 and was
+/// cherry-picked to release-1.34 (#135023, from 1.34.2); a minor version means its latest
+/// patch, so 1.34 uses it too (docs/fidelity.md).
 pub fn reason_for(taint: &Taint, version: KubeVersion) -> String {
-    if version.at_least(1, 35) {
+    if version.at_least(1, 34) {
         "node(s) had untolerated taint(s)".into()
     } else if version.at_least(1, 25) {
         format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value)
