@@ -189,7 +189,7 @@ enum Kind {
 const OBJECT: Ctx = Ctx::Object { root: false, kind: Kind::Unread, spec: false };
 
 /// The fields of `crate::model::ObjectMeta`.
-const META_FIELDS: [&str; 5] = ["name", "generateName", "namespace", "labels", "annotations"];
+const META_FIELDS: [&str; 6] = ["name", "generateName", "namespace", "labels", "annotations", "ownerReferences"];
 
 fn child_ctx(parent: Ctx, key: &str) -> Ctx {
     match parent {

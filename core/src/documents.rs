@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::block_yaml::{self, Event, Prune};
 use crate::field::FieldError;
-use crate::model::{Node, ObjectMeta, Pod, PodTemplateSpec};
+use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodTemplateSpec, Service};
 
 /// 64 MiB: a 5,000-node `kubectl get nodes -o yaml` with managedFields is about 40 MiB.
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
@@ -490,6 +490,9 @@ pub struct Workload {
     /// Pods wanted at once (replicas, or parallelism for Jobs). Unused for DaemonSets.
     pub replicas: i64,
     pub template: PodTemplateSpec,
+    /// The controller's pod selector (`spec.selector`; a ReplicationController's label map
+    /// as `matchLabels`). `None` for a bare Pod and where the manifest gives none.
+    pub selector: Option<LabelSelector>,
 }
 
 impl Workload {
@@ -504,6 +507,8 @@ impl Workload {
 pub struct Manifests {
     pub nodes: Vec<(DocRef, Node)>,
     pub workloads: Vec<Workload>,
+    /// Services: read for the selectors of PodTopologySpread's system default constraints.
+    pub services: Vec<(DocRef, Service)>,
     /// Documents of other kinds, skipped with a warning.
     pub ignored: Vec<DocRef>,
 }
@@ -512,6 +517,7 @@ impl Manifests {
     pub fn extend(&mut self, other: Manifests) {
         self.nodes.extend(other.nodes);
         self.workloads.extend(other.workloads);
+        self.services.extend(other.services);
         self.ignored.extend(other.ignored);
     }
 }
@@ -521,6 +527,16 @@ impl Manifests {
 struct ControllerSpec {
     replicas: Option<i64>,
     template: PodTemplateSpec,
+    selector: Option<LabelSelector>,
+}
+
+/// A ReplicationController's spec: its selector is a plain label map.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ReplicationControllerSpec {
+    replicas: Option<i64>,
+    template: PodTemplateSpec,
+    selector: Option<Labels>,
 }
 
 #[derive(Deserialize, Default)]
@@ -529,6 +545,7 @@ struct JobSpec {
     parallelism: Option<i64>,
     completions: Option<i64>,
     template: PodTemplateSpec,
+    selector: Option<LabelSelector>,
 }
 
 #[derive(Deserialize, Default)]
@@ -695,6 +712,7 @@ fn typed<D: Decoding>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
     let mut out = Manifests {
         nodes: Vec::with_capacity(nodes),
         workloads: Vec::with_capacity(docs.len() - nodes),
+        services: Vec::new(),
         ignored: Vec::new(),
     };
     for raw in docs {
@@ -719,33 +737,42 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         out.nodes.push((doc, node));
         return Ok(());
     }
+    if doc.kind == "Service" {
+        let service: Service = D::decode(value, &doc)?;
+        out.services.push((doc, service));
+        return Ok(());
+    }
     let Some(kind) = WorkloadKind::parse(&doc.kind) else {
         out.ignored.push(doc);
         return Ok(());
     };
-    let (metadata, replicas, template) = match kind {
+    let (metadata, replicas, template, selector) = match kind {
         WorkloadKind::Pod => {
             let pod: Pod = D::decode(value, &doc)?;
             let template = PodTemplateSpec { metadata: pod.metadata.clone(), spec: pod.spec };
-            (pod.metadata, 1, template)
+            (pod.metadata, 1, template, None)
         }
-        WorkloadKind::DaemonSet
-        | WorkloadKind::Deployment
-        | WorkloadKind::ReplicaSet
-        | WorkloadKind::StatefulSet
-        | WorkloadKind::ReplicationController => {
+        WorkloadKind::DaemonSet | WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
             let e: Envelope<ControllerSpec> = D::decode(value, &doc)?;
-            (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template)
+            (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, e.spec.selector)
+        }
+        WorkloadKind::ReplicationController => {
+            let e: Envelope<ReplicationControllerSpec> = D::decode(value, &doc)?;
+            // The API server defaults an empty selector to the template's labels.
+            let labels = e.spec.selector.filter(|s| !s.is_empty()).unwrap_or_else(|| e.spec.template.metadata.labels.clone());
+            let selector = LabelSelector { match_labels: labels, ..Default::default() };
+            (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, Some(selector))
         }
         WorkloadKind::Job => {
             let e: Envelope<JobSpec> = D::decode(value, &doc)?;
             let n = job_pods(&e.spec);
-            (e.metadata, n, e.spec.template)
+            (e.metadata, n, e.spec.template, e.spec.selector)
         }
         WorkloadKind::CronJob => {
             let e: Envelope<CronJobSpec> = D::decode(value, &doc)?;
             let n = job_pods(&e.spec.job_template.spec);
-            (e.metadata, n, e.spec.job_template.spec.template)
+            let spec = e.spec.job_template.spec;
+            (e.metadata, n, spec.template, spec.selector)
         }
     };
     let replicas_field = match kind {
@@ -771,6 +798,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         doc,
         replicas,
         template,
+        selector,
     });
     Ok(())
 }
@@ -790,12 +818,13 @@ mod tests {
 
     #[test]
     fn reads_lists_and_multiple_documents() {
-        let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n---\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n---\nkind: Service\nmetadata: {name: s}\n";
+        let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n---\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n---\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n---\nkind: ConfigMap\nmetadata: {name: c}\n";
         let m = parse_manifests(text, "").unwrap();
         assert_eq!(m.nodes.len(), 2);
         assert_eq!(m.workloads[0].replicas, 3);
         assert_eq!(m.workloads[0].namespace, "default");
-        assert_eq!(m.ignored[0].kind, "Service");
+        assert_eq!(m.services[0].1.spec.selector.as_ref().map(|s| s["app"].as_str()), Some("web"));
+        assert_eq!(m.ignored[0].kind, "ConfigMap");
     }
 
     #[test]

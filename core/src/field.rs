@@ -46,6 +46,7 @@ pub enum FieldErrorType {
     FieldValueNotSupported,
     FieldValueRequired,
     FieldValueForbidden,
+    FieldValueDuplicate,
 }
 
 /// One invalid field: where, what was there, and why.
@@ -102,6 +103,22 @@ impl FieldError {
             supported_values: Vec::new(),
         }
     }
+
+    /// `field.Duplicate`; upstream sets a detail on a few of them (node taints).
+    pub fn duplicate(path: &FieldPath, bad_value: serde_json::Value) -> Self {
+        Self {
+            kind: FieldErrorType::FieldValueDuplicate,
+            field: path.to_string(),
+            bad_value,
+            detail: String::new(),
+            supported_values: Vec::new(),
+        }
+    }
+
+    pub fn with_detail(mut self, detail: &str) -> Self {
+        self.detail = detail.to_string();
+        self
+    }
 }
 
 /// Rendered like the API server: `spec.tolerations[0].operator: Unsupported value: "Eq":
@@ -130,6 +147,13 @@ impl fmt::Display for FieldError {
             FieldErrorType::FieldValueForbidden => {
                 write!(f, "{}: Forbidden: {}", self.field, self.detail)
             }
+            FieldErrorType::FieldValueDuplicate => {
+                write!(f, "{}: Duplicate value: {value}", self.field)?;
+                if !self.detail.is_empty() {
+                    write!(f, ": {}", self.detail)?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -154,6 +178,21 @@ mod tests {
         assert_eq!(
             e.to_string(),
             r#"spec.tolerations[0].operator: Unsupported value: "Eq": supported values: "Equal", "Exists""#
+        );
+    }
+
+    #[test]
+    fn duplicates_render_their_value_and_detail() {
+        let p = FieldPath::root("spec").child("containers").index(1).child("name");
+        assert_eq!(
+            FieldError::duplicate(&p, serde_json::json!("c0")).to_string(),
+            r#"spec.containers[1].name: Duplicate value: "c0""#
+        );
+        let t = serde_json::json!({"Key": "k", "Value": "b", "Effect": "NoSchedule", "TimeAdded": null});
+        let e = FieldError::duplicate(&FieldPath::root("metadata.taints").index(1), t).with_detail("taints must be unique");
+        assert_eq!(
+            e.to_string(),
+            r#"metadata.taints[1]: Duplicate value: {"Key":"k","Value":"b","Effect":"NoSchedule","TimeAdded":null}: taints must be unique"#
         );
     }
 }

@@ -214,6 +214,10 @@ pub struct SchedulerConfig {
     /// `NodeResourcesFitArgs.ignoredResources` / `ignoredResourceGroups`.
     pub ignored_resources: Vec<String>,
     pub ignored_resource_groups: Vec<String>,
+    /// What PodTopologySpread's listers hold (Services, ReplicaSets, StatefulSets,
+    /// ReplicationControllers), for its system default constraints. Shared: it is the same
+    /// for every cycle of a simulation.
+    pub spread_listers: std::sync::Arc<crate::plugins::pod_topology_spread::Listers>,
 }
 
 impl SchedulerConfig {

@@ -311,54 +311,66 @@ impl fmt::Display for Selector {
     }
 }
 
-/// `validation.IsQualifiedName` for label keys, with upstream's messages.
+/// `validation.IsQualifiedName` for label keys, with upstream's messages: the first of them.
 pub fn validate_label_key(key: &str, path: &FieldPath) -> Result<(), FieldError> {
-    let invalid = |detail: String| Err(FieldError::invalid(path, serde_json::json!(key), &detail));
+    match qualified_name_errors(key).into_iter().next() {
+        Some(msg) => Err(FieldError::invalid(path, serde_json::json!(key), &msg)),
+        None => Ok(()),
+    }
+}
+
+/// `validation.IsQualifiedName`: every message, in upstream's order (an empty name gets two).
+pub fn qualified_name_errors(key: &str) -> Vec<String> {
+    let mut errs = Vec::new();
     let parts: Vec<&str> = key.split('/').collect();
     let name = match parts.as_slice() {
         [name] => *name,
         [prefix, name] => {
             if prefix.is_empty() {
-                return invalid("prefix part must be non-empty".into());
-            }
-            if let Some(msg) = dns1123_subdomain_error(prefix) {
-                return invalid(format!("prefix part {msg}"));
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                errs.extend(dns1123_subdomain_errors(prefix).into_iter().map(|m| format!("prefix part {m}")));
             }
             *name
         }
         _ => {
-            return invalid(format!(
+            errs.push(format!(
                 "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-            ))
+            ));
+            return errs;
         }
     };
     if name.is_empty() {
-        return invalid("name part must be non-empty".into());
-    }
-    if name.len() > 63 {
-        return invalid("name part must be no more than 63 characters".into());
+        errs.push("name part must be non-empty".into());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".into());
     }
     if !is_qualified_name_part(name) {
-        return invalid(format!(
+        errs.push(format!(
             "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}')"
         ));
     }
-    Ok(())
+    errs
 }
 
-/// `validation.IsValidLabelValue`.
+/// `validation.IsValidLabelValue`: the first message.
 pub fn validate_label_value(value: &str, path: &FieldPath) -> Result<(), FieldError> {
+    match label_value_errors(value).into_iter().next() {
+        Some(msg) => Err(FieldError::invalid(path, serde_json::json!(value), &msg)),
+        None => Ok(()),
+    }
+}
+
+/// `validation.IsValidLabelValue`: every message.
+pub fn label_value_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
     if value.len() > 63 {
-        return Err(FieldError::invalid(path, serde_json::json!(value), "must be no more than 63 characters"));
+        errs.push("must be no more than 63 characters".to_string());
     }
     if !value.is_empty() && !is_qualified_name_part(value) {
-        return Err(FieldError::invalid(
-            path,
-            serde_json::json!(value),
-            &format!("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '{LABEL_VALUE_FMT}')"),
-        ));
+        errs.push(format!("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '{LABEL_VALUE_FMT}')"));
     }
-    Ok(())
+    errs
 }
 
 /// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
@@ -370,22 +382,43 @@ fn is_qualified_name_part(s: &str) -> bool {
         && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
-fn dns1123_subdomain_error(s: &str) -> Option<String> {
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn is_dns1123_label(l: &str) -> bool {
+    let b = l.as_bytes();
+    let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !b.is_empty() && alnum(&b[0]) && alnum(&b[b.len() - 1]) && b.iter().all(|c| alnum(c) || *c == b'-')
+}
+
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.split('.').all(is_dns1123_label)
+}
+
+/// `validation.IsDNS1123Subdomain`: object names, node names, label-key prefixes.
+pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
     if s.len() > 253 {
-        return Some("must be no more than 253 characters".into());
+        errs.push("must be no more than 253 characters".into());
     }
-    let label_ok = |l: &str| {
-        let b = l.as_bytes();
-        !b.is_empty()
-            && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
-            && (b[b.len() - 1].is_ascii_lowercase() || b[b.len() - 1].is_ascii_digit())
-            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
-    };
-    if s.split('.').all(label_ok) {
-        None
-    } else {
-        Some("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into())
+    if !is_dns1123_subdomain(s) {
+        errs.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into());
     }
+    errs
+}
+
+/// `validation.IsDNS1123Label`: namespaces, container names.
+pub fn dns1123_label_errors(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push("must be no more than 63 characters".into());
+    }
+    if !is_dns1123_label(s) {
+        if is_dns1123_subdomain(s) {
+            errs.push("must not contain dots".into());
+        } else {
+            errs.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".into());
+        }
+    }
+    errs
 }
 
 #[cfg(test)]

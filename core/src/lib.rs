@@ -22,6 +22,7 @@ pub mod admission;
 pub mod apply_fix;
 pub mod block_yaml;
 pub mod conformance;
+pub mod controllers;
 pub mod daemonset;
 pub mod documents;
 pub mod examples;

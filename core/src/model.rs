@@ -28,6 +28,47 @@ pub struct ObjectMeta {
     pub labels: Labels,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owner_references: Vec<OwnerReference>,
+}
+
+impl ObjectMeta {
+    /// `metav1.GetControllerOf`: the owner reference with `controller: true`.
+    pub fn controller(&self) -> Option<&OwnerReference> {
+        self.owner_references.iter().find(|r| r.controller == Some(true))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OwnerReference {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+/// A Service, for the one thing the scheduler reads of it: the selector that PodTopologySpread's
+/// system default constraints count pods by.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Service {
+    pub metadata: ObjectMeta,
+    pub spec: ServiceSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServiceSpec {
+    /// `None` selects nothing (not everything): such a Service has no pods of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Labels>,
 }
 
 // ---------------------------------------------------------------------------------------------

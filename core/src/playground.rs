@@ -211,7 +211,7 @@ pub fn evaluate(state: &SharedState) -> Evaluation {
             return eval;
         }
     };
-    let cfg = SchedulerConfig { version: opts.version, gates: opts.gates, ..Default::default() };
+    let cfg = opts.scheduler_config();
     build_views(&mut eval, &manifests, &report, &cfg);
     eval.warnings = report.warnings.clone();
     eval.evictions = report.evictions.clone();

@@ -784,7 +784,8 @@ mod tests {
 
     #[test]
     fn failed_scheduling_messages() {
-        let cfg = SchedulerConfig::default();
+        // Without DynamicResources in the profile (before 1.34): DefaultPreemption alone.
+        let cfg = SchedulerConfig::for_version(crate::version::KubeVersion::new(1, 33));
         // Node a could hold the pod if it were empty (so preemption is the question), but
         // 1.5 of its 3 cpus are taken.
         let mut busy = node("a", "3", None);
@@ -798,7 +799,7 @@ mod tests {
         let rows = [
             (
                 pod("2"),
-                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {gpu: }. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
                 "histogram sorted byte-wise; cpu is resolvable by preemption, taints are not",
             ),
             (
@@ -817,10 +818,27 @@ mod tests {
             assert_eq!(r.node, None, "{why}");
             assert_eq!(r.message.as_deref(), Some(expected), "{why}");
         }
-        let too_big = schedule(&pod("5"), &cluster[..1], &cfg, true);
+        // With it (1.34+): its PostFilter text for a pod without claims comes first, and after
+        // a PreFilter rejection that ran before its PreFilter, its missing state ends the stage.
+        let dra = SchedulerConfig::for_version(crate::version::KubeVersion::new(1, 35));
+        let mut conflict = pod("1");
+        pin(&mut conflict, &[&[&["a"], &["b"]]]);
+        let rows = [
+            (
+                pod("2"),
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "Filter failures: DynamicResources, then DefaultPreemption",
+            ),
+            (conflict, "0/3 nodes are available: pod affinity terms conflict. not found", "PreFilter rejection: no preemption"),
+        ];
+        for (p, expected, why) in rows {
+            let r = schedule(&p, &cluster, &dra, true);
+            assert_eq!(r.message.as_deref(), Some(expected), "{why}");
+        }
+        let too_big = schedule(&pod("5"), &cluster[..1], &dra, true);
         assert_eq!(
             too_big.message.as_deref(),
-            Some("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
+            Some("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
             "a request above allocatable is unresolvable: no preemption can help"
         );
     }

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::controllers::{self, pod_owner, PodOwner};
 use crate::daemonset::{self, Blocker};
 use crate::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::field::FieldPath;
@@ -22,7 +23,7 @@ use crate::plugins::node_resources_fit::PodRequests;
 use crate::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
 use crate::scheduler::{schedule, schedule_with_requests, Detail, NodeVerdict, ScheduleResult, StaticCache};
 use crate::taints::{NO_EXECUTE, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
-use crate::validation::{validate_node, validate_pod_spec};
+use crate::validation::{validate_node, validate_workload};
 use crate::version::{FeatureGates, KubeVersion};
 
 /// DefaultTolerationSeconds' default for not-ready and unreachable.
@@ -46,6 +47,11 @@ impl Default for SimulateOptions {
 impl SimulateOptions {
     pub fn for_version(version: KubeVersion) -> Self {
         Self { version, gates: FeatureGates::for_version(version), admission_defaults: true }
+    }
+
+    /// The default profile for these options, before any cluster objects are known.
+    pub fn scheduler_config(&self) -> SchedulerConfig {
+        SchedulerConfig { version: self.version, gates: self.gates, ..Default::default() }
     }
 }
 
@@ -222,7 +228,10 @@ pub struct Eviction {
 /// Validates, then simulates. Every invalid document is reported, not just the first.
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
     validate(manifests, &opts.gates)?;
-    let cfg = SchedulerConfig { version: opts.version, gates: opts.gates, ..Default::default() };
+    let cfg = SchedulerConfig {
+        spread_listers: std::sync::Arc::new(controllers::listers(manifests)),
+        ..opts.scheduler_config()
+    };
     let mut sim = Simulation::new(manifests, opts, cfg);
     sim.run(manifests);
     Ok(sim.finish())
@@ -247,14 +256,7 @@ fn validate(manifests: &Manifests, gates: &FeatureGates) -> Result<(), Vec<Input
         }
     }
     for w in &manifests.workloads {
-        if w.name.is_empty() {
-            errors.push(InputError::Invalid {
-                doc: w.doc.clone(),
-                error: crate::field::FieldError::required(&FieldPath::root("metadata.name"), "name is required"),
-            });
-        }
-        let path = FieldPath::root(w.kind.pod_spec_path());
-        for error in validate_pod_spec(&w.template.spec, &path, gates) {
+        for error in validate_workload(w, gates) {
             errors.push(InputError::Invalid { doc: w.doc.clone(), error });
         }
     }
@@ -395,15 +397,28 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// The pod a workload creates: its template, API defaults, the given name.
-    fn make_pod(&self, w: &Workload, name: String, spec: PodSpec) -> Pod {
+    /// The pod a workload creates: its template, what its controller adds (`owner`, from
+    /// [`pod_owner`]), API defaults, the given name. A bare Pod keeps its own owner references.
+    fn make_pod(&self, w: &Workload, owner: Option<&PodOwner>, name: String, spec: PodSpec) -> Pod {
         let template_meta = &w.template.metadata;
+        let mut labels = template_meta.labels.clone();
+        let owner_references = match owner {
+            Some(owner) => {
+                if let Some((k, v)) = &owner.label {
+                    labels.insert(k.clone(), v.clone());
+                }
+                vec![owner.reference.clone()]
+            }
+            None if w.kind == WorkloadKind::Pod => template_meta.owner_references.clone(),
+            None => Vec::new(),
+        };
         Pod {
             metadata: ObjectMeta {
                 name,
                 namespace: Some(w.namespace.clone()),
-                labels: template_meta.labels.clone(),
+                labels,
                 annotations: template_meta.annotations.clone(),
+                owner_references,
                 ..Default::default()
             },
             spec,
@@ -427,7 +442,7 @@ impl<'a> Simulation<'a> {
         report.desired = 1;
         match self.index.get(&node).copied() {
             Some(i) => {
-                let pod = self.make_pod(w, w.name.clone(), spec);
+                let pod = self.make_pod(w, None, w.name.clone(), spec);
                 self.bind(i, &pod);
                 report.current = 1;
                 report.pods.push(PodReport::scheduled(w.name.clone(), node));
@@ -446,10 +461,11 @@ impl<'a> Simulation<'a> {
         let mut spec = w.template.spec.clone();
         report.defaults = self.admit(&mut spec);
         report.desired = w.replicas;
+        let owner = pod_owner(w);
         if let Some(waiting) = NotAttempted::of(&spec) {
             // No cycle runs for these pods: they hold nothing. Still say where one would go
             // once the scheduler takes it.
-            let pod = self.make_pod(w, pod_name(w, 0), spec);
+            let pod = self.make_pod(w, owner.as_ref(), pod_name(w, 0), spec);
             report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
             report.pods = (0..w.replicas)
                 .map(|r| PodReport { not_attempted: Some(waiting.clone()), ..PodReport::pending(pod_name(w, r), None) })
@@ -468,7 +484,7 @@ impl<'a> Simulation<'a> {
                 report.pods.push(PodReport::pending(name, Some(message.clone())));
                 continue;
             }
-            let pod = self.make_pod(w, name.clone(), spec.clone());
+            let pod = self.make_pod(w, owner.as_ref(), name.clone(), spec.clone());
             // The first replica's verdicts are the report's node map; later replicas need
             // verdicts only when they find no node (for the fixes).
             let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
@@ -494,7 +510,7 @@ impl<'a> Simulation<'a> {
         }
         if w.replicas == 0 {
             // Still say where a pod would go: that is the question a scaled-to-zero workload asks.
-            let pod = self.make_pod(w, pod_name(w, 0), spec);
+            let pod = self.make_pod(w, owner.as_ref(), pod_name(w, 0), spec);
             let result = schedule(&pod, &self.nodes, &self.cfg, true);
             report.nodes = node_map(&result);
         }
@@ -534,7 +550,8 @@ impl<'a> Simulation<'a> {
         let admitted_notes = self.admit(&mut spec);
         let template_affinity = spec.affinity.take();
         let waiting = NotAttempted::of(&spec);
-        let mut pod = self.make_pod(w, String::new(), spec);
+        let owner = pod_owner(w);
+        let mut pod = self.make_pod(w, owner.as_ref(), String::new(), spec);
         for &i in &eligible {
             let node_name = self.nodes[i].name().to_string();
             pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));

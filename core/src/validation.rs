@@ -1,110 +1,929 @@
-//! What the API server would reject and that changes placement, with its messages
-//! (`pkg/apis/core/validation`). Placement refuses such manifests instead of simulating a
+//! What the API server rejects, with its messages (`pkg/apis/core/validation`,
+//! `apimachinery/pkg/api/validation`). Placement refuses such manifests instead of simulating a
 //! cluster state that could not exist.
+//!
+//! A Pod is validated as the API server validates it on create: after API defaulting (container
+//! requests from limits, pod-level requests from pod-level limits, `TCP` for an empty port
+//! protocol, host ports for `hostNetwork`) and after the create strategy merged `matchLabelKeys`
+//! into label selectors. Pod templates are validated as the pods their controllers create.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::json;
 
+use crate::documents::{Workload, WorkloadKind};
 use crate::field::{FieldError, FieldPath};
-use crate::labels::{validate_label_key, validate_label_value};
-use crate::model::{LabelSelector, Node, NodeSelectorTerm, PodSpec, ResourceList, Toleration};
+use crate::labels::{
+    dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors,
+};
+use crate::model::{
+    Affinity, Container, ContainerPort, LabelSelector, LabelSelectorRequirement, Labels, Node, NodeSelectorTerm,
+    PodAffinityTerm, PodSpec, ResourceList, ResourceRequirements, Toleration,
+};
+use crate::quantity::Quantity;
+use crate::resources::{is_extended_resource, is_hugepages, is_supported_pod_level_resource};
 use crate::version::FeatureGates;
 
 const TAINT_EFFECTS: [&str; 3] = ["NoSchedule", "PreferNoSchedule", "NoExecute"];
+const NOT_A_VALID_SELECTOR_OPERATOR: &str = "not a valid selector operator";
+const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
 
-/// `validateTaints` for a Node's `spec.taints`.
+// ---------------------------------------------------------------------------------------------
+// Nodes
+
+/// `ValidateNode` on create: metadata, taints (at upstream's `metadata.taints` path) and the
+/// resource quantities in status.
 pub fn validate_node(node: &Node) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    if node.metadata.name.is_empty() {
-        errs.push(FieldError::required(&FieldPath::root("metadata.name"), "name or generateName is required"));
-    }
-    let path = FieldPath::root("spec.taints");
-    let mut seen = BTreeSet::new();
-    for (i, t) in node.spec.taints.iter().enumerate() {
-        let p = path.index(i);
-        if t.key.is_empty() {
-            errs.push(FieldError::required(&p.child("key"), ""));
-        } else if let Err(e) = validate_label_key(&t.key, &p.child("key")) {
-            errs.push(e);
-        }
-        if let Err(e) = validate_label_value(&t.value, &p.child("value")) {
-            errs.push(e);
-        }
-        if t.effect.is_empty() {
-            errs.push(FieldError::required(&p.child("effect"), ""));
-        } else if !TAINT_EFFECTS.contains(&t.effect.as_str()) {
-            errs.push(FieldError::not_supported(&p.child("effect"), &t.effect, &TAINT_EFFECTS));
-        }
-        if !seen.insert((t.key.clone(), t.effect.clone())) {
-            errs.push(FieldError::invalid(
-                &p,
-                json!(format!("{}:{}", t.key, t.effect)),
-                "taints must be unique by key and effect pair",
-            ));
-        }
-    }
-    for (name, list) in [("status.allocatable", &node.status.allocatable), ("status.capacity", &node.status.capacity)] {
-        if let Some(list) = list {
-            errs.extend(non_negative(list, &FieldPath::root(name)));
+    let meta = FieldPath::root("metadata");
+    let mut errs = object_meta(&node.metadata.name, &node.metadata.generate_name, None, &meta);
+    errs.extend(labels_errors(&node.metadata.labels, &meta.child("labels")));
+    errs.extend(annotations_errors(&node.metadata.annotations, &meta.child("annotations")));
+    errs.extend(node_taints(node, &meta.child("taints")));
+    for (name, list) in [("capacity", &node.status.capacity), ("allocatable", &node.status.allocatable)] {
+        for (res, q) in list.iter().flatten() {
+            errs.extend(quantity_value(res, q, &FieldPath::root("status").child(name).child(res)));
         }
     }
     errs
 }
 
-/// Pod spec validation relevant to placement; `path` is where the spec sits in its manifest.
-pub fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, gates: &FeatureGates) -> Vec<FieldError> {
+/// `validateNodeTaints`.
+fn node_taints(node: &Node, path: &FieldPath) -> Vec<FieldError> {
     let mut errs = Vec::new();
-    errs.extend(validate_tolerations(&spec.tolerations, &path.child("tolerations"), gates));
-    if let Some(sel) = &spec.node_selector {
-        for (k, v) in sel {
-            let p = path.child("nodeSelector");
-            errs.extend(validate_label_key(k, &p).err());
-            errs.extend(validate_label_value(v, &p.key(k)).err());
+    let mut seen = BTreeSet::new();
+    for (i, t) in node.spec.taints.iter().enumerate() {
+        let p = path.index(i);
+        errs.extend(label_name(&t.key, &p.child("key")));
+        let value_errs = label_value_errors(&t.value);
+        if !value_errs.is_empty() {
+            errs.push(FieldError::invalid(&p.child("value"), json!(t.value), &value_errs.join(";")));
+        }
+        errs.extend(taint_effect(&t.effect, false, &p.child("effect")));
+        if !seen.insert((t.effect.clone(), t.key.clone())) {
+            let taint = json!({"Key": t.key, "Value": t.value, "Effect": t.effect, "TimeAdded": null});
+            errs.push(FieldError::duplicate(&p, taint).with_detail("taints must be unique by key and effect pair"));
         }
     }
-    if let Some(affinity) = &spec.affinity {
-        let ap = path.child("affinity");
-        if let Some(na) = &affinity.node_affinity {
-            let np = ap.child("nodeAffinity");
-            if let Some(req) = &na.required {
-                let rp = np.child("requiredDuringSchedulingIgnoredDuringExecution").child("nodeSelectorTerms");
-                for (i, term) in req.node_selector_terms.iter().enumerate() {
-                    errs.extend(validate_node_selector_term(term, &rp.index(i)));
+    errs
+}
+
+fn taint_effect(effect: &str, allow_empty: bool, path: &FieldPath) -> Vec<FieldError> {
+    if effect.is_empty() && !allow_empty {
+        return vec![FieldError::required(path, "")];
+    }
+    if TAINT_EFFECTS.contains(&effect) {
+        Vec::new()
+    } else {
+        vec![FieldError::not_supported(path, effect, &TAINT_EFFECTS)]
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Object metadata
+
+/// `ValidateObjectMeta`'s name and namespace checks (`NameIsDNSSubdomain`,
+/// `ValidateNamespaceName`); `namespace` is `None` for cluster-scoped objects.
+fn object_meta(name: &str, generate_name: &str, namespace: Option<&str>, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if !generate_name.is_empty() {
+        // A generated name gets a suffix appended, so a trailing dash is fine.
+        let masked = match generate_name.strip_suffix('-') {
+            Some(rest) if !rest.is_empty() => format!("{rest}a"),
+            _ => generate_name.to_string(),
+        };
+        errs.extend(invalid_each(&path.child("generateName"), generate_name, dns1123_subdomain_errors(&masked)));
+    }
+    if name.is_empty() {
+        if generate_name.is_empty() {
+            errs.push(FieldError::required(&path.child("name"), "name or generateName is required"));
+        }
+    } else {
+        errs.extend(invalid_each(&path.child("name"), name, dns1123_subdomain_errors(name)));
+    }
+    // An empty namespace is filled in from the request (kubectl's context), as placement does.
+    if let Some(ns) = namespace.filter(|ns| !ns.is_empty()) {
+        errs.extend(invalid_each(&path.child("namespace"), ns, dns1123_label_errors(ns)));
+    }
+    errs
+}
+
+fn invalid_each(path: &FieldPath, value: &str, msgs: Vec<String>) -> Vec<FieldError> {
+    msgs.into_iter().map(|m| FieldError::invalid(path, json!(value), &m)).collect()
+}
+
+/// `ValidateLabelName`: every `IsQualifiedName` message.
+fn label_name(key: &str, path: &FieldPath) -> Vec<FieldError> {
+    invalid_each(path, key, qualified_name_errors(key))
+}
+
+/// `ValidateLabels`: keys and values, both reported at the map's own path.
+fn labels_errors(labels: &Labels, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (k, v) in labels {
+        errs.extend(label_name(k, path));
+        errs.extend(invalid_each(path, v, label_value_errors(v)));
+    }
+    errs
+}
+
+/// `ValidateAnnotations`: keys are qualified names, case-insensitively.
+fn annotations_errors(annotations: &BTreeMap<String, String>, path: &FieldPath) -> Vec<FieldError> {
+    annotations.keys().flat_map(|k| invalid_each(path, k, qualified_name_errors(&k.to_lowercase()))).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workloads and pods
+
+/// A workload as the API server sees the pods it creates: the object's name and namespace,
+/// the pod template's labels, and the pod spec.
+pub fn validate_workload(w: &Workload, gates: &FeatureGates) -> Vec<FieldError> {
+    let meta = &w.template.metadata;
+    let generate_name = if w.kind == WorkloadKind::Pod { meta.generate_name.as_str() } else { "" };
+    let mut errs = object_meta(&w.name, generate_name, Some(&w.namespace), &FieldPath::root("metadata"));
+    let template_meta = match w.kind.template_path() {
+        "" => FieldPath::root("metadata"),
+        t => FieldPath::root(t).child("metadata"),
+    };
+    errs.extend(labels_errors(&meta.labels, &template_meta.child("labels")));
+    errs.extend(annotations_errors(&meta.annotations, &template_meta.child("annotations")));
+    // The labels the pods carry once their controller creates them; only the keys matter here
+    // (for `matchLabelKeys`), so controller-generated values are placeholders.
+    let mut pod_labels = meta.labels.clone();
+    let controller_keys: &[&str] = match w.kind {
+        WorkloadKind::Deployment => &["pod-template-hash"],
+        WorkloadKind::DaemonSet => &["controller-revision-hash", "pod-template-generation"],
+        WorkloadKind::StatefulSet => &[
+            "controller-revision-hash",
+            "statefulset.kubernetes.io/pod-name",
+            "apps.kubernetes.io/pod-index",
+        ],
+        WorkloadKind::Job | WorkloadKind::CronJob => &[
+            "controller-uid",
+            "job-name",
+            "batch.kubernetes.io/controller-uid",
+            "batch.kubernetes.io/job-name",
+        ],
+        _ => &[],
+    };
+    for k in controller_keys {
+        pod_labels.entry(k.to_string()).or_insert_with(|| "x".into());
+    }
+    errs.extend(pod_spec(&w.template.spec, &pod_labels, &FieldPath::root(w.kind.pod_spec_path()), gates));
+    errs
+}
+
+/// `ValidatePodSpec` for a spec on its own (no pod labels, so `matchLabelKeys` merge nothing);
+/// `path` is where the spec sits in its manifest.
+pub fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, gates: &FeatureGates) -> Vec<FieldError> {
+    pod_spec(spec, &Labels::new(), path, gates)
+}
+
+/// The spec as the API server stores it on create: defaulted, and with `matchLabelKeys` /
+/// `mismatchLabelKeys` merged into the label selectors for the keys the pod has.
+fn api_view(spec: &PodSpec, pod_labels: &Labels, gates: &FeatureGates) -> PodSpec {
+    let mut spec = spec.clone();
+    for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+        for (k, v) in &c.resources.limits {
+            c.resources.requests.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        for p in &mut c.ports {
+            if p.protocol.is_empty() {
+                p.protocol = "TCP".into();
+            }
+            if spec.host_network && p.host_port == 0 {
+                p.host_port = p.container_port;
+            }
+        }
+    }
+    if gates.pod_level_resources {
+        if let Some(r) = &mut spec.resources {
+            for (k, v) in &r.limits {
+                if is_supported_pod_level_resource(k) {
+                    r.requests.entry(k.clone()).or_insert_with(|| v.clone());
                 }
             }
-            let pp = np.child("preferredDuringSchedulingIgnoredDuringExecution");
-            for (i, term) in na.preferred.iter().enumerate() {
-                if !(1..=100).contains(&term.weight) {
+        }
+    }
+    let merge = |sel: &mut Option<LabelSelector>, keys: &[String], op: &str| {
+        if let Some(sel) = sel {
+            for k in keys {
+                if let Some(v) = pod_labels.get(k) {
+                    sel.match_expressions.push(LabelSelectorRequirement {
+                        key: k.clone(),
+                        operator: op.into(),
+                        values: vec![v.clone()],
+                    });
+                }
+            }
+        }
+    };
+    for c in &mut spec.topology_spread_constraints {
+        let keys = c.match_label_keys.clone();
+        merge(&mut c.label_selector, &keys, "In");
+    }
+    if let Some(a) = &mut spec.affinity {
+        for pa in [&mut a.pod_affinity, &mut a.pod_anti_affinity].into_iter().flatten() {
+            let terms = pa.required.iter_mut().chain(pa.preferred.iter_mut().map(|w| &mut w.pod_affinity_term));
+            for t in terms {
+                let (m, mm) = (t.match_label_keys.clone(), t.mismatch_label_keys.clone());
+                merge(&mut t.label_selector, &m, "In");
+                merge(&mut t.label_selector, &mm, "NotIn");
+            }
+        }
+    }
+    spec
+}
+
+fn pod_spec(given: &PodSpec, pod_labels: &Labels, path: &FieldPath, gates: &FeatureGates) -> Vec<FieldError> {
+    let spec = api_view(given, pod_labels, gates);
+    let mut errs = Vec::new();
+    errs.extend(containers(&spec, &path.child("containers")));
+    errs.extend(init_containers(&spec, &path.child("initContainers")));
+    if gates.pod_level_resources {
+        errs.extend(pod_resources(&spec, &path.child("resources")));
+    }
+    if spec.host_network {
+        let cp = path.child("containers");
+        for (i, c) in spec.containers.iter().enumerate() {
+            for (j, port) in c.ports.iter().enumerate() {
+                if port.host_port != port.container_port {
                     errs.push(FieldError::invalid(
-                        &pp.index(i).child("weight"),
-                        json!(term.weight),
-                        "must be in the range 1-100",
+                        &cp.index(i).child("ports").index(j).child("hostPort"),
+                        json!(port.host_port),
+                        "must match `containerPort` when `hostNetwork` is true",
                     ));
                 }
-                errs.extend(validate_node_selector_term(&term.preference, &pp.index(i).child("preference")));
-            }
-        }
-        for (name, pa) in [("podAffinity", &affinity.pod_affinity), ("podAntiAffinity", &affinity.pod_anti_affinity)] {
-            let Some(pa) = pa else { continue };
-            let pp = ap.child(name);
-            for (i, term) in pa.required.iter().enumerate() {
-                let tp = pp.child("requiredDuringSchedulingIgnoredDuringExecution").index(i);
-                errs.extend(validate_affinity_term(&term.label_selector, &term.topology_key, &tp));
-            }
-            for (i, w) in pa.preferred.iter().enumerate() {
-                let tp = pp.child("preferredDuringSchedulingIgnoredDuringExecution").index(i);
-                if !(1..=100).contains(&w.weight) {
-                    errs.push(FieldError::invalid(&tp.child("weight"), json!(w.weight), "must be in the range 1-100"));
-                }
-                let t = &w.pod_affinity_term;
-                errs.extend(validate_affinity_term(&t.label_selector, &t.topology_key, &tp.child("podAffinityTerm")));
             }
         }
     }
-    let tp = path.child("topologySpreadConstraints");
-    for (i, c) in spec.topology_spread_constraints.iter().enumerate() {
-        let p = tp.index(i);
+    if let Some(sel) = &spec.node_selector {
+        errs.extend(labels_errors(sel, &path.child("nodeSelector")));
+    }
+    if let Some(a) = &spec.affinity {
+        errs.extend(affinity(a, &path.child("affinity")));
+    }
+    errs.extend(topology_spread_constraints(&spec, &path.child("topologySpreadConstraints")));
+    if !spec.node_name.is_empty() {
+        errs.extend(invalid_each(&path.child("nodeName"), &spec.node_name, dns1123_subdomain_errors(&spec.node_name)));
+    }
+    errs.extend(validate_tolerations(&spec.tolerations, &path.child("tolerations"), gates));
+    if let Some(pc) = spec.priority_class_name.as_deref().filter(|pc| !pc.is_empty()) {
+        errs.extend(invalid_each(&path.child("priorityClassName"), pc, dns1123_subdomain_errors(pc)));
+    }
+    if !spec.overhead.is_empty() {
+        let overhead = ResourceRequirements { limits: spec.overhead.clone(), requests: ResourceList::new() };
+        errs.extend(resource_requirements(&overhead, ResourceNames::Container, &path.child("overhead")));
+    }
+    errs
+}
+
+// ---------------------------------------------------------------------------------------------
+// Containers
+
+/// `validateContainers`: names unique among regular containers, host ports unique across them.
+fn containers(spec: &PodSpec, path: &FieldPath) -> Vec<FieldError> {
+    if spec.containers.is_empty() {
+        return vec![FieldError::required(path, "")];
+    }
+    let mut errs = Vec::new();
+    let mut names = BTreeSet::new();
+    for (i, c) in spec.containers.iter().enumerate() {
+        let p = path.index(i);
+        errs.extend(container_common(c, &p));
+        if !names.insert(c.name.as_str()) {
+            errs.push(FieldError::duplicate(&p.child("name"), json!(c.name)));
+        }
+        if c.restart_policy.is_some() {
+            errs.push(FieldError::forbidden(
+                &p.child("restartPolicy"),
+                json!(c.restart_policy),
+                "may not be set for non-init containers",
+            ));
+        }
+    }
+    errs.extend(host_port_conflicts(&spec.containers, path));
+    errs
+}
+
+/// `validateInitContainers`: names unique among regular and init containers; each init
+/// container's host ports checked on their own (it runs alone), at upstream's `[0]` index.
+fn init_containers(spec: &PodSpec, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut names: BTreeSet<&str> = spec.containers.iter().map(|c| c.name.as_str()).collect();
+    for (i, c) in spec.init_containers.iter().enumerate() {
+        let p = path.index(i);
+        errs.extend(container_common(c, &p));
+        if let Some(policy) = &c.restart_policy {
+            if policy != "Always" {
+                errs.push(FieldError::not_supported(&p.child("restartPolicy"), policy, &["Always"]));
+            }
+        }
+        if names.contains(c.name.as_str()) {
+            errs.push(FieldError::duplicate(&p.child("name"), json!(c.name)));
+        } else if !c.name.is_empty() {
+            names.insert(c.name.as_str());
+        }
+        errs.extend(host_port_conflicts(std::slice::from_ref(c), path));
+    }
+    errs
+}
+
+/// `validateContainerCommon` (and the pod-only image whitespace check).
+fn container_common(c: &Container, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let name_path = path.child("name");
+    if c.name.is_empty() {
+        errs.push(FieldError::required(&name_path, ""));
+    } else {
+        errs.extend(invalid_each(&name_path, &c.name, dns1123_label_errors(&c.name)));
+    }
+    if c.image.is_empty() {
+        errs.push(FieldError::required(&path.child("image"), ""));
+    } else if c.image.trim() != c.image {
+        errs.push(FieldError::invalid(
+            &path.child("image"),
+            json!(c.image),
+            "must not have leading or trailing whitespace",
+        ));
+    }
+    errs.extend(container_ports(&c.ports, &path.child("ports")));
+    errs.extend(resource_requirements(&c.resources, ResourceNames::Container, &path.child("resources")));
+    errs
+}
+
+/// `validateContainerPorts`.
+fn container_ports(ports: &[ContainerPort], path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut names = BTreeSet::new();
+    for (i, port) in ports.iter().enumerate() {
+        let p = path.index(i);
+        if let Some(name) = port.name.as_deref().filter(|n| !n.is_empty()) {
+            let msgs = port_name_errors(name);
+            if !msgs.is_empty() {
+                errs.extend(invalid_each(&p.child("name"), name, msgs));
+            } else if !names.insert(name) {
+                errs.push(FieldError::duplicate(&p.child("name"), json!(name)));
+            }
+        }
+        if port.container_port == 0 {
+            errs.push(FieldError::required(&p.child("containerPort"), ""));
+        } else if !(1..=65535).contains(&port.container_port) {
+            errs.push(FieldError::invalid(&p.child("containerPort"), json!(port.container_port), PORT_RANGE));
+        }
+        if port.host_port != 0 && !(1..=65535).contains(&port.host_port) {
+            errs.push(FieldError::invalid(&p.child("hostPort"), json!(port.host_port), PORT_RANGE));
+        }
+        if port.protocol.is_empty() {
+            errs.push(FieldError::required(&p.child("protocol"), ""));
+        } else if !["SCTP", "TCP", "UDP"].contains(&port.protocol.as_str()) {
+            errs.push(FieldError::not_supported(&p.child("protocol"), &port.protocol, &["SCTP", "TCP", "UDP"]));
+        }
+    }
+    errs
+}
+
+/// `validation.IsValidPortName` (IANA service names).
+fn port_name_errors(name: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if name.len() > 15 {
+        errs.push("must be no more than 15 characters".to_string());
+    }
+    if !name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        errs.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)".into());
+    }
+    if !name.bytes().any(|b| b.is_ascii_lowercase()) {
+        errs.push("must contain at least one letter (a-z)".into());
+    }
+    if name.contains("--") {
+        errs.push("must not contain consecutive hyphens".into());
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        errs.push("must not begin or end with a hyphen".into());
+    }
+    errs
+}
+
+/// `AccumulateUniqueHostPorts`: host ports keyed by `protocol/hostIP/port`.
+fn host_port_conflicts(containers: &[Container], path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (i, c) in containers.iter().enumerate() {
+        for (j, port) in c.ports.iter().enumerate() {
+            if port.host_port == 0 {
+                continue;
+            }
+            let key = format!("{}/{}/{}", port.protocol, port.host_ip, port.host_port);
+            if seen.contains(&key) {
+                errs.push(FieldError::duplicate(&path.index(i).child("ports").index(j).child("hostPort"), json!(key)));
+            } else {
+                seen.insert(key);
+            }
+        }
+    }
+    errs
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources
+
+#[derive(Clone, Copy, PartialEq)]
+enum ResourceNames {
+    Container,
+    PodLevel,
+}
+
+const STANDARD_RESOURCES: [&str; 20] = [
+    "cpu",
+    "memory",
+    "ephemeral-storage",
+    "requests.cpu",
+    "requests.memory",
+    "requests.ephemeral-storage",
+    "limits.cpu",
+    "limits.memory",
+    "limits.ephemeral-storage",
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "storage",
+    "requests.storage",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+const INTEGER_RESOURCES: [&str; 9] = [
+    "pods",
+    "resourcequotas",
+    "services",
+    "replicationcontrollers",
+    "secrets",
+    "configmaps",
+    "persistentvolumeclaims",
+    "services.nodeports",
+    "services.loadbalancers",
+];
+
+fn is_native_resource(name: &str) -> bool {
+    !name.contains('/') || name.contains("kubernetes.io/")
+}
+
+/// `IsOvercommitAllowed`: requests may be below limits.
+fn is_overcommit_allowed(name: &str) -> bool {
+    is_native_resource(name) && !is_hugepages(name)
+}
+
+/// `validateResourceName`.
+fn resource_name(name: &str, path: &FieldPath) -> Vec<FieldError> {
+    let errs = label_name(name, path);
+    if !errs.is_empty() {
+        return errs;
+    }
+    let standard = STANDARD_RESOURCES.contains(&name) || name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
+    if !name.contains('/') && !standard {
+        return vec![FieldError::invalid(path, json!(name), "must be a standard resource type or fully qualified")];
+    }
+    Vec::new()
+}
+
+/// `validateContainerResourceName` or `validatePodResourceName`.
+fn resource_name_for(name: &str, names: ResourceNames, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = resource_name(name, path);
+    match names {
+        ResourceNames::PodLevel => {
+            if errs.is_empty() && !is_supported_pod_level_resource(name) {
+                errs.push(FieldError::not_supported(path, name, &["cpu", "hugepages-", "memory"]));
+            }
+        }
+        ResourceNames::Container => {
+            if !name.contains('/') {
+                if !["cpu", "memory", "ephemeral-storage"].contains(&name) && !is_hugepages(name) {
+                    errs.push(FieldError::invalid(path, json!(name), "must be a standard resource for containers"));
+                }
+            } else if !is_native_resource(name) && !is_extended_resource(name) {
+                errs.push(FieldError::invalid(path, json!(name), "doesn't follow extended resource name standard"));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateResourceQuantityValue`: not negative; whole units for extended and countable
+/// resources.
+fn quantity_value(name: &str, q: &Quantity, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if q.is_negative() {
+        errs.push(FieldError::invalid(path, json!(go_string(q)), "must be greater than or equal to 0"));
+    }
+    if (INTEGER_RESOURCES.contains(&name) || is_extended_resource(name)) && q.milli_value() % 1000 != 0 {
+        errs.push(FieldError::invalid(path, json!(go_string(q)), "must be an integer"));
+    }
+    errs
+}
+
+/// `validateResourceQuantityHugePageValue`: a whole number of pages.
+fn hugepage_value(name: &str, q: &Quantity, path: &FieldPath) -> Option<FieldError> {
+    let page = Quantity::parse(name.strip_prefix("hugepages-")?).ok();
+    let divisible = page.is_some_and(|page| {
+        page.value() > 0 && page.milli_value() % 1000 == 0 && q.value() % page.value() == 0
+    });
+    (!divisible).then(|| {
+        let v = go_string(q);
+        FieldError::invalid(path, json!(v), &format!("{v} is not positive integer multiple of {name}"))
+    })
+}
+
+/// `validateResourceRequirements` (container, overhead and pod-level).
+fn resource_requirements(r: &ResourceRequirements, names: ResourceNames, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let (lim_path, req_path) = (path.child("limits"), path.child("requests"));
+    let (mut cpu_or_memory, mut hugepages) = (false, false);
+    for (name, q) in &r.limits {
+        let p = lim_path.key(name);
+        errs.extend(resource_name_for(name, names, &p));
+        errs.extend(quantity_value(name, q, &p));
+        if is_hugepages(name) {
+            hugepages = true;
+            errs.extend(hugepage_value(name, q, &p));
+        }
+        cpu_or_memory |= name == "cpu" || name == "memory";
+    }
+    for (name, q) in &r.requests {
+        let p = req_path.key(name);
+        errs.extend(resource_name_for(name, names, &p));
+        errs.extend(quantity_value(name, q, &p));
+        match r.limits.get(name) {
+            Some(limit) if q != limit && !is_overcommit_allowed(name) => errs.push(FieldError::invalid(
+                &req_path,
+                json!(go_string(q)),
+                &format!("must be equal to {name} limit of {}", go_string(limit)),
+            )),
+            Some(limit) if q > limit => errs.push(FieldError::invalid(
+                &req_path,
+                json!(go_string(q)),
+                &format!("must be less than or equal to {name} limit of {}", go_string(limit)),
+            )),
+            Some(_) => {}
+            None if !is_overcommit_allowed(name) => {
+                errs.push(FieldError::required(&lim_path, "Limit must be set for non overcommitable resources"))
+            }
+            None => {}
+        }
+        if is_hugepages(name) {
+            hugepages = true;
+            errs.extend(hugepage_value(name, q, &p));
+        }
+        cpu_or_memory |= name == "cpu" || name == "memory";
+    }
+    if hugepages && !cpu_or_memory {
+        errs.push(FieldError::forbidden(path, json!(null), "HugePages require cpu or memory"));
+    }
+    errs
+}
+
+/// `validatePodResources`: pod-level names and values, then `validatePodResourceConsistency`
+/// (with upstream's `containers[i][name].limits` paths).
+fn pod_resources(spec: &PodSpec, path: &FieldPath) -> Vec<FieldError> {
+    let Some(pod) = &spec.resources else { return Vec::new() };
+    let mut errs = resource_requirements(pod, ResourceNames::PodLevel, path);
+    for (name, (aggregate, binary)) in aggregate_container_requests(spec) {
+        let Some(requested) = pod.requests.get(&name) else { continue };
+        if aggregate > *requested {
+            errs.push(FieldError::invalid(
+                &path.child("requests").key(&name),
+                json!(go_string(requested)),
+                &format!(
+                    "must be greater than or equal to aggregate container requests of {}",
+                    go_format(&aggregate, binary)
+                ),
+            ));
+        }
+    }
+    for (i, c) in spec.containers.iter().enumerate() {
+        for (name, limit) in &c.resources.limits {
+            let Some(pod_limit) = pod.limits.get(name) else { continue };
+            if limit > pod_limit {
+                errs.push(FieldError::invalid(
+                    &path.child("containers").index(i).key(name).child("limits"),
+                    json!(go_string(limit)),
+                    &format!("must be less than or equal to pod limits of {}", go_string(pod_limit)),
+                ));
+            }
+        }
+    }
+    errs
+}
+
+/// `AggregateContainerRequests`: regular containers and sidecars summed, init containers
+/// maxed in. Each sum keeps the format (binary or decimal suffix) of its first term, as
+/// `Quantity.Add` does, for the message.
+fn aggregate_container_requests(spec: &PodSpec) -> BTreeMap<String, (Quantity, bool)> {
+    fn add(into: &mut BTreeMap<String, (Quantity, bool)>, list: &BTreeMap<String, (Quantity, bool)>) {
+        for (name, (q, binary)) in list {
+            match into.get_mut(name) {
+                Some((sum, _)) => *sum = sum.add(q),
+                None => {
+                    into.insert(name.clone(), (q.clone(), *binary));
+                }
+            }
+        }
+    }
+    fn max(into: &mut BTreeMap<String, (Quantity, bool)>, list: &BTreeMap<String, (Quantity, bool)>) {
+        for (name, v) in list {
+            if into.get(name).is_none_or(|(cur, _)| v.0 > *cur) {
+                into.insert(name.clone(), v.clone());
+            }
+        }
+    }
+    let of = |c: &Container| -> BTreeMap<String, (Quantity, bool)> {
+        c.resources.requests.iter().map(|(k, q)| (k.clone(), (q.clone(), is_binary(q)))).collect()
+    };
+    let mut reqs = BTreeMap::new();
+    for c in &spec.containers {
+        add(&mut reqs, &of(c));
+    }
+    let (mut sidecars, mut init) = (BTreeMap::new(), BTreeMap::new());
+    for c in &spec.init_containers {
+        let own = of(c);
+        if c.is_restartable_init() {
+            add(&mut reqs, &own);
+            add(&mut sidecars, &own);
+            max(&mut init, &sidecars);
+        } else {
+            let mut tmp = BTreeMap::new();
+            add(&mut tmp, &own);
+            add(&mut tmp, &sidecars);
+            max(&mut init, &tmp);
+        }
+    }
+    max(&mut reqs, &init);
+    reqs
+}
+
+fn is_binary(q: &Quantity) -> bool {
+    q.as_str().ends_with('i')
+}
+
+/// `Quantity.String()`: the canonical form in the quantity's own format.
+fn go_string(q: &Quantity) -> String {
+    go_format(q, is_binary(q))
+}
+
+fn go_format(q: &Quantity, binary: bool) -> String {
+    let text = q.as_str();
+    if text.contains(['e', 'E']) && !text.ends_with('i') {
+        return text.to_string();
+    }
+    let milli = q.milli_value();
+    if milli == i64::MAX || milli == i64::MIN {
+        return text.to_string();
+    }
+    if binary && milli % 1000 == 0 && !(-1024..1024).contains(&(milli / 1000)) {
+        let (mut v, mut e) = (milli / 1000, 0);
+        while v % 1024 == 0 && e < 6 {
+            v /= 1024;
+            e += 1;
+        }
+        return format!("{v}{}", ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][e]);
+    }
+    if milli == 0 {
+        return "0".into();
+    }
+    let (mut v, mut e) = (milli, -3i32);
+    while v % 10 == 0 {
+        v /= 10;
+        e += 1;
+    }
+    while e.rem_euclid(3) != 0 {
+        v *= 10;
+        e -= 1;
+    }
+    let suffix = match e {
+        -3 => "m",
+        0 => "",
+        3 => "k",
+        6 => "M",
+        9 => "G",
+        12 => "T",
+        15 => "P",
+        _ => "E",
+    };
+    format!("{v}{suffix}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Affinity and spreading
+
+fn affinity(a: &Affinity, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if let Some(na) = &a.node_affinity {
+        let np = path.child("nodeAffinity");
+        if let Some(req) = &na.required {
+            let tp = np.child("requiredDuringSchedulingIgnoredDuringExecution").child("nodeSelectorTerms");
+            if req.node_selector_terms.is_empty() {
+                errs.push(FieldError::required(&tp, "must have at least one node selector term"));
+            }
+            for (i, term) in req.node_selector_terms.iter().enumerate() {
+                errs.extend(node_selector_term(term, false, &tp.index(i)));
+            }
+        }
+        let pp = np.child("preferredDuringSchedulingIgnoredDuringExecution");
+        for (i, term) in na.preferred.iter().enumerate() {
+            if !(1..=100).contains(&term.weight) {
+                errs.push(FieldError::invalid(&pp.index(i).child("weight"), json!(term.weight), "must be in the range 1-100"));
+            }
+            // Upstream always allows invalid label values in preferred terms.
+            errs.extend(node_selector_term(&term.preference, true, &pp.index(i).child("preference")));
+        }
+    }
+    for (name, pa) in [("podAffinity", &a.pod_affinity), ("podAntiAffinity", &a.pod_anti_affinity)] {
+        let Some(pa) = pa else { continue };
+        let pp = path.child(name);
+        for (i, term) in pa.required.iter().enumerate() {
+            errs.extend(pod_affinity_term(term, &pp.child("requiredDuringSchedulingIgnoredDuringExecution").index(i)));
+        }
+        for (i, w) in pa.preferred.iter().enumerate() {
+            let tp = pp.child("preferredDuringSchedulingIgnoredDuringExecution").index(i);
+            if !(1..=100).contains(&w.weight) {
+                errs.push(FieldError::invalid(&tp.child("weight"), json!(w.weight), "must be in the range 1-100"));
+            }
+            errs.extend(pod_affinity_term(&w.pod_affinity_term, &tp.child("podAffinityTerm")));
+        }
+    }
+    errs
+}
+
+/// `ValidateNodeSelectorTerm`. `Gt`/`Lt` need exactly one value; whether it is an integer is
+/// not the API's concern (the scheduler treats a non-integer as not matching).
+fn node_selector_term(term: &NodeSelectorTerm, allow_invalid_values: bool, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, r) in term.match_expressions.iter().enumerate() {
+        let p = path.child("matchExpressions").index(i);
+        let vp = p.child("values");
+        match r.operator.as_str() {
+            "In" | "NotIn" => {
+                if r.values.is_empty() {
+                    errs.push(FieldError::required(&vp, "must be specified when `operator` is 'In' or 'NotIn'"));
+                }
+            }
+            "Exists" | "DoesNotExist" => {
+                if !r.values.is_empty() {
+                    errs.push(FieldError::forbidden(
+                        &vp,
+                        json!(r.values),
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    ));
+                }
+            }
+            "Gt" | "Lt" => {
+                if r.values.len() != 1 {
+                    errs.push(FieldError::required(&vp, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+                }
+            }
+            other => errs.push(FieldError::invalid(&p.child("operator"), json!(other), NOT_A_VALID_SELECTOR_OPERATOR)),
+        }
+        errs.extend(label_name(&r.key, &p.child("key")));
+        if !allow_invalid_values {
+            for (j, v) in r.values.iter().enumerate() {
+                errs.extend(invalid_each(&vp.index(j), v, label_value_errors(v)));
+            }
+        }
+    }
+    for (i, r) in term.match_fields.iter().enumerate() {
+        let p = path.child("matchFields").index(i);
+        match r.operator.as_str() {
+            "In" | "NotIn" => {
+                if r.values.len() != 1 {
+                    errs.push(FieldError::required(
+                        &p.child("values"),
+                        "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                    ));
+                }
+            }
+            other => errs.push(FieldError::invalid(&p.child("operator"), json!(other), NOT_A_VALID_SELECTOR_OPERATOR)),
+        }
+        if r.key != crate::nodeaffinity::FIELD_METADATA_NAME {
+            errs.push(FieldError::invalid(&p.child("key"), json!(r.key), "not a valid field selector key"));
+        } else {
+            for (j, v) in r.values.iter().enumerate() {
+                errs.extend(invalid_each(&p.child("values").index(j), v, dns1123_subdomain_errors(v)));
+            }
+        }
+    }
+    errs
+}
+
+/// `validatePodAffinityTerm` (its selector already merged with `matchLabelKeys`).
+fn pod_affinity_term(term: &PodAffinityTerm, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = label_selector(term.label_selector.as_ref(), &path.child("labelSelector"));
+    errs.extend(label_selector(term.namespace_selector.as_ref(), &path.child("namespaceSelector")));
+    for ns in &term.namespaces {
+        // Upstream reports these at `namespace`, singular.
+        errs.extend(invalid_each(&path.child("namespace"), ns, dns1123_label_errors(ns)));
+    }
+    errs.extend(match_label_keys(path, &term.match_label_keys, &term.mismatch_label_keys, term.label_selector.as_ref()));
+    if term.topology_key.is_empty() {
+        errs.push(FieldError::required(&path.child("topologyKey"), "can not be empty"));
+    }
+    errs.extend(label_name(&term.topology_key, &path.child("topologyKey")));
+    errs
+}
+
+/// `ValidateLabelSelector` with invalid label values disallowed.
+fn label_selector(selector: Option<&LabelSelector>, path: &FieldPath) -> Vec<FieldError> {
+    let Some(sel) = selector else { return Vec::new() };
+    let mut errs = labels_errors(&sel.match_labels, &path.child("matchLabels"));
+    for (i, r) in sel.match_expressions.iter().enumerate() {
+        let p = path.child("matchExpressions").index(i);
+        match r.operator.as_str() {
+            "In" | "NotIn" => {
+                if r.values.is_empty() {
+                    errs.push(FieldError::required(
+                        &p.child("values"),
+                        "must be specified when `operator` is 'In' or 'NotIn'",
+                    ));
+                }
+            }
+            "Exists" | "DoesNotExist" => {
+                if !r.values.is_empty() {
+                    errs.push(FieldError::forbidden(
+                        &p.child("values"),
+                        json!(r.values),
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    ));
+                }
+            }
+            other => errs.push(FieldError::invalid(&p.child("operator"), json!(other), NOT_A_VALID_SELECTOR_OPERATOR)),
+        }
+        errs.extend(label_name(&r.key, &p.child("key")));
+        for (j, v) in r.values.iter().enumerate() {
+            errs.extend(invalid_each(&p.child("values").index(j), v, label_value_errors(v)));
+        }
+    }
+    errs
+}
+
+/// `validateMatchLabelKeysAndMismatchLabelKeys`, on a selector that already holds the merged
+/// `key In (value)` requirements: a key named by both the user's selector and `matchLabelKeys`
+/// shows up twice. Errors sit at `path[i]`, as upstream reports them.
+fn match_label_keys(
+    path: &FieldPath,
+    match_keys: &[String],
+    mismatch_keys: &[String],
+    selector: Option<&LabelSelector>,
+) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (name, keys) in [("matchLabelKeys", match_keys), ("mismatchLabelKeys", mismatch_keys)] {
+        if keys.is_empty() {
+            continue;
+        }
+        let kp = path.child(name);
+        if selector.is_none() {
+            errs.push(FieldError::forbidden(&kp, json!(keys), "must not be specified when labelSelector is not set"));
+            continue;
+        }
+        for (i, k) in keys.iter().enumerate() {
+            errs.extend(label_name(k, &kp.index(i)));
+        }
+    }
+    if let Some(sel) = selector {
+        let index: BTreeMap<&str, usize> = match_keys.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+        let mut keys: BTreeSet<&str> = sel.match_labels.keys().map(String::as_str).collect();
+        for r in &sel.match_expressions {
+            if let Some(i) = index.get(r.key.as_str()) {
+                if keys.contains(r.key.as_str()) {
+                    errs.push(FieldError::invalid(
+                        &path.index(*i),
+                        json!(r.key),
+                        "exists in both matchLabelKeys and labelSelector",
+                    ));
+                }
+            }
+            keys.insert(&r.key);
+        }
+    }
+    let mismatch: BTreeSet<&String> = mismatch_keys.iter().collect();
+    for (i, k) in match_keys.iter().enumerate() {
+        if mismatch.contains(k) {
+            errs.push(FieldError::invalid(
+                &path.child("matchLabelKeys").index(i),
+                json!(k),
+                "exists in both matchLabelKeys and mismatchLabelKeys",
+            ));
+        }
+    }
+    errs
+}
+
+/// `validateTopologySpreadConstraints`.
+fn topology_spread_constraints(spec: &PodSpec, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let constraints = &spec.topology_spread_constraints;
+    for (i, c) in constraints.iter().enumerate() {
+        let p = path.index(i);
         if c.max_skew <= 0 {
             errs.push(FieldError::invalid(&p.child("maxSkew"), json!(c.max_skew), "must be greater than zero"));
         }
@@ -118,58 +937,42 @@ pub fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, gates: &FeatureGates)
                 &["DoNotSchedule", "ScheduleAnyway"],
             ));
         }
+        let repeated = constraints[i + 1..]
+            .iter()
+            .any(|o| o.topology_key == c.topology_key && o.when_unsatisfiable == c.when_unsatisfiable);
+        if repeated {
+            errs.push(FieldError::duplicate(
+                &p.child("{topologyKey, whenUnsatisfiable}"),
+                json!(format!("{{{}, {}}}", c.topology_key, c.when_unsatisfiable)),
+            ));
+        }
         if let Some(m) = c.min_domains {
             if m <= 0 {
-                errs.push(FieldError::invalid(&p.child("minDomains"), json!(m), "must be greater than 0"));
+                errs.push(FieldError::invalid(&p.child("minDomains"), json!(m), "must be greater than zero"));
+            }
+            if c.when_unsatisfiable != "DoNotSchedule" {
+                errs.push(FieldError::invalid(
+                    &p.child("minDomains"),
+                    json!(m),
+                    &format!("can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}", c.when_unsatisfiable),
+                ));
             }
         }
-        errs.extend(validate_label_selector(c.label_selector.as_ref(), &p.child("labelSelector")));
-    }
-    for (list, name) in [(&spec.init_containers, "initContainers"), (&spec.containers, "containers")] {
-        for (i, c) in list.iter().enumerate() {
-            let cp = path.child(name).index(i);
-            errs.extend(non_negative(&c.resources.requests, &cp.child("resources").child("requests")));
-            errs.extend(non_negative(&c.resources.limits, &cp.child("resources").child("limits")));
-            for (res, req) in &c.resources.requests {
-                if let Some(limit) = c.resources.limits.get(res) {
-                    if req > limit {
-                        errs.push(FieldError::invalid(
-                            &cp.child("resources").child("requests").key(res),
-                            json!(req.as_str()),
-                            &format!("must be less than or equal to {res} limit of {limit}"),
-                        ));
-                    }
-                }
-            }
-            for (j, port) in c.ports.iter().enumerate() {
-                let pp = cp.child("ports").index(j);
-                if !(0..=65535).contains(&port.host_port) {
-                    errs.push(FieldError::invalid(
-                        &pp.child("hostPort"),
-                        json!(port.host_port),
-                        "must be between 1 and 65535, inclusive",
-                    ));
-                }
-                if !["", "TCP", "UDP", "SCTP"].contains(&port.protocol.as_str()) {
-                    errs.push(FieldError::not_supported(
-                        &pp.child("protocol"),
-                        &port.protocol,
-                        &["SCTP", "TCP", "UDP"],
-                    ));
-                }
-            }
-            if name == "initContainers" {
-                if let Some(policy) = &c.restart_policy {
-                    if policy != "Always" {
-                        errs.push(FieldError::not_supported(&cp.child("restartPolicy"), policy, &["Always"]));
-                    }
+        for (name, policy) in [("nodeAffinityPolicy", &c.node_affinity_policy), ("nodeTaintsPolicy", &c.node_taints_policy)] {
+            if let Some(policy) = policy {
+                if policy != "Honor" && policy != "Ignore" {
+                    errs.push(FieldError::not_supported(&p.child(name), policy, &["Honor", "Ignore"]));
                 }
             }
         }
+        errs.extend(match_label_keys(&p, &c.match_label_keys, &[], c.label_selector.as_ref()));
+        errs.extend(label_selector(c.label_selector.as_ref(), &p.child("labelSelector")));
     }
-    errs.extend(non_negative(&spec.overhead, &path.child("overhead")));
     errs
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tolerations
 
 /// `ValidateTolerations`, in upstream's order and words.
 pub fn validate_tolerations(tolerations: &[Toleration], path: &FieldPath, gates: &FeatureGates) -> Vec<FieldError> {
@@ -177,7 +980,7 @@ pub fn validate_tolerations(tolerations: &[Toleration], path: &FieldPath, gates:
     for (i, t) in tolerations.iter().enumerate() {
         let p = path.index(i);
         if !t.key.is_empty() {
-            errs.extend(validate_label_key(&t.key, &p.child("key")).err());
+            errs.extend(label_name(&t.key, &p.child("key")));
         }
         if t.key.is_empty() && t.operator != "Exists" {
             errs.push(FieldError::invalid(
@@ -195,8 +998,9 @@ pub fn validate_tolerations(tolerations: &[Toleration], path: &FieldPath, gates:
         }
         match t.operator.as_str() {
             "" | "Equal" => {
-                if let Err(e) = validate_label_value(&t.value, &p.child("operator")) {
-                    errs.push(FieldError { bad_value: json!(t.value), ..e });
+                let msgs = label_value_errors(&t.value);
+                if !msgs.is_empty() {
+                    errs.push(FieldError::invalid(&p.child("operator"), json!(t.value), &msgs.join(";")));
                 }
             }
             "Exists" => {
@@ -218,16 +1022,16 @@ pub fn validate_tolerations(tolerations: &[Toleration], path: &FieldPath, gates:
                 }
             }
             other => {
-                let supported: &[&str] = if gates.taint_toleration_comparison_operators {
-                    &["Equal", "Exists", "Gt", "Lt"]
-                } else {
-                    &["Equal", "Exists"]
-                };
+                // 1.35 lists the comparison operators when one of them is used without its
+                // gate, and only Equal and Exists for any other unknown operator.
+                let comparison = gates.taint_toleration_comparison_operators || matches!(other, "Lt" | "Gt");
+                let supported: &[&str] =
+                    if comparison { &["Equal", "Exists", "Lt", "Gt"] } else { &["Equal", "Exists"] };
                 errs.push(FieldError::not_supported(&p.child("operator"), other, supported));
             }
         }
-        if !t.effect.is_empty() && !TAINT_EFFECTS.contains(&t.effect.as_str()) {
-            errs.push(FieldError::not_supported(&p.child("effect"), &t.effect, &TAINT_EFFECTS));
+        if !t.effect.is_empty() {
+            errs.extend(taint_effect(&t.effect, true, &p.child("effect")));
         }
     }
     errs
@@ -236,84 +1040,6 @@ pub fn validate_tolerations(tolerations: &[Toleration], path: &FieldPath, gates:
 fn is_decimal_integer(s: &str) -> bool {
     let digits = s.strip_prefix('-').unwrap_or(s);
     s == "0" || (!digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit()))
-}
-
-/// `ValidateNodeSelectorTerm` with the API server's messages.
-fn validate_node_selector_term(term: &NodeSelectorTerm, path: &FieldPath) -> Vec<FieldError> {
-    let mut errs = Vec::new();
-    for (i, r) in term.match_expressions.iter().enumerate() {
-        let p = path.child("matchExpressions").index(i);
-        let vp = p.child("values");
-        match r.operator.as_str() {
-            "In" | "NotIn" if r.values.is_empty() => {
-                errs.push(FieldError::required(&vp, "must be specified when `operator` is 'In' or 'NotIn'"))
-            }
-            "Exists" | "DoesNotExist" if !r.values.is_empty() => errs.push(FieldError::forbidden(
-                &vp,
-                json!(r.values),
-                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
-            )),
-            "Gt" | "Lt" => {
-                if r.values.len() != 1 {
-                    errs.push(FieldError::required(
-                        &vp,
-                        "must be specified single value when `operator` is 'Lt' or 'Gt'",
-                    ));
-                } else if crate::labels::go_parse_int(&r.values[0]).is_none() {
-                    errs.push(FieldError::invalid(&vp.index(0), json!(r.values[0]), "must be an integer"));
-                }
-            }
-            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
-            other => errs.push(FieldError::not_supported(
-                &p.child("operator"),
-                other,
-                &crate::labels::Operator::NODE_SELECTOR_SUPPORTED,
-            )),
-        }
-        errs.extend(validate_label_key(&r.key, &p.child("key")).err());
-    }
-    for (i, r) in term.match_fields.iter().enumerate() {
-        let p = path.child("matchFields").index(i);
-        if r.key != crate::nodeaffinity::FIELD_METADATA_NAME {
-            errs.push(FieldError::invalid(&p.child("key"), json!(r.key), "not a valid field selector key"));
-        }
-        match r.operator.as_str() {
-            "In" | "NotIn" => {
-                if r.values.len() != 1 {
-                    errs.push(FieldError::required(
-                        &p.child("values"),
-                        "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
-                    ));
-                }
-            }
-            other => errs.push(FieldError::not_supported(&p.child("operator"), other, &["In", "NotIn"])),
-        }
-    }
-    errs
-}
-
-fn validate_affinity_term(selector: &Option<LabelSelector>, topology_key: &str, path: &FieldPath) -> Vec<FieldError> {
-    let mut errs = validate_label_selector(selector.as_ref(), &path.child("labelSelector"));
-    if topology_key.is_empty() {
-        errs.push(FieldError::required(&path.child("topologyKey"), "can not be empty"));
-    } else {
-        errs.extend(validate_label_key(topology_key, &path.child("topologyKey")).err());
-    }
-    errs
-}
-
-fn validate_label_selector(selector: Option<&LabelSelector>, path: &FieldPath) -> Vec<FieldError> {
-    match crate::labels::Selector::from_label_selector(selector, path) {
-        Ok(_) => Vec::new(),
-        Err(e) => vec![e],
-    }
-}
-
-fn non_negative(list: &ResourceList, path: &FieldPath) -> Vec<FieldError> {
-    list.iter()
-        .filter(|(_, q)| q.is_negative())
-        .map(|(name, q)| FieldError::invalid(&path.key(name), json!(q.as_str()), "must be greater than or equal to 0"))
-        .collect()
 }
 
 #[cfg(test)]

@@ -456,8 +456,9 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
         doc: doc(nodes + 1, "Deployment", Some("shop"), "web".into()),
         replicas,
         template,
+        selector: None,
     };
-    Manifests { nodes: node_docs, workloads: vec![workload], ignored: Vec::new() }
+    Manifests { nodes: node_docs, workloads: vec![workload], services: Vec::new(), ignored: Vec::new() }
 }
 
 /// Nodes plus one node-exporter DaemonSet (100m / 128Mi, no tolerations: the 30% tainted

@@ -106,7 +106,7 @@ impl Policy {
         }
         let template = workload.template.spec.clone();
         let manifests =
-            Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![workload], ignored: Vec::new() };
+            Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![workload], services: Vec::new(), ignored: Vec::new() };
         let report = match simulate(&manifests, &settings.options) {
             Ok(r) => r,
             Err(errors) => {
@@ -472,7 +472,7 @@ mod tests {
                     .unwrap();
             let target = Target::from_request(&req).unwrap().unwrap();
             let w = target.workload().unwrap();
-            let m = Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![w.clone()], ignored: vec![] };
+            let m = Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![w.clone()], services: vec![], ignored: vec![] };
             let report = simulate(&m, &settings.options).unwrap();
             let wr = &report.workloads[0];
             let places_all = wr.current == wr.desired;

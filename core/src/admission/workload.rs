@@ -207,7 +207,23 @@ impl Target {
             namespace: Some(self.namespace.clone()),
             name: self.name.clone(),
         };
-        Ok(Workload { kind, namespace: self.namespace.clone(), name: self.name.clone(), doc, replicas, template })
+        let selector = match (kind, self.clean().pointer("/spec/selector")) {
+            (WorkloadKind::Pod | WorkloadKind::CronJob, _) | (_, None) => None,
+            (WorkloadKind::ReplicationController, Some(v)) => {
+                let labels: Labels = decode_at(v, "spec.selector")?;
+                Some(crate::model::LabelSelector { match_labels: labels, ..Default::default() })
+            }
+            (_, Some(v)) => Some(decode_at(v, "spec.selector")?),
+        };
+        Ok(Workload {
+            kind,
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+            doc,
+            replicas,
+            template,
+            selector,
+        })
     }
 
     /// Appends tolerations to the pod template, in both the received object (the mutation the

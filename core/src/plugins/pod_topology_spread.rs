@@ -5,18 +5,20 @@
 //! do not share counts), `minDomains`, `nodeAffinityPolicy`, `nodeTaintsPolicy` and
 //! `matchLabelKeys` are honoured, and only pods in the incoming pod's namespace are counted.
 //!
-//! Deviation: only the pod's own `spec.topologySpreadConstraints` are used. Upstream falls back
-//! to the cluster-level default constraints (the system defaults: zone `maxSkew: 5` and
-//! hostname `maxSkew: 3`, both `ScheduleAnyway`) for a pod without constraints, with a selector
-//! built from the Services, ReplicaSets, ReplicationControllers and StatefulSets that select
-//! the pod. Placement has no such objects, so those defaults never apply here; a pod without
-//! constraints is skipped by both Filter and Score.
+//! A pod without constraints of its own is scored by the default profile's system default
+//! constraints (`defaultingType: System`: hostname `maxSkew: 3`, zone `maxSkew: 5`, both
+//! `ScheduleAnyway`), counting the pods that [`default_selector`] selects: the selectors of the
+//! Services that select the pod and of its controlling ReplicaSet, StatefulSet or
+//! ReplicationController, from the [`Listers`] the simulation fills. Being `ScheduleAnyway`,
+//! they never filter.
 //!
 //! Feature gates follow their default for the configured release: `matchLabelKeys` from 1.27,
 //! node inclusion policies from 1.26 (before, only nodes matching the pod's node affinity and
 //! nodeSelector count, and taints are ignored), `minDomains` from 1.27.
 
 use std::collections::BTreeMap;
+
+use serde::Serialize;
 
 use super::inter_pod_affinity::describe_selector;
 use crate::field::{FieldError, FieldPath};
@@ -110,6 +112,102 @@ fn constraints_of(pod: &Pod, action: &str, cfg: &SchedulerConfig) -> Result<Vec<
         });
     }
     Ok(out)
+}
+
+/// `systemDefaultConstraints` (podtopologyspread/plugin.go): `(topologyKey, maxSkew)`, both
+/// `ScheduleAnyway`.
+pub const SYSTEM_DEFAULT_CONSTRAINTS: [(&str, i32); 2] = [(LABEL_HOSTNAME, 3), (LABEL_TOPOLOGY_ZONE, 5)];
+
+/// `v1.LabelTopologyZone`.
+pub const LABEL_TOPOLOGY_ZONE: &str = "topology.kubernetes.io/zone";
+
+/// What the plugin's Service, ReplicaSet, StatefulSet and ReplicationController listers hold,
+/// as far as `helper.DefaultSelector` reads them.
+#[derive(Debug, Clone, Default)]
+pub struct Listers {
+    /// `(namespace, spec.selector)` of each Service.
+    pub services: Vec<(String, Option<Labels>)>,
+    /// Controllers by `(apiVersion, kind, namespace, name)`: their pod selectors.
+    pub controllers: BTreeMap<ControllerKey, ControllerSelector>,
+}
+
+/// `(apiVersion, kind, namespace, name)` of a controller, as an owner reference names it.
+pub type ControllerKey = (String, String, String, String);
+
+/// A controller's selector as its API types it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ControllerSelector {
+    /// A ReplicationController's `spec.selector`, a label map.
+    Map(Labels),
+    /// A ReplicaSet's or StatefulSet's `spec.selector`.
+    LabelSelector(crate::model::LabelSelector),
+}
+
+impl Listers {
+    pub fn controller_key(api_version: &str, kind: &str, namespace: &str, name: &str) -> ControllerKey {
+        (api_version.to_string(), kind.to_string(), namespace.to_string(), name.to_string())
+    }
+}
+
+/// `helper.DefaultSelector`: the merged selectors of the pod's Services (in its namespace,
+/// selector non-nil and matching the pod's labels), and the requirements of its controlling
+/// ReplicationController (`v1`), ReplicaSet or StatefulSet (`apps/v1`) when the lister has it.
+/// Empty (matching everything) when there is neither: the caller then applies no defaults.
+pub fn default_selector(pod: &Pod, listers: &Listers) -> Vec<Requirement> {
+    let namespace = pod_namespace(pod);
+    let mut label_set: Labels = Labels::new();
+    for (ns, selector) in &listers.services {
+        let Some(selector) = selector else { continue };
+        if ns == namespace && selector.iter().all(|(k, v)| pod.metadata.labels.get(k) == Some(v)) {
+            label_set.extend(selector.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+    }
+    let as_requirements = |set: &Labels| -> Vec<Requirement> {
+        set.iter().map(|(k, v)| Requirement { key: k.clone(), operator: Operator::In, values: vec![v.clone()] }).collect()
+    };
+    let mut requirements = as_requirements(&label_set);
+    let Some(owner) = pod.metadata.controller() else { return requirements };
+    let key = Listers::controller_key(&owner.api_version, &owner.kind, namespace, &owner.name);
+    let known_kind = matches!(
+        (owner.api_version.as_str(), owner.kind.as_str()),
+        ("v1", "ReplicationController") | ("apps/v1", "ReplicaSet") | ("apps/v1", "StatefulSet")
+    );
+    match listers.controllers.get(&key).filter(|_| known_kind) {
+        Some(ControllerSelector::Map(selector)) => {
+            label_set.extend(selector.iter().map(|(k, v)| (k.clone(), v.clone())));
+            requirements = as_requirements(&label_set);
+        }
+        Some(ControllerSelector::LabelSelector(selector)) => {
+            // A selector that does not parse, or selects nothing, adds no requirement.
+            if let Ok(Selector::All(reqs)) = Selector::from_label_selector(Some(selector), &FieldPath::root("spec.selector")) {
+                requirements.extend(reqs);
+            }
+        }
+        None => {}
+    }
+    requirements
+}
+
+/// `buildDefaultConstraints` for Score: the system defaults with the pod's default selector;
+/// none when that selector is empty.
+fn system_default_constraints(pod: &Pod, cfg: &SchedulerConfig) -> Vec<Constraint> {
+    let requirements = default_selector(pod, &cfg.spread_listers);
+    if requirements.is_empty() {
+        return Vec::new();
+    }
+    // Node inclusion policies at their defaults: nodeAffinityPolicy Honor, nodeTaintsPolicy
+    // Ignore (before 1.26 the same behaviour without the fields).
+    SYSTEM_DEFAULT_CONSTRAINTS
+        .iter()
+        .map(|&(key, max_skew)| Constraint {
+            max_skew,
+            topology_key: key.to_string(),
+            selector: Selector::All(requirements.clone()),
+            min_domains: cfg.version.at_least(1, 27).then_some(1),
+            honor_node_affinity: true,
+            honor_node_taints: false,
+        })
+        .collect()
 }
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
@@ -246,23 +344,33 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     if nodes.is_empty() {
         return zeros;
     }
-    let Ok(constraints) = constraints_of(pod, SCHEDULE_ANYWAY, cfg) else {
-        // Upstream fails PreScore with an error; Placement leaves the plugin out.
-        return zeros;
+    // The pod's own constraints, or the system defaults. Only the pod's own require a node to
+    // have every topology key (`requireAllTopologies`): under the defaults a node without a
+    // zone label still gets hostname spreading, and its missing zone counts as the value "".
+    let (constraints, require_all_topologies) = if pod.spec.topology_spread_constraints.is_empty() {
+        (system_default_constraints(pod, cfg), false)
+    } else {
+        let Ok(constraints) = constraints_of(pod, SCHEDULE_ANYWAY, cfg) else {
+            // Upstream fails PreScore with an error; Placement leaves the plugin out.
+            return zeros;
+        };
+        (constraints, true)
     };
     if constraints.is_empty() {
         return zeros;
     }
-    // requireAllTopologies is always true: the pod's own constraints, never system defaults.
-    let ignored: Vec<bool> =
-        feasible.iter().map(|&i| !has_all_keys(&nodes[i].node().metadata.labels, &constraints)).collect();
+    let value_of = |labels: &Labels, key: &str| labels.get(key).cloned().unwrap_or_default();
+    let ignored: Vec<bool> = feasible
+        .iter()
+        .map(|&i| require_all_topologies && !has_all_keys(&nodes[i].node().metadata.labels, &constraints))
+        .collect();
     let mut counts = vec![BTreeMap::<String, i64>::new(); constraints.len()];
     for (&i, _) in feasible.iter().zip(&ignored).filter(|(_, ignored)| !**ignored) {
         let labels = &nodes[i].node().metadata.labels;
         for (c, m) in constraints.iter().zip(counts.iter_mut()) {
             // Per-node counts are done in Score.
             if c.topology_key != LABEL_HOSTNAME {
-                m.entry(labels[&c.topology_key].clone()).or_insert(0);
+                m.entry(value_of(labels, &c.topology_key)).or_insert(0);
             }
         }
     }
@@ -279,7 +387,7 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     let required = RequiredNodeAffinity::from_pod(&pod.spec);
     for info in nodes {
         let labels = &info.node().metadata.labels;
-        if !has_all_keys(labels, &constraints) {
+        if require_all_topologies && !has_all_keys(labels, &constraints) {
             continue;
         }
         for (c, m) in constraints.iter().zip(counts.iter_mut()) {
@@ -287,7 +395,7 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
                 continue;
             }
             // Only domains of some feasible node are tracked.
-            if let Some(n) = m.get_mut(&labels[&c.topology_key]) {
+            if let Some(n) = m.get_mut(labels.get(&c.topology_key).map_or("", String::as_str)) {
                 *n += count_matching(info.pods(), &c.selector, namespace);
             }
         }
