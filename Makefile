@@ -6,6 +6,7 @@ SHELL := bash
 # The shared folder beside the repository (conformance vectors, toolchain notes).
 SHARED ?= ../shared
 VECTORS ?= $(SHARED)/conformance/kube-scheduler/vectors.json
+CORPUS_1_35 ?= $(SHARED)/conformance/kube-scheduler-1.35
 GATEKEEPER_LIBRARY ?= $(SHARED)/conformance/gatekeeper-library
 DEMO_FILE ?= examples/daemonset-tainted-pool.yaml
 FUZZ_TARGET ?= parse_simulate
@@ -23,7 +24,7 @@ DEMO_PORT ?= 8080
 STEP := scripts/step.sh
 WASM_BUILD := scripts/cargo-wasm.sh build -p placement-core --release
 
-.PHONY: help setup test test-web demo demo-cli site screenshots fuzz bench wasm fmt clippy clean
+.PHONY: help setup test test-web demo demo-cli site screenshots fuzz bench wasm fmt clippy clean corpus
 
 help:
 	@echo 'make test    setup, fmt check, clippy, tests, conformance vectors, wasm build of core (CI runs this)'
@@ -36,6 +37,7 @@ help:
 	@echo 'make bench   cargo bench -p placement-core'
 	@echo 'make wasm    build placement-core for wasm32-unknown-unknown'
 	@echo 'make verify-gatekeeper  run the shared gatekeeper-library suites with gatekeeper/library templates'
+	@echo 'make corpus  the 461 scenarios recorded from kube-scheduler 1.35.4 ($(CORPUS_1_35)), 0 failed required'
 	@echo 'make policy  Kubewarden policy modules (annotated): dist/policy/placement-policy.wasm (with Gatekeeper), placement-policy-lean.wasm (without, < 2 MB)'
 	@echo 'make test-policy  policy tests: native, then the module in a real waPC host (wasmtime: 22 CPU-min cold, then cached)'
 	@echo 'make bench-policy  policy benchmark in the waPC host, into BENCHMARKS.md'
@@ -53,6 +55,7 @@ test:
 	@$(STEP) "cargo test" cargo test
 	@test -f "$(VECTORS)" || { echo "conformance vectors not found at $(VECTORS) (set SHARED=...)" >&2; exit 1; }
 	@$(STEP) "conformance vectors" cargo run -q -p placement-cli -- conformance "$(VECTORS)"
+	@$(STEP) "kube-scheduler 1.35.4 recorded corpus" $(MAKE) -s corpus
 	@$(STEP) "gatekeeper suites" $(MAKE) -s verify-gatekeeper
 	@$(STEP) "wasm build (placement-core)" $(WASM_BUILD)
 	@$(STEP) "Kubewarden policy (native, module, waPC host)" $(MAKE) -s test-policy
@@ -73,6 +76,13 @@ screenshots:
 verify-gatekeeper:
 	@test -d "$(GATEKEEPER_LIBRARY)" || { echo "gatekeeper library suites not found at $(GATEKEEPER_LIBRARY) (set SHARED=...)" >&2; exit 1; }
 	@find "$(GATEKEEPER_LIBRARY)" -name suite.yaml | sort | xargs cargo run -q -p placement-cli -- verify --templates gatekeeper/library
+
+# The scenarios recorded from kube-scheduler 1.35.4 (../shared/conformance/kube-scheduler-1.35):
+# its checker runs `placement simulate --kube-version 1.35` on each and needs 0 failed.
+corpus:
+	@test -f "$(CORPUS_1_35)/check_corpus.py" || { echo "recorded corpus not found at $(CORPUS_1_35) (set SHARED=...)" >&2; exit 1; }
+	@cargo build -q -p placement-cli
+	python3 "$(CORPUS_1_35)/check_corpus.py" "$${CARGO_TARGET_DIR:-target}/debug/placement" "$(CORPUS_1_35)"
 
 demo: site
 	@scripts/trunk.sh serve dist/site $(DEMO_PORT)

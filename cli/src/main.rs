@@ -33,7 +33,7 @@ enum Command {
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
         output: Output,
         /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
-        #[arg(long = "kube-version", default_value_t = KubeVersion::LATEST.to_string())]
+        #[arg(long = "kube-version", default_value_t = KubeVersion::DEFAULT.to_string())]
         kube_version: String,
         /// Leave out admission defaults (DefaultTolerationSeconds).
         #[arg(long)]

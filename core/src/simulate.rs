@@ -40,7 +40,7 @@ pub struct SimulateOptions {
 
 impl Default for SimulateOptions {
     fn default() -> Self {
-        Self::for_version(KubeVersion::LATEST)
+        Self::for_version(KubeVersion::DEFAULT)
     }
 }
 
@@ -827,6 +827,53 @@ mod tests {
         simulate(&parse_manifests(yaml, "").unwrap(), opts).unwrap()
     }
 
+    /// Gated pods and pods for another scheduler are never attempted: they stay Pending
+    /// without a FailedScheduling message and hold nothing, so a later pod still fits.
+    #[test]
+    fn pods_the_default_scheduler_never_attempts() {
+        let node = "kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '110'}}\n";
+        let pod = |name: &str, extra: &str| {
+            format!("---\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{{extra}containers: [{{name: c, image: i, resources: {{requests: {{cpu: 800m}}}}}}]}}\n")
+        };
+        // (name, spec fields, want status)
+        let rows = [
+            ("gated", "schedulingGates: [{name: example.com/quota}], ", "SchedulingGated"),
+            ("other-scheduler", "schedulerName: my-scheduler, ", "Pending"),
+        ];
+        for (name, extra, status) in rows {
+            let yaml = format!("{node}{}{}", pod(name, extra), pod("later", ""));
+            let report = run(&yaml, &SimulateOptions::default());
+            let first = &report.workloads[0].pods[0];
+            assert_eq!((first.node.as_deref(), first.message.as_deref()), (None, None), "{name}");
+            assert_eq!(first.not_attempted.as_ref().map(|n| n.status), Some(status), "{name}");
+            assert_eq!(report.workloads[1].pods[0].node.as_deref(), Some("n"), "{name}: the first pod holds no cpu");
+            assert!(report.workloads[0].nodes.get("n").is_some_and(|v| v.fits), "{name}: where it would go is still shown");
+        }
+        let named = format!("{node}{}", pod("mine", "schedulerName: default-scheduler, "));
+        assert_eq!(run(&named, &SimulateOptions::default()).workloads[0].pods[0].node.as_deref(), Some("n"));
+    }
+
+    /// A Deployment's pods carry the ReplicaSet the Deployment controller creates as their
+    /// controller, and its pod-template-hash label.
+    #[test]
+    fn deployment_pods_belong_to_their_replicaset() {
+        let yaml = "kind: Node\nmetadata: {name: n}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
+        let m = parse_manifests(yaml, "").unwrap();
+        let owner = pod_owner(&m.workloads[0]).unwrap();
+        let (key, hash) = owner.label.clone().unwrap();
+        assert_eq!(key, controllers::POD_TEMPLATE_HASH_LABEL);
+        assert_eq!(owner.reference.name, format!("web-{hash}"));
+        assert_eq!((owner.reference.api_version.as_str(), owner.reference.kind.as_str()), ("apps/v1", "ReplicaSet"));
+        let listers = controllers::listers(&m);
+        let key = crate::plugins::pod_topology_spread::Listers::controller_key(
+            "apps/v1",
+            "ReplicaSet",
+            "default",
+            &owner.reference.name,
+        );
+        assert!(listers.controllers.contains_key(&key), "the ReplicaSet is listed with its selector");
+    }
+
     const NODES: &str = "
 kind: Node
 metadata: {name: ready}
@@ -868,8 +915,8 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
         for (allocatable, requests, node, why) in rows {
             let yaml = format!(
                 "kind: Node\nmetadata: {{name: big}}\nstatus: {{allocatable: {allocatable}}}\n---\n\
-                 kind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, resources: {{requests: {requests}}}}}]}}\n---\n\
-                 kind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{template: {{spec: {{containers: [{{name: c, resources: {{requests: {requests}}}}}]}}}}}}\n"
+                 kind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}\n---\n\
+                 kind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{template: {{spec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}}}}}\n"
             );
             let report = run(&yaml, &SimulateOptions::default());
             let pod = &report.workloads[0].pods[0];
@@ -883,7 +930,7 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
     fn default_toleration_seconds_admits_then_evicts() {
         // The emptier, bigger node scores higher, and the admission plugin's 300s toleration
         // lets the pod land on it, where the taint manager evicts it after 300s.
-        let yaml = format!("{NODES}---\nkind: Pod\nmetadata: {{name: web}}\nspec: {{containers: [{{name: c, resources: {{requests: {{cpu: '1'}}}}}}]}}\n");
+        let yaml = format!("{NODES}---\nkind: Pod\nmetadata: {{name: web}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '1'}}}}}}]}}\n");
         let report = run(&yaml, &SimulateOptions::default());
         assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("failing"));
         assert_eq!(report.evictions.len(), 1);
@@ -898,7 +945,7 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
 
     #[test]
     fn running_pods_are_bound_first_and_evicted_at_once() {
-        let yaml = format!("{NODES}---\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: 1, template: {{spec: {{containers: [{{name: c, resources: {{requests: {{cpu: '3'}}}}}}]}}}}}}\n---\nkind: Pod\nmetadata: {{name: old}}\nspec: {{nodeName: ready, tolerations: [{{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}}], containers: [{{name: c, resources: {{requests: {{cpu: '2'}}}}}}]}}\n---\nkind: Pod\nmetadata: {{name: stray}}\nspec: {{nodeName: failing, tolerations: [{{key: x, operator: Exists}}], containers: []}}\n");
+        let yaml = format!("{NODES}---\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: 1, template: {{spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '3'}}}}}}]}}}}}}\n---\nkind: Pod\nmetadata: {{name: old}}\nspec: {{nodeName: ready, tolerations: [{{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}}], containers: [{{name: c, image: i, resources: {{requests: {{cpu: '2'}}}}}}]}}\n---\nkind: Pod\nmetadata: {{name: stray}}\nspec: {{nodeName: failing, tolerations: [{{key: x, operator: Exists}}], containers: [{{name: c, image: i}}]}}\n");
         let opts = SimulateOptions { admission_defaults: false, ..Default::default() };
         let report = run(&yaml, &opts);
         // The running pod holds 2 of ready's 4 cpus, so the 3-cpu replica cannot go there.

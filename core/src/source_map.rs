@@ -143,6 +143,9 @@ pub fn locate(text: &str, doc_index: usize, field: &str) -> Option<usize> {
     if field.is_empty() {
         return Some(fallback);
     }
+    // The API server reports a Node's `spec.taints` as `metadata.taints`.
+    let aliased = field.strip_prefix("metadata.taints").map(|rest| format!("spec.taints{rest}"));
+    let field = aliased.as_deref().unwrap_or(field);
     // A `List` item starts with `- `: walk the mapping after the dash.
     let mut block = match span.list_item {
         Some(_) => index_in(&lines.root(), 0).map(|(_, b)| b).unwrap_or_else(|| lines.root()),
@@ -380,6 +383,7 @@ mod tests {
         let text = "kind: Node\nmetadata:\n  labels:\n    kubernetes.io/os: linux\n    a.b: c\nspec:\n  taints:\n  - key: x\n    effect: Bad\n";
         assert_eq!(locate(text, 1, "metadata.labels.a.b"), Some(5));
         assert_eq!(locate(text, 1, "spec.taints[0].effect"), Some(9));
+        assert_eq!(locate(text, 1, "metadata.taints[0].effect"), Some(9), "upstream's path for taints");
         assert_eq!(locate(text, 1, "metadata.labels[kubernetes.io/os]"), Some(4));
     }
 
@@ -390,7 +394,7 @@ mod tests {
         assert_eq!(error_line(pod, &err), Some(9));
 
         let invalid =
-            "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - key: k\n    operator: Eq\n  containers: []\n";
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - key: k\n    operator: Eq\n  containers: [{name: c, image: i}]\n";
         let errors = simulate(&parse_manifests(invalid, "w").unwrap(), &SimulateOptions::default()).unwrap_err();
         assert_eq!(error_line(invalid, &errors[0]), Some(6));
 

@@ -182,26 +182,12 @@ pub fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, gates: &FeatureGates)
 /// `mismatchLabelKeys` merged into the label selectors for the keys the pod has.
 fn api_view(spec: &PodSpec, pod_labels: &Labels, gates: &FeatureGates) -> PodSpec {
     let mut spec = spec.clone();
+    // The same defaulting the simulation applies (requests from limits, pod-level requests,
+    // host ports for hostNetwork), so validation judges the spec that gets scheduled.
+    crate::simulate::api_defaults(&mut spec, gates);
     for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
-        for (k, v) in &c.resources.limits {
-            c.resources.requests.entry(k.clone()).or_insert_with(|| v.clone());
-        }
-        for p in &mut c.ports {
-            if p.protocol.is_empty() {
-                p.protocol = "TCP".into();
-            }
-            if spec.host_network && p.host_port == 0 {
-                p.host_port = p.container_port;
-            }
-        }
-    }
-    if gates.pod_level_resources {
-        if let Some(r) = &mut spec.resources {
-            for (k, v) in &r.limits {
-                if is_supported_pod_level_resource(k) {
-                    r.requests.entry(k.clone()).or_insert_with(|| v.clone());
-                }
-            }
+        for p in c.ports.iter_mut().filter(|p| p.protocol.is_empty()) {
+            p.protocol = "TCP".into();
         }
     }
     let merge = |sel: &mut Option<LabelSelector>, keys: &[String], op: &str| {

@@ -10,7 +10,12 @@ pub struct KubeVersion {
 }
 
 impl KubeVersion {
+    /// The newest release Placement accepts. Every behaviour docs/fidelity.md lists is the
+    /// same in 1.36 as in 1.35 as far as upstream's sources could be read.
     pub const LATEST: KubeVersion = KubeVersion { major: 1, minor: 36 };
+    /// The default: the newest release whose behaviour was verified from upstream's sources
+    /// for every item of docs/fidelity.md and against a recorded kube-scheduler (1.35.4).
+    pub const DEFAULT: KubeVersion = KubeVersion { major: 1, minor: 35 };
     /// The oldest release whose reason strings Placement knows.
     pub const OLDEST: KubeVersion = KubeVersion { major: 1, minor: 16 };
 
@@ -28,6 +33,8 @@ impl KubeVersion {
                 let v = KubeVersion::new(1, minor);
                 if v < Self::OLDEST {
                     Err(format!("kube version {s:?} is older than the oldest modelled release {}", Self::OLDEST))
+                } else if v > Self::LATEST {
+                    Err(format!("kube version {s:?} is newer than the newest modelled release {}", Self::LATEST))
                 } else {
                     Ok(v)
                 }
@@ -41,17 +48,18 @@ impl KubeVersion {
     }
 
     /// Whether NodeResourcesFit's score (LeastAllocated) counts the incoming pod's pod-level
-    /// requests. From 1.34 to 1.35 it does not: `NewFit` builds its `resourceAllocationScorer`
+    /// requests. No modelled release does: `NewFit` builds its `resourceAllocationScorer`
     /// without `enablePodLevelResources`, so `calculatePodResourceRequest` skips them, while
-    /// Filter, BalancedAllocation and node accounting read them (docs/fidelity.md).
+    /// Filter, BalancedAllocation and node accounting read them (docs/fidelity.md, item 5;
+    /// the fix, kubernetes#141387, is not in a release).
     pub fn fit_score_reads_pod_level_requests(&self) -> bool {
-        !(self.at_least(1, 34) && !self.at_least(1, 36))
+        false
     }
 }
 
 impl Default for KubeVersion {
     fn default() -> Self {
-        Self::LATEST
+        Self::DEFAULT
     }
 }
 
@@ -105,7 +113,7 @@ impl FeatureGates {
 
 impl Default for FeatureGates {
     fn default() -> Self {
-        Self::for_version(KubeVersion::LATEST)
+        Self::for_version(KubeVersion::DEFAULT)
     }
 }
 
@@ -120,5 +128,7 @@ mod tests {
         assert!(KubeVersion::parse("2.0").is_err());
         assert!(KubeVersion::parse("1.x").is_err());
         assert!(KubeVersion::parse("1.10").is_err(), "older than modelled");
+        assert!(KubeVersion::parse("1.37").is_err(), "newer than modelled");
+        assert_eq!(KubeVersion::default(), KubeVersion::new(1, 35));
     }
 }

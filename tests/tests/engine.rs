@@ -1018,7 +1018,7 @@ fn version_and_admission_options() {
     ]);
 
     let report = run(&yaml);
-    assert_eq!(report.kube_version, KubeVersion::LATEST.to_string());
+    assert_eq!(report.kube_version, KubeVersion::DEFAULT.to_string());
     assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("n1"), "DefaultTolerationSeconds lets it in");
     assert_eq!(report.evictions.len(), 1);
     assert_eq!(report.evictions[0].after_seconds, Some(300));

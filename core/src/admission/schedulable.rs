@@ -442,7 +442,7 @@ mod tests {
             let kind = ["Deployment", "StatefulSet", "DaemonSet", "Job"][next(4) as usize];
             let cpu = ["100m", "500m", "1", "3", "3500m", "5"][next(6) as usize];
             let mut spec =
-                json!({"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]});
+                json!({"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]});
             if next(3) == 0 {
                 spec["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": next(3).to_string()});
             }

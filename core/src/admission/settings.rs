@@ -691,7 +691,7 @@ mod tests {
         let err = Settings::from_value(&json!({"nodes": 3, "schedulable": {}})).unwrap_err();
         assert!(err.to_string().starts_with("settings.nodes: expected a list"), "{err}");
         let err = Settings::from_value(&json!({"nodes": [{"kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "Bad"}]}}], "schedulable": {}})).unwrap_err();
-        assert!(err.to_string().contains("spec.taints[0].effect: Unsupported value: \"Bad\""), "{err}");
+        assert!(err.to_string().contains("metadata.taints[0].effect: Unsupported value: \"Bad\""), "{err}");
     }
 
     #[test]

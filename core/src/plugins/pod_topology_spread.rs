@@ -462,6 +462,70 @@ mod tests {
         info
     }
 
+    /// System default spreading: which selector `DefaultSelector` builds decides whether the
+    /// defaults apply; a zoneless node still gets hostname spreading and widens the zone
+    /// domains by "" (`requireAllTopologies` is false for the defaults).
+    #[test]
+    fn system_default_constraints_follow_the_default_selector() {
+        use crate::model::OwnerReference;
+        let owned = |api_version: &str, kind: &str, name: &str| {
+            let mut p = pod("default", "incoming", &[("app", "web")]);
+            p.metadata.owner_references = vec![OwnerReference {
+                api_version: api_version.into(),
+                kind: kind.into(),
+                name: name.into(),
+                controller: Some(true),
+                ..Default::default()
+            }];
+            p
+        };
+        let rs = || {
+            let mut l = Listers::default();
+            l.controllers.insert(
+                Listers::controller_key("apps/v1", "ReplicaSet", "default", "web-abc"),
+                ControllerSelector::LabelSelector(LabelSelector {
+                    match_labels: labels(&[("app", "web")]),
+                    ..Default::default()
+                }),
+            );
+            l
+        };
+        let service = |ns: &str, selector: Option<&[(&str, &str)]>| Listers {
+            services: vec![(ns.to_string(), selector.map(labels))],
+            ..Default::default()
+        };
+        let existing = webs(3);
+        let nodes = vec![
+            node("n1", &[(LABEL_HOSTNAME, "n1"), (ZONE, "z1")], &existing[..2]),
+            node("n2", &[(LABEL_HOSTNAME, "n2"), (ZONE, "z1")], &existing[2..]),
+            node("n3", &[(LABEL_HOSTNAME, "n3")], &[]),
+        ];
+        // hostname: count * ln(3 + 2) + 2; zone (z1 and "", 2 domains): 3 * ln(4) + 4 on the
+        // zoned nodes only: raw 13, 12, 2, normalized 100 * (13 + 2 - s) / 13.
+        let spread = vec![15, 23, 100];
+        let none = vec![0, 0, 0];
+        let rows: Vec<(&str, Pod, Listers, &Vec<i64>)> = vec![
+            ("owned by a listed ReplicaSet", owned("apps/v1", "ReplicaSet", "web-abc"), rs(), &spread),
+            ("a Service selects the pod", pod("default", "incoming", &[("app", "web")]), service("default", Some(&[("app", "web")])), &spread),
+            ("no Service, no controller", pod("default", "incoming", &[("app", "web")]), rs(), &none),
+            ("the Service is in another namespace", pod("default", "incoming", &[("app", "web")]), service("other", Some(&[("app", "web")])), &none),
+            ("a nil Service selector selects nothing", pod("default", "incoming", &[("app", "web")]), service("default", None), &none),
+            ("the Service selects other pods", pod("default", "incoming", &[("app", "web")]), service("default", Some(&[("app", "db")])), &none),
+            ("the owner is not in the listers", owned("apps/v1", "ReplicaSet", "web-xyz"), rs(), &none),
+            ("a Job owner is not read", owned("batch/v1", "Job", "web-abc"), rs(), &none),
+            ("only apps/v1 ReplicaSets are read", owned("extensions/v1beta1", "ReplicaSet", "web-abc"), rs(), &none),
+        ];
+        for (why, p, listers, want) in rows {
+            let cfg = SchedulerConfig { spread_listers: std::sync::Arc::new(listers), ..Default::default() };
+            assert_eq!(&score(&p, &nodes, &[0, 1, 2], &cfg), want, "{why}");
+        }
+        // The pod's own constraints replace the defaults, and require every topology key.
+        let mut own = owned("apps/v1", "ReplicaSet", "web-abc");
+        own.spec.topology_spread_constraints = vec![constraint(ZONE, 1, SCHEDULE_ANYWAY)];
+        let cfg = SchedulerConfig { spread_listers: std::sync::Arc::new(rs()), ..Default::default() };
+        assert_eq!(score(&own, &nodes, &[0, 1, 2], &cfg), vec![100, 100, 0], "n3 lacks the zone key: ignored");
+    }
+
     fn constraint(key: &str, max_skew: i32, when: &str) -> TopologySpreadConstraint {
         TopologySpreadConstraint {
             max_skew,
