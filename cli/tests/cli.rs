@@ -252,7 +252,7 @@ fn request_above_allocatable_is_unresolvable_from_1_34() {
     let nodes = std::fs::read_to_string(root().join("tests/fixtures/cli/nodes.yaml")).unwrap();
     let big = format!(
         "{nodes}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: big, namespace: shop}}\n\
-         spec:\n  template:\n    spec:\n      containers:\n      - name: c\n        resources: {{requests: {{cpu: \"2\"}}}}\n"
+         spec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: i\n        resources: {{requests: {{cpu: \"2\"}}}}\n"
     );
     // (version, expected message, why)
     let rows = [
@@ -309,7 +309,7 @@ fn invalid_input_names_document_field_and_value() {
         ),
         (
             "apiVersion: v1\nkind: Node\nmetadata: {name: pool2-node}\nspec:\n  taints:\n  - {key: testkey, value: palotest, effect: NoSchedul}\n".into(),
-            vec!["Node pool2-node", "spec.taints[0].effect", "\"NoSchedul\"", "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""],
+            vec!["Node pool2-node", "metadata.taints[0].effect", "\"NoSchedul\"", "\"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\""],
             "a Node's taint effect",
         ),
         (
@@ -323,12 +323,12 @@ fn invalid_input_names_document_field_and_value() {
             "a Node's allocatable quantity",
         ),
         (
-            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: ops}\nspec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers: [{name: c}]\n          tolerations: [{key: k, operator: In, value: v}]\n".into(),
+            "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: ops}\nspec:\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers: [{name: c, image: i}]\n          tolerations: [{key: k, operator: In, value: v}]\n".into(),
             vec!["CronJob ops/nightly", "spec.jobTemplate.spec.template.spec.tolerations[0].operator", "\"In\""],
             "a CronJob's pod spec sits under jobTemplate",
         ),
         (
-            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c}]\n  tolerations: [{key: k, operator: Eq}]\n".into(),
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i}]\n  tolerations: [{key: k, operator: Eq}]\n".into(),
             vec!["Pod default/p", "spec.tolerations[0].operator", "\"Eq\""],
             "a bare Pod's spec is at spec",
         ),
@@ -376,7 +376,7 @@ fn invalid_input_names_document_field_and_value() {
 #[test]
 fn every_invalid_document_is_reported() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints: [{key: a, effect: Never}]\n---\n\
-        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: c}]\n      tolerations: [{key: k, operator: Eq}]\n";
+        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: k, operator: Eq}]\n";
     let run = placement(&["simulate", "-f", "-"], Some(input));
     assert_eq!(run.status, Some(1));
     assert!(run.stderr.contains("Node n1"), "{}", run.stderr);
@@ -389,7 +389,7 @@ fn invalid_input_in_a_named_file_names_the_file() {
     let path = dir.join("placement-cli-bad-toleration.yaml");
     std::fs::write(
         &path,
-        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  template:\n    spec:\n      containers: [{name: c}]\n      tolerations: [{key: testkey, operator: Eq, value: palotest}]\n",
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: testkey, operator: Eq, value: palotest}]\n",
     )
     .unwrap();
     let run = placement(&["simulate", "-f", path.to_str().unwrap()], None);
@@ -462,8 +462,8 @@ fn non_mapping_list_items_are_rejected() {
 fn bound_pod_consumes_resources_before_scheduling() {
     let nodes = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n---\n\
         apiVersion: v1\nkind: Node\nmetadata: {name: node-b}\nstatus: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n";
-    let web = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: \"1\"}}}]\n";
-    let batch = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: batch, namespace: jobs}\nspec:\n  nodeName: node-a\n  containers: [{name: c, resources: {requests: {cpu: 1500m}}}]\n";
+    let web = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    let batch = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: batch, namespace: jobs}\nspec:\n  nodeName: node-a\n  containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]\n";
 
     let alone = simulate_json(&["-"], &[], Some(&format!("{nodes}{web}")));
     assert_eq!(pod_nodes(workload(&alone, "web")), vec![Some("node-a".to_string())], "tie: first node");
@@ -484,7 +484,7 @@ fn bound_pod_consumes_resources_before_scheduling() {
 
 #[test]
 fn bound_pod_on_unknown_node_is_a_warning() {
-    let input = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  nodeName: node-z\n  containers: [{name: c}]\n";
+    let input = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  nodeName: node-z\n  containers: [{name: c, image: i}]\n";
     let report = simulate_json(&["-"], &[], Some(input));
     let warnings = report["warnings"].as_array().unwrap();
     assert!(warnings.iter().any(|w| w.as_str().unwrap().contains("node-z")), "{warnings:?}");
@@ -515,7 +515,7 @@ fn bound_pod_with_untolerated_no_execute_taint_is_evicted_at_once() {
 #[test]
 fn bound_pod_with_timed_tolerations_is_evicted_after_the_smallest() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nspec:\n  taints:\n  - {key: a, effect: NoExecute}\n  - {key: b, effect: NoExecute}\n---\n\
-        apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  nodeName: node-a\n  containers: [{name: c}]\n  tolerations:\n  - {key: a, operator: Exists, effect: NoExecute, tolerationSeconds: 600}\n  - {key: b, operator: Exists, effect: NoExecute, tolerationSeconds: 60}\n";
+        apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  nodeName: node-a\n  containers: [{name: c, image: i}]\n  tolerations:\n  - {key: a, operator: Exists, effect: NoExecute, tolerationSeconds: 600}\n  - {key: b, operator: Exists, effect: NoExecute, tolerationSeconds: 60}\n";
     let report = simulate_json(&["-"], &[], Some(input));
     let evictions = report["evictions"].as_array().unwrap();
     assert_eq!(evictions.len(), 1, "{evictions:?}");
@@ -571,7 +571,7 @@ fn default_toleration_seconds_lets_pods_land_on_not_ready_nodes_for_300s() {
 #[test]
 fn own_not_ready_toleration_is_kept() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nspec:\n  taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]\n---\n\
-        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: c}]\n      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 30}]\n";
+        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 30}]\n";
     let report = simulate_json(&["-"], &[], Some(input));
     assert_eq!(report["evictions"][0]["afterSeconds"], 30);
 }

@@ -189,7 +189,8 @@ mod tests {
             r#"spec.containers[1].name: Duplicate value: "c0""#
         );
         let t = serde_json::json!({"Key": "k", "Value": "b", "Effect": "NoSchedule", "TimeAdded": null});
-        let e = FieldError::duplicate(&FieldPath::root("metadata.taints").index(1), t).with_detail("taints must be unique");
+        let e =
+            FieldError::duplicate(&FieldPath::root("metadata.taints").index(1), t).with_detail("taints must be unique");
         assert_eq!(
             e.to_string(),
             r#"metadata.taints[1]: Duplicate value: {"Key":"k","Value":"b","Effect":"NoSchedule","TimeAdded":null}: taints must be unique"#

@@ -13,9 +13,7 @@ use serde_json::json;
 
 use crate::documents::{Workload, WorkloadKind};
 use crate::field::{FieldError, FieldPath};
-use crate::labels::{
-    dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors,
-};
+use crate::labels::{dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors};
 use crate::model::{
     Affinity, Container, ContainerPort, LabelSelector, LabelSelectorRequirement, Labels, Node, NodeSelectorTerm,
     PodAffinityTerm, PodSpec, ResourceList, ResourceRequirements, Toleration,
@@ -152,17 +150,12 @@ pub fn validate_workload(w: &Workload, gates: &FeatureGates) -> Vec<FieldError> 
     let controller_keys: &[&str] = match w.kind {
         WorkloadKind::Deployment => &["pod-template-hash"],
         WorkloadKind::DaemonSet => &["controller-revision-hash", "pod-template-generation"],
-        WorkloadKind::StatefulSet => &[
-            "controller-revision-hash",
-            "statefulset.kubernetes.io/pod-name",
-            "apps.kubernetes.io/pod-index",
-        ],
-        WorkloadKind::Job | WorkloadKind::CronJob => &[
-            "controller-uid",
-            "job-name",
-            "batch.kubernetes.io/controller-uid",
-            "batch.kubernetes.io/job-name",
-        ],
+        WorkloadKind::StatefulSet => {
+            &["controller-revision-hash", "statefulset.kubernetes.io/pod-name", "apps.kubernetes.io/pod-index"]
+        }
+        WorkloadKind::Job | WorkloadKind::CronJob => {
+            &["controller-uid", "job-name", "batch.kubernetes.io/controller-uid", "batch.kubernetes.io/job-name"]
+        }
         _ => &[],
     };
     for k in controller_keys {
@@ -468,7 +461,8 @@ fn resource_name(name: &str, path: &FieldPath) -> Vec<FieldError> {
     if !errs.is_empty() {
         return errs;
     }
-    let standard = STANDARD_RESOURCES.contains(&name) || name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
+    let standard =
+        STANDARD_RESOURCES.contains(&name) || name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
     if !name.contains('/') && !standard {
         return vec![FieldError::invalid(path, json!(name), "must be a standard resource type or fully qualified")];
     }
@@ -504,18 +498,23 @@ fn quantity_value(name: &str, q: &Quantity, path: &FieldPath) -> Vec<FieldError>
     if q.is_negative() {
         errs.push(FieldError::invalid(path, json!(go_string(q)), "must be greater than or equal to 0"));
     }
-    if (INTEGER_RESOURCES.contains(&name) || is_extended_resource(name)) && q.milli_value() % 1000 != 0 {
+    if (INTEGER_RESOURCES.contains(&name) || is_extended_resource(name)) && !is_whole(q) {
         errs.push(FieldError::invalid(path, json!(go_string(q)), "must be an integer"));
     }
     errs
 }
 
+/// `MilliValue() % 1000 == 0`, exactly: quantities beyond the i64 range count as whole.
+fn is_whole(q: &Quantity) -> bool {
+    let v = q.value();
+    v == i64::MAX || v == i64::MIN || Quantity::from_value(v) == *q
+}
+
 /// `validateResourceQuantityHugePageValue`: a whole number of pages.
 fn hugepage_value(name: &str, q: &Quantity, path: &FieldPath) -> Option<FieldError> {
     let page = Quantity::parse(name.strip_prefix("hugepages-")?).ok();
-    let divisible = page.is_some_and(|page| {
-        page.value() > 0 && page.milli_value() % 1000 == 0 && q.value() % page.value() == 0
-    });
+    let divisible =
+        page.is_some_and(|page| page.value() > 0 && page.milli_value() % 1000 == 0 && q.value() % page.value() == 0);
     (!divisible).then(|| {
         let v = go_string(q);
         FieldError::invalid(path, json!(v), &format!("{v} is not positive integer multiple of {name}"))
@@ -719,7 +718,11 @@ fn affinity(a: &Affinity, path: &FieldPath) -> Vec<FieldError> {
         let pp = np.child("preferredDuringSchedulingIgnoredDuringExecution");
         for (i, term) in na.preferred.iter().enumerate() {
             if !(1..=100).contains(&term.weight) {
-                errs.push(FieldError::invalid(&pp.index(i).child("weight"), json!(term.weight), "must be in the range 1-100"));
+                errs.push(FieldError::invalid(
+                    &pp.index(i).child("weight"),
+                    json!(term.weight),
+                    "must be in the range 1-100",
+                ));
             }
             // Upstream always allows invalid label values in preferred terms.
             errs.extend(node_selector_term(&term.preference, true, &pp.index(i).child("preference")));
@@ -766,7 +769,10 @@ fn node_selector_term(term: &NodeSelectorTerm, allow_invalid_values: bool, path:
             }
             "Gt" | "Lt" => {
                 if r.values.len() != 1 {
-                    errs.push(FieldError::required(&vp, "must be specified single value when `operator` is 'Lt' or 'Gt'"));
+                    errs.push(FieldError::required(
+                        &vp,
+                        "must be specified single value when `operator` is 'Lt' or 'Gt'",
+                    ));
                 }
             }
             other => errs.push(FieldError::invalid(&p.child("operator"), json!(other), NOT_A_VALID_SELECTOR_OPERATOR)),
@@ -810,7 +816,12 @@ fn pod_affinity_term(term: &PodAffinityTerm, path: &FieldPath) -> Vec<FieldError
         // Upstream reports these at `namespace`, singular.
         errs.extend(invalid_each(&path.child("namespace"), ns, dns1123_label_errors(ns)));
     }
-    errs.extend(match_label_keys(path, &term.match_label_keys, &term.mismatch_label_keys, term.label_selector.as_ref()));
+    errs.extend(match_label_keys(
+        path,
+        &term.match_label_keys,
+        &term.mismatch_label_keys,
+        term.label_selector.as_ref(),
+    ));
     if term.topology_key.is_empty() {
         errs.push(FieldError::required(&path.child("topologyKey"), "can not be empty"));
     }
@@ -940,11 +951,16 @@ fn topology_spread_constraints(spec: &PodSpec, path: &FieldPath) -> Vec<FieldErr
                 errs.push(FieldError::invalid(
                     &p.child("minDomains"),
                     json!(m),
-                    &format!("can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}", c.when_unsatisfiable),
+                    &format!(
+                        "can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {}",
+                        c.when_unsatisfiable
+                    ),
                 ));
             }
         }
-        for (name, policy) in [("nodeAffinityPolicy", &c.node_affinity_policy), ("nodeTaintsPolicy", &c.node_taints_policy)] {
+        for (name, policy) in
+            [("nodeAffinityPolicy", &c.node_affinity_policy), ("nodeTaintsPolicy", &c.node_taints_policy)]
+        {
             if let Some(policy) = policy {
                 if policy != "Honor" && policy != "Ignore" {
                     errs.push(FieldError::not_supported(&p.child(name), policy, &["Honor", "Ignore"]));

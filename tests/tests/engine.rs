@@ -130,7 +130,7 @@ fn daemonset(name: &str, spec: &str) -> String {
 fn bound_pod(name: &str, node: &str, cpu: &str) -> String {
     format!(
         "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: default}}\nspec:\n  nodeName: {node}\n  \
-         containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
+         containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]\n"
     )
 }
 
@@ -347,7 +347,7 @@ fn replicas_pack_in_input_order() {
             "every replica after the first pending one is pending for the same reason",
         ),
         row(
-            docs(&[nodes(&[node("n1", "8").pods("2")]), deployment("a", 3, "{containers: [{name: c}]}")]),
+            docs(&[nodes(&[node("n1", "8").pods("2")]), deployment("a", 3, "{containers: [{name: c, image: i}]}")]),
             vec![
                 Nodes("a", vec![Some("n1"), Some("n1"), None]),
                 Message(
@@ -364,7 +364,11 @@ fn replicas_pack_in_input_order() {
         row(
             docs(&[
                 one.clone(),
-                deployment("a", 1, "{containers: [{name: c, resources: {requests: {cpu: 800m, memory: 70Gi}}}]}"),
+                deployment(
+                    "a",
+                    1,
+                    "{containers: [{name: c, image: i, resources: {requests: {cpu: 800m, memory: 70Gi}}}]}",
+                ),
             ]),
             vec![Message(
                 "a",
@@ -377,7 +381,10 @@ fn replicas_pack_in_input_order() {
             "70Gi on a 64Gi node can never fit: unresolvable from 1.34 (kubernetes#131345)",
         ),
         row(
-            docs(&[one.clone(), deployment("a", 1, "{containers: [{name: c, resources: {limits: {cpu: \"2\"}}}]}")]),
+            docs(&[
+                one.clone(),
+                deployment("a", 1, "{containers: [{name: c, image: i, resources: {limits: {cpu: \"2\"}}}]}"),
+            ]),
             vec![Nodes("a", vec![None]), Verdict("a", "n1", false, Some("Insufficient cpu"))],
             "a limit without a request requests the limit (API defaulting)",
         ),
@@ -440,7 +447,7 @@ fn bound_pods_hold_resources_first() {
         row(
             docs(&[
                 nodes(&[node("n1", "4")]),
-                "apiVersion: v1\nkind: Pod\nmetadata: {name: solo, namespace: default}\nspec:\n  containers: [{name: c}]\n"
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: solo, namespace: default}\nspec:\n  containers: [{name: c, image: i}]\n"
                     .to_string(),
             ]),
             vec![Kind("solo", "Pod"), Names("solo", vec!["solo"]), Nodes("solo", vec![Some("n1")])],
@@ -454,7 +461,11 @@ fn node_without_allocatable_accepts_any_request() {
     check_rows(vec![row(
         docs(&[
             nodes(&[node("bare", "0").without_status()]),
-            deployment("huge", 3, "{containers: [{name: c, resources: {requests: {cpu: \"1000\", memory: 1Ti}}}]}"),
+            deployment(
+                "huge",
+                3,
+                "{containers: [{name: c, image: i, resources: {requests: {cpu: \"1000\", memory: 1Ti}}}]}",
+            ),
         ]),
         vec![
             Warning("Node bare has no status.allocatable"),
@@ -471,7 +482,7 @@ fn node_without_allocatable_accepts_any_request() {
 #[test]
 fn host_ports_conflict_between_replicas() {
     let one = nodes(&[node("n1", "4")]);
-    let port = |p: &str| format!("{{containers: [{{name: c, ports: [{p}]}}]}}");
+    let port = |p: &str| format!("{{containers: [{{name: c, image: i, ports: [{p}]}}]}}");
     check_rows(vec![
         row(
             docs(&[one.clone(), deployment("ingress", 2, &port("{containerPort: 80, hostPort: 80}"))]),
@@ -543,7 +554,11 @@ fn host_network_container_ports_are_host_ports() {
     check_rows(vec![row(
         docs(&[
             nodes(&[node("n1", "4")]),
-            deployment("lb", 2, "{hostNetwork: true, containers: [{name: c, ports: [{containerPort: 8080}]}]}"),
+            deployment(
+                "lb",
+                2,
+                "{hostNetwork: true, containers: [{name: c, image: i, ports: [{containerPort: 8080}]}]}",
+            ),
         ]),
         vec![
             Nodes("lb", vec![Some("n1"), None]),
@@ -619,7 +634,7 @@ fn daemonsets_follow_the_controller() {
         row(
             docs(&[
                 nodes(&[node("n1", "4").label("disk", "ssd"), node("n2", "4")]),
-                daemonset("ssd", "{nodeSelector: {disk: ssd}, containers: [{name: c}]}"),
+                daemonset("ssd", "{nodeSelector: {disk: ssd}, containers: [{name: c, image: i}]}"),
             ]),
             vec![
                 Desired("ssd", 1),
@@ -687,7 +702,7 @@ fn daemon_pod_that_does_not_fit_its_node() {
 #[test]
 fn workload_kinds() {
     let cluster = nodes(&[node("n1", "16").label("disk", "ssd"), node("n2", "16")]);
-    let plain = "{containers: [{name: c}]}";
+    let plain = "{containers: [{name: c, image: i}]}";
     check_rows(vec![
         row(
             docs(&[cluster.clone(), controller("StatefulSet", "db", Some(3), plain)]),
@@ -713,7 +728,7 @@ fn workload_kinds() {
             docs(&[
                 cluster.clone(),
                 "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default}\nspec:\n  parallelism: 3\n  \
-                 template: {spec: {restartPolicy: Never, containers: [{name: c}]}}\n"
+                 template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}\n"
                     .to_string(),
             ]),
             vec![Kind("j", "Job"), Desired("j", 3), Current("j", 3), Names("j", vec!["j-0", "j-1", "j-2"])],
@@ -723,7 +738,7 @@ fn workload_kinds() {
             docs(&[
                 cluster.clone(),
                 "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default}\nspec:\n  \
-                 template: {spec: {restartPolicy: Never, containers: [{name: c}]}}\n"
+                 template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}\n"
                     .to_string(),
             ]),
             vec![Desired("j", 1)],
@@ -733,7 +748,7 @@ fn workload_kinds() {
             docs(&[
                 cluster.clone(),
                 "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j, namespace: default}\nspec:\n  parallelism: 4\n  \
-                 completions: 1\n  template: {spec: {restartPolicy: Never, containers: [{name: c}]}}\n"
+                 completions: 1\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}\n"
                     .to_string(),
             ]),
             vec![Desired("j", 1)],
@@ -744,7 +759,7 @@ fn workload_kinds() {
                 cluster.clone(),
                 "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: nightly, namespace: ops}\nspec:\n  \
                  schedule: \"0 2 * * *\"\n  jobTemplate:\n    spec:\n      parallelism: 2\n      template:\n        \
-                 spec: {restartPolicy: OnFailure, nodeSelector: {disk: ssd}, containers: [{name: backup}]}\n"
+                 spec: {restartPolicy: OnFailure, nodeSelector: {disk: ssd}, containers: [{name: backup, image: i}]}\n"
                     .to_string(),
             ]),
             vec![
@@ -787,11 +802,11 @@ fn workload_kinds() {
 #[test]
 fn no_nodes_message_is_upstreams() {
     check_rows(vec![row(
-        deployment("web", 1, "{containers: [{name: c}]}"),
+        deployment("web", 1, "{containers: [{name: c, image: i}]}"),
         vec![Warning("no Node in the input"), Nodes("web", vec![None])],
         "no nodes",
     )]);
-    let report = run(&deployment("web", 1, "{containers: [{name: c}]}"));
+    let report = run(&deployment("web", 1, "{containers: [{name: c, image: i}]}"));
     assert_eq!(report.workloads[0].pods[0].message.as_deref(), Some("no nodes available to schedule pods"));
 }
 
@@ -800,7 +815,7 @@ fn no_nodes_message_is_upstreams() {
 
 #[test]
 fn taints_tolerations_and_node_affinity() {
-    let pod = |extra: &str| format!("{{{extra}containers: [{{name: c}}]}}");
+    let pod = |extra: &str| format!("{{{extra}containers: [{{name: c, image: i}}]}}");
     let tainted = nodes(&[node("n1", "4").taint("team=db:NoSchedule")]);
     let untolerated = pending_message(
         "1 nodes are available: 1 node(s) had untolerated taint(s)",
@@ -901,7 +916,7 @@ fn taints_tolerations_and_node_affinity() {
 fn pod_anti_affinity_spreads_one_per_host() {
     let anti = "{affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: \
                 [{labelSelector: {matchLabels: {app: cache}}, topologyKey: kubernetes.io/hostname}]}}, \
-                containers: [{name: c, resources: {requests: {cpu: 100m}}}]}";
+                containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}";
     check_rows(vec![
         row(
             docs(&[nodes(&[node("n1", "8"), node("n2", "8"), node("n3", "8")]), deployment("cache", 4, anti)]),
@@ -947,7 +962,7 @@ fn topology_spread_do_not_schedule() {
         format!(
             "{{topologySpreadConstraints: [{{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, \
              whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: web}}}}}}], \
-             containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]}}"
+             containers: [{{name: c, image: i, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]}}"
         )
     };
     let zone = |n: NodeYaml, z: &str| n.label("topology.kubernetes.io/zone", z);
@@ -1014,7 +1029,7 @@ fn version_and_admission_options() {
             node("n1", "4").taint("node.kubernetes.io/not-ready:NoExecute"),
             node("n2", "4").taint("k=v:NoSchedule"),
         ]),
-        deployment("web", 1, "{containers: [{name: c}]}"),
+        deployment("web", 1, "{containers: [{name: c, image: i}]}"),
     ]);
 
     let report = run(&yaml);
@@ -1045,14 +1060,18 @@ fn invalid_documents_are_all_reported() {
     let yaml = docs(&[
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints: [{key: a, effect: Sometimes}]\n".into(),
         "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n".into(),
-        deployment("web", 1, "{tolerations: [{key: k, operator: Exists, value: v}], containers: [{name: c}]}"),
+        deployment(
+            "web",
+            1,
+            "{tolerations: [{key: k, operator: Exists, value: v}], containers: [{name: c, image: i}]}",
+        ),
     ]);
     let manifests = parse_manifests(&yaml, "in.yaml").unwrap();
     let errors: Vec<String> =
         simulate(&manifests, &SimulateOptions::default()).unwrap_err().iter().map(ToString::to_string).collect();
     // (expected substring, why)
     let rows = [
-        ("spec.taints[0].effect: Unsupported value: \"Sometimes\"", "bad taint effect"),
+        ("metadata.taints[0].effect: Unsupported value: \"Sometimes\"", "bad taint effect"),
         ("duplicate node name", "two Nodes called n1"),
         ("Deployment default/web", "the workload is named"),
         ("spec.template.spec.tolerations[0].operator", "Exists with a value"),

@@ -105,8 +105,12 @@ impl Policy {
             return out;
         }
         let template = workload.template.spec.clone();
-        let manifests =
-            Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![workload], services: Vec::new(), ignored: Vec::new() };
+        let manifests = Manifests {
+            nodes: settings.inventory.nodes.clone(),
+            workloads: vec![workload],
+            services: Vec::new(),
+            ignored: Vec::new(),
+        };
         let report = match simulate(&manifests, &settings.options) {
             Ok(r) => r,
             Err(errors) => {
@@ -441,8 +445,7 @@ mod tests {
         for i in 0..600 {
             let kind = ["Deployment", "StatefulSet", "DaemonSet", "Job"][next(4) as usize];
             let cpu = ["100m", "500m", "1", "3", "3500m", "5"][next(6) as usize];
-            let mut spec =
-                json!({"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]});
+            let mut spec = json!({"containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}]});
             if next(3) == 0 {
                 spec["containers"][0]["resources"]["limits"] = json!({"nvidia.com/gpu": next(3).to_string()});
             }
@@ -472,7 +475,12 @@ mod tests {
                     .unwrap();
             let target = Target::from_request(&req).unwrap().unwrap();
             let w = target.workload().unwrap();
-            let m = Manifests { nodes: settings.inventory.nodes.clone(), workloads: vec![w.clone()], services: vec![], ignored: vec![] };
+            let m = Manifests {
+                nodes: settings.inventory.nodes.clone(),
+                workloads: vec![w.clone()],
+                services: vec![],
+                ignored: vec![],
+            };
             let report = simulate(&m, &settings.options).unwrap();
             let wr = &report.workloads[0];
             let places_all = wr.current == wr.desired;
