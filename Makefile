@@ -24,10 +24,11 @@ DEMO_PORT ?= 8080
 STEP := scripts/step.sh
 WASM_BUILD := scripts/cargo-wasm.sh build -p placement-core --release
 
-.PHONY: help setup test test-web demo demo-cli site screenshots fuzz bench wasm fmt clippy clean corpus
+.PHONY: help setup check test test-web demo demo-cli site screenshots fuzz bench wasm fmt clippy clean corpus
 
 help:
-	@echo 'make test    setup, fmt check, clippy, tests, conformance vectors, wasm build of core (CI runs this)'
+	@echo 'make check   the inner loop: fmt check, clippy, cargo test (minutes)'
+	@echo 'make test    setup, fmt check, clippy, tests, conformance vectors, the 1.35.4 corpus, wasm build, policy, playground (CI runs this)'
 	@echo 'make demo    build the browser playground and serve it on http://$(DEMO_HOST):$(DEMO_PORT)/'
 	@echo 'make demo-cli  build the CLI and simulate $(DEMO_FILE)'
 	@echo 'make site    static playground site in dist/site/ (relative paths: host it anywhere)'
@@ -46,6 +47,12 @@ help:
 
 setup:
 	scripts/setup.sh rust wasm
+
+# The inner loop: minutes, not the full `make test` (no wasm, policy host, browser or corpora).
+check:
+	cargo fmt --all -- --check
+	cargo clippy --all-targets -- -D warnings
+	cargo test
 
 test:
 	@$(STEP) --begin

@@ -99,7 +99,15 @@ cargo_install_pinned() {
         # does not offer (yet). Only tools marked safe to resolve afresh retry without it.
         [ "${CARGO_INSTALL_UNLOCKED_FALLBACK:-0}" = 1 ] || return 1
         say "$name $version: its Cargo.lock does not resolve here; retrying without --locked"
-        cargo install --quiet --root "$root" --version "=$version" "$@" "$name"
+        # The registry's index can lag behind itself for a minute (seen here: a first
+        # resolution found no webpki-roots for ureq, the same command minutes later did).
+        local try
+        for try in 1 2 3; do
+            cargo install --quiet --root "$root" --version "=$version" "$@" "$name" && break
+            [ "$try" = 3 ] && return 1
+            say "$name $version: resolution failed (try $try of 3); retrying in 30 s"
+            sleep 30
+        done
     fi
     case ":$PATH:" in
     *":$root/bin:"*) ;;

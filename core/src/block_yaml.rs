@@ -2136,6 +2136,7 @@ status:
     fn corpus_agrees_with_serde_yaml() {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("core/ has a parent").to_path_buf();
         let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| repo.join("../shared"));
+        assert!(shared.join("conformance").is_dir(), "{} not found: set SHARED=...", shared.display());
         let mut files = Vec::new();
         for dir in [repo.join("examples"), repo.join("core"), repo.join("fuzz/seeds"), shared.join("conformance")] {
             yaml_files(&dir, &mut files);
