@@ -132,8 +132,8 @@ clean:
 # tests and clippy in both variants (and the core's admission tests without Gatekeeper), then
 # loads both artifacts into a real waPC host (tests/wapc-host: wapc + wasmtime-provider, its own
 # workspace and target dir under $(PLACEMENT_TOOLS), so wasmtime is built once per machine: 22.6
-# CPU-minutes cold, in the light `wapc-test` profile that tests and benchmarks share; see README
-# "Kubewarden policy").
+# CPU-minutes cold, in the light `wapc-test` profile that tests and benchmarks share; see
+# docs/kubewarden.md and BENCHMARKS.md).
 .PHONY: policy test-policy bench-policy
 policy:
 	policy-wasm/build.sh

@@ -1,7 +1,7 @@
 //! One scheduling cycle for one pod: PreFilter, Filter (stopping at each node's first failing
 //! plugin), PostFilter's preemption message, Score with the default weights, and selection.
 //!
-//! Deviations from kube-scheduler, all deliberate and documented in the README:
+//! Deviations from kube-scheduler, all deliberate and documented in docs/modelling.md:
 //! - every node is filtered and scored (upstream stops after `numFeasibleNodesToFind` in
 //!   clusters above 100 nodes and rotates its starting node);
 //! - ties between equally scored nodes go to the node listed first (upstream picks one at

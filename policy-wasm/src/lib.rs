@@ -5,8 +5,8 @@
 //!
 //! - the waPC guest ABI for `wasm32` (`__guest_call` exported; `__guest_request`,
 //!   `__guest_response` and `__guest_error` imported from module `wapc`), hand-written
-//!   rather than taken from `kubewarden-policy-sdk` (see the README's "Kubewarden policy"
-//!   section for why);
+//!   rather than taken from `kubewarden-policy-sdk` (docs/kubewarden.md says
+//!   why);
 //! - [`dispatch`], which maps the three operations Kubewarden calls (`validate`,
 //!   `validate_settings`, `protocol_version`) onto the core;
 //! - [`wasm`], a small reader/writer of wasm sections for the annotate tool and the tests
@@ -123,7 +123,7 @@ mod tests {
         );
     }
 
-    /// The README's `kwctl run` example: its settings validate, and the privileged Pod is
+    /// The `kwctl run` example of docs/kubewarden.md: its settings validate, and the privileged Pod is
     /// rejected with Gatekeeper's message.
     #[cfg(feature = "gatekeeper")]
     #[test]
@@ -144,7 +144,7 @@ mod tests {
         );
     }
 
-    /// The lean build (`--no-default-features`) answers the README's example settings, which
+    /// The lean build (`--no-default-features`) answers the example settings of docs/kubewarden.md, which
     /// have a `gatekeeper` key, with a settings error naming the setting and the full module.
     #[cfg(not(feature = "gatekeeper"))]
     #[test]
