@@ -14,7 +14,6 @@ use crate::field::FieldPath;
 use crate::labels::{validate_label_key, validate_label_value};
 use crate::model::{Node, Taint};
 use crate::quantity::Quantity;
-use crate::taints::{NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE};
 
 /// One node as the table shows it. Lists are written the way `kubectl` prints them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -73,19 +72,7 @@ pub fn parse_taints(cell: &str) -> Result<Vec<Taint>, String> {
         if item == "<none>" {
             continue;
         }
-        let (kv, effect) =
-            item.rsplit_once(':').ok_or_else(|| format!("{item:?}: expected key=value:Effect or key:Effect"))?;
-        if ![NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE].contains(&effect) {
-            return Err(format!(
-                "{item:?}: effect {effect:?} is not one of {NO_SCHEDULE}, {PREFER_NO_SCHEDULE}, {NO_EXECUTE}"
-            ));
-        }
-        let (key, value) = kv.split_once('=').unwrap_or((kv, ""));
-        validate_label_key(key, &FieldPath::root("key")).map_err(|e| format!("{item:?}: {}", e.detail))?;
-        if !value.is_empty() {
-            validate_label_value(value, &FieldPath::root("value")).map_err(|e| format!("{item:?}: {}", e.detail))?;
-        }
-        out.push(Taint { key: key.into(), value: value.into(), effect: effect.into() });
+        out.push(item.parse::<Taint>().map_err(|e| e.to_string())?);
     }
     Ok(out)
 }

@@ -77,6 +77,61 @@ impl Taint {
     }
 }
 
+/// The effects a taint can have.
+pub const EFFECTS: [&str; 3] = [NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE];
+
+/// Why a taint written as text did not parse; each names the text given.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TaintParseError {
+    #[error("taint {0:?}: expected key[=value]:Effect, e.g. sku=gpu:NoSchedule")]
+    Shape(String),
+    #[error("taint {0:?}: missing key")]
+    MissingKey(String),
+    #[error("taint {text:?}: effect {effect:?} is not one of NoSchedule, PreferNoSchedule, NoExecute")]
+    Effect { text: String, effect: String },
+    #[error("taint {text:?}: key {key:?}: {detail}")]
+    Key { text: String, key: String, detail: String },
+    #[error("taint {text:?}: value {value:?}: {detail}")]
+    Value { text: String, value: String, detail: String },
+}
+
+/// `kubectl taint`'s form, `key[=value]:Effect`, with the API server's checks: the key a
+/// qualified name, the value a label value, the effect one of the three.
+///
+/// ```
+/// use placement_core::model::Taint;
+/// let t: Taint = "sku=gpu:NoSchedule".parse().unwrap();
+/// assert_eq!((t.key.as_str(), t.value.as_str(), t.effect.as_str()), ("sku", "gpu", "NoSchedule"));
+/// assert_eq!(t.to_string(), "sku=gpu:NoSchedule");
+/// assert!("sku=gpu".parse::<Taint>().is_err());
+/// ```
+impl std::str::FromStr for Taint {
+    type Err = TaintParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let (kv, effect) = text.rsplit_once(':').ok_or_else(|| TaintParseError::Shape(text.into()))?;
+        let effect = effect.trim();
+        if !EFFECTS.contains(&effect) {
+            return Err(TaintParseError::Effect { text: text.into(), effect: effect.into() });
+        }
+        let (key, value) = match kv.split_once('=') {
+            Some((k, v)) => (k.trim(), v.trim()),
+            None => (kv.trim(), ""),
+        };
+        if key.is_empty() {
+            return Err(TaintParseError::MissingKey(text.into()));
+        }
+        let path = crate::field::FieldPath::root("key");
+        if let Err(e) = crate::labels::validate_label_key(key, &path) {
+            return Err(TaintParseError::Key { text: text.into(), key: key.into(), detail: e.detail });
+        }
+        if let Err(e) = crate::labels::validate_label_value(value, &path) {
+            return Err(TaintParseError::Value { text: text.into(), value: value.into(), detail: e.detail });
+        }
+        Ok(Taint { key: key.into(), value: value.into(), effect: effect.into() })
+    }
+}
+
 /// `Taint.ToString`: `k=v:e`, `k:e`, `k=v:` or `k`.
 impl fmt::Display for Taint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -128,6 +183,29 @@ pub fn add_or_update_toleration(tolerations: &mut Vec<Toleration>, toleration: T
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn taints_parse_from_kubectl_text() {
+        // (text, want: Ok(Display) or Err(message fragment))
+        let rows: [(&str, Result<&str, &str>); 7] = [
+            ("sku=gpu:NoSchedule", Ok("sku=gpu:NoSchedule")),
+            ("dedicated:NoExecute", Ok("dedicated:NoExecute")),
+            (" a = b : PreferNoSchedule", Ok("a=b:PreferNoSchedule")),
+            ("sku=gpu", Err("expected key[=value]:Effect")),
+            ("sku=gpu:Sometimes", Err("effect \"Sometimes\" is not one of")),
+            ("=gpu:NoSchedule", Err("missing key")),
+            ("bad key=x:NoSchedule", Err("key \"bad key\"")),
+        ];
+        for (text, want) in rows {
+            let got = text.parse::<Taint>().map(|t| t.to_string()).map_err(|e| e.to_string());
+            match (got, want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, want, "{text}"),
+                (Err(got), Err(fragment)) => assert!(got.contains(fragment), "{text}: {got}"),
+                (got, want) => panic!("{text}: got {got:?}, want {want:?}"),
+            }
+        }
+        assert!("k=bad value:NoSchedule".parse::<Taint>().is_err(), "values are label values");
+    }
+
     use super::*;
 
     fn taint(key: &str, value: &str, effect: &str) -> Taint {

@@ -32,7 +32,6 @@ use crate::labels::{validate_label_key, validate_label_value, Selector};
 use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Node, ResourceList, Taint};
 use crate::quantity::Quantity;
 use crate::simulate::SimulateOptions;
-use crate::taints::{NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE};
 use crate::validation::validate_node;
 use crate::version::{FeatureGates, KubeVersion};
 
@@ -55,7 +54,7 @@ pub const WELL_KNOWN_POOL_LABELS: [&str; 7] = [
     "node.kubernetes.io/pool",
 ];
 
-const EFFECTS: [&str; 3] = [NO_SCHEDULE, PREFER_NO_SCHEDULE, NO_EXECUTE];
+use crate::taints::EFFECTS;
 
 /// A setting that is wrong: where, and what is wrong with which value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -553,7 +552,7 @@ pub fn parse_compact_node(text: &str) -> Result<Node, String> {
         return Err("too many ';' sections: expected NAME: TAINTS; LABELS; RESOURCES".into());
     }
     for item in items(taints) {
-        node.spec.taints.push(parse_taint(item)?);
+        node.spec.taints.push(item.parse::<Taint>().map_err(|e| e.to_string())?);
     }
     for item in items(labels) {
         let (k, v) = item.split_once('=').ok_or_else(|| format!("label {item:?}: expected key=value"))?;
@@ -579,29 +578,10 @@ pub fn parse_compact_node(text: &str) -> Result<Node, String> {
     Ok(node)
 }
 
-/// Parses a taint in kubectl's form `key[=value]:Effect`.
-pub fn parse_taint(item: &str) -> Result<Taint, String> {
-    let (kv, effect) = item
-        .rsplit_once(':')
-        .ok_or_else(|| format!("taint {item:?}: expected key[=value]:Effect, e.g. sku=gpu:NoSchedule"))?;
-    let effect = effect.trim();
-    if !EFFECTS.contains(&effect) {
-        return Err(format!("taint {item:?}: effect {effect:?} is not one of {}", EFFECTS.join(", ")));
-    }
-    let (key, value) = match kv.split_once('=') {
-        Some((k, v)) => (k.trim(), v.trim()),
-        None => (kv.trim(), ""),
-    };
-    if key.is_empty() {
-        return Err(format!("taint {item:?}: missing key"));
-    }
-    Ok(Taint { key: key.to_string(), value: value.to_string(), effect: effect.to_string() })
-}
-
 /// A taint given in the settings either as `key[=value]:Effect` or as an object.
 pub fn taint_from_setting(value: &Value, at: &str) -> Result<Taint, SettingsError> {
     let taint = match value {
-        Value::String(s) => parse_taint(s).map_err(|m| SettingsError::new(at, m))?,
+        Value::String(s) => s.parse::<Taint>().map_err(|e| SettingsError::new(at, e.to_string()))?,
         Value::Object(_) => {
             let t: Taint = decode_setting(value, at)?;
             if !EFFECTS.contains(&t.effect.as_str()) {
