@@ -72,15 +72,20 @@ pub fn pod_owner(w: &Workload) -> Option<PodOwner> {
         WorkloadKind::DaemonSet => {
             PodOwner { reference: owner("apps/v1", "DaemonSet", w.name.clone()), selector: None, label: None }
         }
-        WorkloadKind::Job => PodOwner { reference: owner("batch/v1", "Job", w.name.clone()), selector: None, label: None },
+        WorkloadKind::Job => {
+            PodOwner { reference: owner("batch/v1", "Job", w.name.clone()), selector: None, label: None }
+        }
     })
 }
 
 /// The listers' content for a simulation of `manifests`: every Service, and the selector of
 /// every controller the workloads stand for (a Deployment's through its ReplicaSet).
 pub fn listers(manifests: &Manifests) -> Listers {
-    let services =
-        manifests.services.iter().map(|(_, s)| (namespace_of(s.metadata.namespace.as_deref()), s.spec.selector.clone())).collect();
+    let services = manifests
+        .services
+        .iter()
+        .map(|(_, s)| (namespace_of(s.metadata.namespace.as_deref()), s.spec.selector.clone()))
+        .collect();
     let mut controllers = BTreeMap::new();
     for w in &manifests.workloads {
         let Some(PodOwner { reference, selector: Some(selector), .. }) = pod_owner(w) else { continue };

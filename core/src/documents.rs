@@ -759,7 +759,8 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         WorkloadKind::ReplicationController => {
             let e: Envelope<ReplicationControllerSpec> = D::decode(value, &doc)?;
             // The API server defaults an empty selector to the template's labels.
-            let labels = e.spec.selector.filter(|s| !s.is_empty()).unwrap_or_else(|| e.spec.template.metadata.labels.clone());
+            let labels =
+                e.spec.selector.filter(|s| !s.is_empty()).unwrap_or_else(|| e.spec.template.metadata.labels.clone());
             let selector = LabelSelector { match_labels: labels, ..Default::default() };
             (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, Some(selector))
         }

@@ -82,7 +82,8 @@ impl PodRequests {
 /// The requests with scoring's non-zero defaults (100m cpu, 200Mi memory per container),
 /// with or without pod-level requests.
 pub fn pod_non_zero_request(pod: &PodSpec, pod_level_resources: bool) -> Resource {
-    let opts = PodResourcesOptions { pod_level_resources, non_missing: Some(non_zero_defaults()), ..Default::default() };
+    let opts =
+        PodResourcesOptions { pod_level_resources, non_missing: Some(non_zero_defaults()), ..Default::default() };
     Resource::from_list(&pod_requests(pod, &opts))
 }
 

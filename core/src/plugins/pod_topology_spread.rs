@@ -163,7 +163,9 @@ pub fn default_selector(pod: &Pod, listers: &Listers) -> Vec<Requirement> {
         }
     }
     let as_requirements = |set: &Labels| -> Vec<Requirement> {
-        set.iter().map(|(k, v)| Requirement { key: k.clone(), operator: Operator::In, values: vec![v.clone()] }).collect()
+        set.iter()
+            .map(|(k, v)| Requirement { key: k.clone(), operator: Operator::In, values: vec![v.clone()] })
+            .collect()
     };
     let mut requirements = as_requirements(&label_set);
     let Some(owner) = pod.metadata.controller() else { return requirements };
@@ -179,7 +181,9 @@ pub fn default_selector(pod: &Pod, listers: &Listers) -> Vec<Requirement> {
         }
         Some(ControllerSelector::LabelSelector(selector)) => {
             // A selector that does not parse, or selects nothing, adds no requirement.
-            if let Ok(Selector::All(reqs)) = Selector::from_label_selector(Some(selector), &FieldPath::root("spec.selector")) {
+            if let Ok(Selector::All(reqs)) =
+                Selector::from_label_selector(Some(selector), &FieldPath::root("spec.selector"))
+            {
                 requirements.extend(reqs);
             }
         }
@@ -506,11 +510,31 @@ mod tests {
         let none = vec![0, 0, 0];
         let rows: Vec<(&str, Pod, Listers, &Vec<i64>)> = vec![
             ("owned by a listed ReplicaSet", owned("apps/v1", "ReplicaSet", "web-abc"), rs(), &spread),
-            ("a Service selects the pod", pod("default", "incoming", &[("app", "web")]), service("default", Some(&[("app", "web")])), &spread),
+            (
+                "a Service selects the pod",
+                pod("default", "incoming", &[("app", "web")]),
+                service("default", Some(&[("app", "web")])),
+                &spread,
+            ),
             ("no Service, no controller", pod("default", "incoming", &[("app", "web")]), rs(), &none),
-            ("the Service is in another namespace", pod("default", "incoming", &[("app", "web")]), service("other", Some(&[("app", "web")])), &none),
-            ("a nil Service selector selects nothing", pod("default", "incoming", &[("app", "web")]), service("default", None), &none),
-            ("the Service selects other pods", pod("default", "incoming", &[("app", "web")]), service("default", Some(&[("app", "db")])), &none),
+            (
+                "the Service is in another namespace",
+                pod("default", "incoming", &[("app", "web")]),
+                service("other", Some(&[("app", "web")])),
+                &none,
+            ),
+            (
+                "a nil Service selector selects nothing",
+                pod("default", "incoming", &[("app", "web")]),
+                service("default", None),
+                &none,
+            ),
+            (
+                "the Service selects other pods",
+                pod("default", "incoming", &[("app", "web")]),
+                service("default", Some(&[("app", "db")])),
+                &none,
+            ),
             ("the owner is not in the listers", owned("apps/v1", "ReplicaSet", "web-xyz"), rs(), &none),
             ("a Job owner is not read", owned("batch/v1", "Job", "web-abc"), rs(), &none),
             ("only apps/v1 ReplicaSets are read", owned("extensions/v1beta1", "ReplicaSet", "web-abc"), rs(), &none),
