@@ -351,6 +351,28 @@ mod tests {
     }
 
     #[test]
+    fn non_integer_gt_lt_values_never_match_and_raise_nothing() {
+        // The API accepts `Gt`/`Lt` with any single value; the scheduler parses the term
+        // lazily, and a term whose value is not an integer simply matches no node.
+        let s = selector(vec![
+            NodeSelectorTerm { match_expressions: vec![req("gen", "Gt", &["abc"])], match_fields: vec![] },
+            NodeSelectorTerm { match_expressions: vec![req("gen", "Lt", &["1.5"])], match_fields: vec![] },
+        ]);
+        let m = NodeSelectorMatcher::lazy(&s, &FieldPath::root(""));
+        for labels in [&[("gen", "5")][..], &[("gen", "abc")], &[]] {
+            assert!(!m.matches(Some(&node("n", labels))), "{labels:?}");
+        }
+        let pod = PodSpec {
+            affinity: Some(crate::model::Affinity {
+                node_affinity: Some(crate::model::NodeAffinity { required: Some(s), preferred: vec![] }),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        assert!(!RequiredNodeAffinity::from_pod(&pod).matches(&node("n", &[("gen", "7")])));
+    }
+
+    #[test]
     fn empty_terms_match_nothing() {
         let s = selector(vec![NodeSelectorTerm::default()]);
         assert!(!NodeSelectorMatcher::lazy(&s, &FieldPath::root("")).matches(Some(&node("n", &[]))));

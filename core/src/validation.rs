@@ -173,11 +173,20 @@ pub fn validate_pod_spec(spec: &PodSpec, path: &FieldPath, gates: &FeatureGates)
 
 /// The spec as the API server stores it on create: defaulted, and with `matchLabelKeys` /
 /// `mismatchLabelKeys` merged into the label selectors for the keys the pod has.
-fn api_view(spec: &PodSpec, pod_labels: &Labels, gates: &FeatureGates) -> PodSpec {
-    let mut spec = spec.clone();
+fn api_view(given: &PodSpec, pod_labels: &Labels, gates: &FeatureGates) -> PodSpec {
+    let mut spec = given.clone();
     // The same defaulting the simulation applies (requests from limits, pod-level requests,
     // host ports for hostNetwork), so validation judges the spec that gets scheduled.
     crate::simulate::api_defaults(&mut spec, gates);
+    // `defaultPodRequests` takes the containers' aggregate only for overcommittable resources:
+    // a pod-level hugepages request comes from the pod-level limit or not at all (the recorded
+    // 1.35.4 API server accepts pod-level cpu/memory limits beside container hugepages).
+    if let (Some(given), Some(defaulted)) = (&given.resources, &mut spec.resources) {
+        defaulted.requests.retain(|name, _| !is_hugepages(name) || given.requests.contains_key(name));
+        for (name, q) in given.limits.iter().filter(|(name, _)| is_hugepages(name)) {
+            defaulted.requests.entry(name.clone()).or_insert_with(|| q.clone());
+        }
+    }
     for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
         for p in c.ports.iter_mut().filter(|p| p.protocol.is_empty()) {
             p.protocol = "TCP".into();
@@ -1076,6 +1085,212 @@ mod tests {
             let errs = validate_tolerations(&[t], &FieldPath::root("t"), &gates);
             let got = errs.first().map(|e| e.field.as_str()).unwrap_or("");
             assert_eq!(got, field, "{why}: {errs:?}");
+        }
+    }
+
+    /// Every error of each document, rendered as the API server renders them.
+    fn errors_of(yaml: &str) -> Vec<String> {
+        let m = crate::documents::parse_manifests(yaml, "t").expect("parses");
+        let gates = FeatureGates::for_version(crate::version::KubeVersion::new(1, 35));
+        let mut out: Vec<String> = m.nodes.iter().flat_map(|(_, n)| validate_node(n)).map(|e| e.to_string()).collect();
+        out.extend(m.workloads.iter().flat_map(|w| validate_workload(w, &gates)).map(|e| e.to_string()));
+        out
+    }
+
+    fn pod(spec: &str) -> String {
+        format!("kind: Pod\nmetadata: {{name: p, namespace: ns1}}\nspec: {spec}\n")
+    }
+
+    const C: &str = "{name: app, image: img}";
+
+    const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+
+    #[test]
+    fn api_server_rows() {
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        let dns_label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+        let name_part = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+        // (name, input, every error wanted)
+        let rows: Vec<(&str, String, Vec<String>)> = vec![
+            ("valid pod", pod(&format!("{{containers: [{C}]}}")), vec![]),
+            (
+                "pod name is a DNS subdomain",
+                format!("kind: Pod\nmetadata: {{name: Web_1}}\nspec: {{containers: [{C}]}}\n"),
+                vec![format!("metadata.name: Invalid value: \"Web_1\": {subdomain}")],
+            ),
+            (
+                "namespace is a DNS label, dots included",
+                format!("kind: Pod\nmetadata: {{name: p, namespace: team.a}}\nspec: {{containers: [{C}]}}\n"),
+                vec!["metadata.namespace: Invalid value: \"team.a\": must not contain dots".into()],
+            ),
+            (
+                "namespace with capitals",
+                format!("kind: Pod\nmetadata: {{name: p, namespace: Prod}}\nspec: {{containers: [{C}]}}\n"),
+                vec![format!("metadata.namespace: Invalid value: \"Prod\": {dns_label}")],
+            ),
+            (
+                "node name is a DNS subdomain",
+                "kind: Node\nmetadata: {name: Node_A}\n".into(),
+                vec![format!("metadata.name: Invalid value: \"Node_A\": {subdomain}")],
+            ),
+            (
+                "template labels, key and value",
+                format!("kind: Deployment\nmetadata: {{name: d}}\nspec: {{template: {{metadata: {{labels: {{'-k': ok, tier: 'x y'}}}}, spec: {{containers: [{C}]}}}}}}\n"),
+                vec![
+                    format!("spec.template.metadata.labels: Invalid value: \"-k\": {name_part}"),
+                    format!("spec.template.metadata.labels: Invalid value: \"x y\": {LABEL_VALUE_MSG}"),
+                ],
+            ),
+            (
+                "node label value",
+                "kind: Node\nmetadata: {name: n, labels: {zone: 'a/b'}}\n".into(),
+                vec![format!("metadata.labels: Invalid value: \"a/b\": {LABEL_VALUE_MSG}")],
+            ),
+            (
+                "annotation keys are qualified names",
+                format!("kind: Pod\nmetadata: {{name: p, annotations: {{'a/b/c': x}}}}\nspec: {{containers: [{C}]}}\n"),
+                vec!["metadata.annotations: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')".into()],
+            ),
+            (
+                "duplicate names across init and regular containers",
+                pod("{initContainers: [{name: main, image: i}], containers: [{name: main, image: i}, {name: side, image: i}, {name: side, image: i}]}"),
+                vec![
+                    "spec.containers[2].name: Duplicate value: \"side\"".into(),
+                    "spec.initContainers[0].name: Duplicate value: \"main\"".into(),
+                ],
+            ),
+            ("image required", pod("{containers: [{name: a}]}"), vec!["spec.containers[0].image: Required value".into()]),
+            ("containers required", pod("{containers: []}"), vec!["spec.containers: Required value".into()]),
+            (
+                "duplicate host port: protocol/hostIP/port after defaulting",
+                pod("{containers: [{name: a, image: i, ports: [{containerPort: 1, hostPort: 9000, hostIP: 10.0.0.1}, {containerPort: 2, hostPort: 9000, protocol: UDP}]}, {name: b, image: i, ports: [{containerPort: 3, hostPort: 9000, hostIP: 10.0.0.1, protocol: TCP}]}]}"),
+                vec!["spec.containers[1].ports[0].hostPort: Duplicate value: \"TCP/10.0.0.1/9000\"".into()],
+            ),
+            (
+                "hostNetwork needs hostPort == containerPort; an unset hostPort is defaulted",
+                pod("{hostNetwork: true, containers: [{name: a, image: i, ports: [{containerPort: 53}, {containerPort: 443, hostPort: 8443}]}]}"),
+                vec!["spec.containers[0].ports[1].hostPort: Invalid value: 8443: must match `containerPort` when `hostNetwork` is true".into()],
+            ),
+            (
+                "extended resource request without limit",
+                pod("{containers: [{name: a, image: i, resources: {requests: {acme.io/fpga: 1}}}]}"),
+                vec!["spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources".into()],
+            ),
+            (
+                "extended resource request differs from limit",
+                pod("{containers: [{name: a, image: i, resources: {requests: {acme.io/fpga: 3}, limits: {acme.io/fpga: 4}}}]}"),
+                vec!["spec.containers[0].resources.requests: Invalid value: \"3\": must be equal to acme.io/fpga limit of 4".into()],
+            ),
+            (
+                "fractional extended resource, request defaulted from the limit",
+                pod("{containers: [{name: a, image: i, resources: {limits: {acme.io/fpga: 1500m}}}]}"),
+                vec![
+                    "spec.containers[0].resources.limits[acme.io/fpga]: Invalid value: \"1500m\": must be an integer".into(),
+                    "spec.containers[0].resources.requests[acme.io/fpga]: Invalid value: \"1500m\": must be an integer".into(),
+                ],
+            ),
+            (
+                "unqualified unknown and non-container resources",
+                pod("{containers: [{name: a, image: i, resources: {requests: {fpga: 1, pods: 1}}}]}"),
+                vec![
+                    "spec.containers[0].resources.requests[fpga]: Invalid value: \"fpga\": must be a standard resource type or fully qualified".into(),
+                    "spec.containers[0].resources.requests[fpga]: Invalid value: \"fpga\": must be a standard resource for containers".into(),
+                    "spec.containers[0].resources.requests[pods]: Invalid value: \"pods\": must be a standard resource for containers".into(),
+                ],
+            ),
+            (
+                "hugepages: whole pages, equal request and limit, next to cpu or memory",
+                pod("{containers: [{name: a, image: i, resources: {limits: {hugepages-2Mi: 3Mi}}}]}"),
+                vec![
+                    "spec.containers[0].resources.limits[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi".into(),
+                    "spec.containers[0].resources.requests[hugepages-2Mi]: Invalid value: \"3Mi\": 3Mi is not positive integer multiple of hugepages-2Mi".into(),
+                    "spec.containers[0].resources: Forbidden: HugePages require cpu or memory".into(),
+                ],
+            ),
+            (
+                "cpu request above its limit",
+                pod("{containers: [{name: a, image: i, resources: {requests: {cpu: 1500m}, limits: {cpu: 1}}}]}"),
+                vec!["spec.containers[0].resources.requests: Invalid value: \"1500m\": must be less than or equal to cpu limit of 1".into()],
+            ),
+            (
+                "empty node selector terms",
+                pod(&format!("{{affinity: {{nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: []}}}}}}, containers: [{C}]}}")),
+                vec!["spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term".into()],
+            ),
+            (
+                "Gt with a non-integer value is accepted; Lt with two values is not",
+                pod(&format!("{{affinity: {{nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: [{{matchExpressions: [{{key: gen, operator: Gt, values: [v2]}}, {{key: gen, operator: Lt, values: ['1', '2']}}]}}]}}}}}}, containers: [{C}]}}")),
+                vec!["spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[1].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'".into()],
+            ),
+            (
+                "unknown node selector and label selector operators",
+                pod(&format!("{{affinity: {{nodeAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: {{nodeSelectorTerms: [{{matchExpressions: [{{key: k, operator: Eq, values: [v]}}]}}]}}}}, podAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{{topologyKey: zone, labelSelector: {{matchExpressions: [{{key: k, operator: Has}}]}}}}]}}}}, containers: [{C}]}}")),
+                vec![
+                    "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: \"Eq\": not a valid selector operator".into(),
+                    "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0].operator: Invalid value: \"Has\": not a valid selector operator".into(),
+                ],
+            ),
+            (
+                "pod-level resources: request above limit, container limit above pod limit, aggregate above request",
+                pod("{resources: {requests: {memory: 1Gi}, limits: {memory: 512Mi}}, containers: [{name: a, image: i, resources: {requests: {memory: 2Gi}}}, {name: b, image: i, resources: {limits: {memory: 768Mi}}}]}"),
+                vec![
+                    "spec.resources.requests: Invalid value: \"1Gi\": must be less than or equal to memory limit of 512Mi".into(),
+                    "spec.resources.requests[memory]: Invalid value: \"1Gi\": must be greater than or equal to aggregate container requests of 2816Mi".into(),
+                    "spec.resources.containers[1][memory].limits: Invalid value: \"768Mi\": must be less than or equal to pod limits of 512Mi".into(),
+                ],
+            ),
+            (
+                "pod-level limits beside container hugepages: no pod-level hugepages request is defaulted",
+                pod("{resources: {limits: {cpu: 2, memory: 2Gi}}, containers: [{name: a, image: i, resources: {requests: {cpu: 1, hugepages-2Mi: 4Mi}, limits: {hugepages-2Mi: 4Mi}}}]}"),
+                vec![],
+            ),
+            (
+                "pod-level resources: unsupported names",
+                pod(&format!("{{resources: {{limits: {{ephemeral-storage: 1Gi, acme.io/fpga: 1}}}}, containers: [{C}]}}")),
+                vec![
+                    "spec.resources.limits[acme.io/fpga]: Unsupported value: \"acme.io/fpga\": supported values: \"cpu\", \"hugepages-\", \"memory\"".into(),
+                    "spec.resources.limits[ephemeral-storage]: Unsupported value: \"ephemeral-storage\": supported values: \"cpu\", \"hugepages-\", \"memory\"".into(),
+                ],
+            ),
+            (
+                "spread constraints: policies, duplicates, minDomains with ScheduleAnyway",
+                pod(&format!("{{topologySpreadConstraints: [{{maxSkew: 1, topologyKey: rack, whenUnsatisfiable: ScheduleAnyway, minDomains: 3, nodeTaintsPolicy: Always}}, {{maxSkew: 2, topologyKey: rack, whenUnsatisfiable: ScheduleAnyway}}], containers: [{C}]}}")),
+                vec![
+                    "spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: \"{rack, ScheduleAnyway}\"".into(),
+                    "spec.topologySpreadConstraints[0].minDomains: Invalid value: 3: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway".into(),
+                    "spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: \"Always\": supported values: \"Honor\", \"Ignore\"".into(),
+                ],
+            ),
+            (
+                "matchLabelKeys naming a selector key the pod has; a key the pod lacks merges nothing",
+                format!("kind: Pod\nmetadata: {{name: p, labels: {{tier: web}}}}\nspec: {{topologySpreadConstraints: [{{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{tier: web, team: a}}}}, matchLabelKeys: [team, tier]}}], containers: [{C}]}}\n"),
+                vec!["spec.topologySpreadConstraints[0][1]: Invalid value: \"tier\": exists in both matchLabelKeys and labelSelector".into()],
+            ),
+            (
+                "taints: upstream's metadata.taints path, all key messages, duplicates as JSON",
+                "kind: Node\nmetadata: {name: n}\nspec: {taints: [{key: '', effect: NoSchedule}, {key: gpu, value: a, effect: NoExecute}, {key: gpu, value: b, effect: NoExecute}]}\n".into(),
+                vec![
+                    "metadata.taints[0].key: Invalid value: \"\": name part must be non-empty".into(),
+                    format!("metadata.taints[0].key: Invalid value: \"\": {name_part}"),
+                    "metadata.taints[2]: Duplicate value: {\"Key\":\"gpu\",\"Value\":\"b\",\"Effect\":\"NoExecute\",\"TimeAdded\":null}: taints must be unique by key and effect pair".into(),
+                ],
+            ),
+            (
+                "node status quantities",
+                "kind: Node\nmetadata: {name: n}\nstatus: {capacity: {pods: 2500m}, allocatable: {memory: -1Gi}}\n".into(),
+                vec![
+                    "status.capacity.pods: Invalid value: \"2500m\": must be an integer".into(),
+                    "status.allocatable.memory: Invalid value: \"-1Gi\": must be greater than or equal to 0".into(),
+                ],
+            ),
+        ];
+        for (name, input, want) in rows {
+            let got = errors_of(&input);
+            let mut sorted_got = got.clone();
+            sorted_got.sort();
+            let mut sorted_want = want.clone();
+            sorted_want.sort();
+            assert_eq!(sorted_got, sorted_want, "{name}\n{input}");
         }
     }
 
