@@ -1,4 +1,5 @@
-//! Scale benchmarks for placement-core. See BENCHMARKS.md for targets and results.
+//! Scale benchmarks for placement-core. See BENCHMARKS.md for targets and results. The
+//! playground's re-evaluation (d) is in placement-playground's `benches/evaluate.rs`.
 //!
 //! `cargo bench -p placement-core` (all), or a subset: `cargo bench -p placement-core -- parse`.
 //! Sample counts are small and measurement times short so the whole run stays within a few
@@ -80,20 +81,6 @@ fn daemonset(c: &mut Criterion) {
     g.finish();
 }
 
-/// (d) The playground's re-evaluation: `playground::evaluate` of `synthetic(200, 20)` (parse
-/// both editors, simulate 20 workloads over 200 nodes, build the matrix and capacity views),
-/// natively; the browser number (wasm) is in BENCHMARKS.md, Playground.
-fn playground(c: &mut Criterion) {
-    let state = placement_core::playground::synthetic(200, 20);
-    let check = placement_core::playground::evaluate(&state);
-    assert!(check.is_ok(), "{:?}", check.errors);
-
-    let mut g = c.benchmark_group("playground_evaluate_200_nodes_20_workloads");
-    g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
-    g.bench_function("evaluate", |b| b.iter(|| placement_core::playground::evaluate(black_box(&state))));
-    g.finish();
-}
-
 /// (c) Parsing `kubectl get nodes -o yaml` for 5,000 nodes with all of kubectl's noise.
 fn parse(c: &mut Criterion) {
     let text = common::kubectl_get_nodes_yaml(NODES);
@@ -125,5 +112,5 @@ fn time_simulate(b: &mut Bencher, manifests: &Manifests, opts: &SimulateOptions,
     })
 }
 
-criterion_group!(benches, filter_score, deployment, playground, parse, daemonset);
+criterion_group!(benches, filter_score, deployment, parse, daemonset);
 criterion_main!(benches);

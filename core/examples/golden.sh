@@ -1,5 +1,6 @@
 #!/bin/bash
-# Golden outputs of the engine: `core/examples/golden.sh DIR` writes every output into DIR.
+# Golden outputs of the engine: `core/examples/golden.sh DIR` writes every output into DIR (the
+# in-process outputs come from placement-playground's `examples/golden.rs`, which also evaluates the playground).
 # Run it before and after a change and compare: `diff -r before after` must print nothing.
 # The ds-1000.yaml / nodes500.yaml / deploy1000.yaml inputs below are optional extra files
 # (set GOLDEN_EXTRA to their directory); missing ones just produce an error line in both runs.
@@ -9,7 +10,7 @@ EXTRA=${GOLDEN_EXTRA:-/tmp/golden}
 cd "$(dirname "$0")/../.."
 mkdir -p "$D/cli"
 cargo build -q --release -p placement-cli || exit 1
-cargo run -q --release -p placement-core --example golden -- "$D" || exit 1
+cargo run -q --release -p placement-playground --example golden -- "$D" || exit 1
 B=${CARGO_TARGET_DIR:-target}/release/placement
 run() { local out=$1; shift; "$B" "$@" > "$D/cli/$out" 2>&1; echo "exit $?" >> "$D/cli/$out"; }
 for f in examples/*.yaml; do

@@ -896,12 +896,9 @@ mod tests {
         assert!(fast.starts_with("Manifests { nodes: [(DocRef { index: 1"), "{}", &fast[..200]);
         assert_eq!(fast, outcome(&kubectl, YamlReader::SerdeYaml));
 
-        let synthetic = crate::playground::synthetic(20, 8);
-        let mut texts = vec![synthetic.nodes, synthetic.workloads];
-        for e in crate::examples::EXAMPLES {
-            let (nodes, workloads) = e.split();
-            texts.extend([e.source.to_string(), nodes, workloads]);
-        }
+        // The gallery's files; placement-playground checks the texts it derives from them
+        // (the editors' halves, its synthetic cluster) through the public readers.
+        let mut texts: Vec<String> = crate::testing::example_manifests().into_iter().map(|(_, text)| text).collect();
         let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds");
         for entry in std::fs::read_dir(seeds).into_iter().flatten().flatten() {
             texts.extend(std::fs::read_to_string(entry.path()));

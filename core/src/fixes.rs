@@ -446,47 +446,91 @@ fn patch_command(w: &Workload) -> String {
     )
 }
 
-/// Applies a fix's patch to a pod spec the way the API server's strategic merge would for the
-/// fields fixes touch (tolerations and terms replaced, nodeSelector merged with null deletes,
-/// containers merged by name).
+/// Applies a fix's patch to a pod spec with [`strategic_merge`], the rules the playground
+/// also applies to the manifest text, so a fix is verified under the merge that applies it.
+/// `None` when the patch is not YAML, lacks the kind's pod spec path, or the merged spec no
+/// longer decodes.
 pub fn apply_to_spec(spec: &PodSpec, patch_yaml_text: &str, kind: WorkloadKind) -> Option<PodSpec> {
     let mut patch: Value = serde_yaml::from_str(patch_yaml_text).ok()?;
     for part in kind.pod_spec_path().split('.') {
         patch = patch.get_mut(part)?.take();
     }
-    let mut base = serde_json::to_value(spec).ok()?;
-    let Value::Object(patch) = patch else { return None };
-    for (k, v) in patch {
-        match k.as_str() {
-            "nodeSelector" => {
-                let sel = base.as_object_mut()?.entry("nodeSelector").or_insert_with(|| json!({}));
-                for (lk, lv) in v.as_object()? {
-                    if lv.is_null() {
-                        sel.as_object_mut()?.remove(lk);
-                    } else {
-                        sel[lk] = lv.clone();
-                    }
-                }
-            }
-            "containers" => {
-                for pc in v.as_array()? {
-                    let name = pc.get("name")?.as_str()?;
-                    let containers = base.get_mut("containers")?.as_array_mut()?;
-                    let c = containers.iter_mut().find(|c| c.get("name").and_then(Value::as_str) == Some(name))?;
-                    let reqs = pc.pointer("/resources/requests")?.as_object()?;
-                    let obj = c.as_object_mut()?;
-                    let res = obj.entry("resources").or_insert_with(|| json!({}));
-                    let target = res.as_object_mut()?.entry("requests").or_insert_with(|| json!({}));
-                    for (rk, rv) in reqs {
-                        target[rk] = rv.clone();
-                    }
-                }
-            }
-            _ => {
-                base[k] = v;
-            }
-        }
+    if !patch.is_object() {
+        return None;
     }
+    let mut base = serde_json::to_value(spec).ok()?;
+    strategic_merge(&mut base, &patch);
     crate::documents::strip_nulls(&mut base);
     serde_json::from_value(base).ok()
+}
+
+/// Merges `patch` into `base` as `kubectl patch --type strategic` does for the fields fixes
+/// touch. The one home of these rules: [`apply_to_spec`] verifies fixes with it and the
+/// playground applies fixes to the manifest text with it.
+///
+/// - mappings merge key by key, recursively;
+/// - a `null` in the patch deletes the key (a key the base lacks, or holds `null` for, takes
+///   the patch's value as it is);
+/// - lists are replaced whole (tolerations and node selector terms have no merge key), except
+///   `containers` and `initContainers`, which merge by `name`: a patch container merges into
+///   the base container of the same name, or is appended when there is none;
+/// - any other value (or a type change) is replaced by the patch's.
+pub fn strategic_merge(base: &mut Value, patch: &Value) {
+    merge_at(base, patch, "");
+}
+
+/// [`strategic_merge`] with the key `base` is held under (lists merge by the key's rule).
+fn merge_at(base: &mut Value, patch: &Value, key: &str) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, pv) in p {
+                if pv.is_null() {
+                    b.remove(k);
+                    continue;
+                }
+                match b.get_mut(k) {
+                    Some(bv) if !bv.is_null() => merge_at(bv, pv, k),
+                    _ => {
+                        b.insert(k.clone(), pv.clone());
+                    }
+                }
+            }
+        }
+        (Value::Array(b), Value::Array(p)) if key == "containers" || key == "initContainers" => {
+            for pc in p {
+                let name = pc.get("name").and_then(Value::as_str);
+                match b.iter_mut().find(|c| name.is_some() && c.get("name").and_then(Value::as_str) == name) {
+                    Some(c) => merge_at(c, pc, ""),
+                    None => b.push(pc.clone()),
+                }
+            }
+        }
+        (b, p) => *b = p.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merges_maps_deletes_nulls_and_merges_containers_by_name() {
+        let mut base: Value = serde_json::json!({
+            "spec": {"nodeSelector": {"a": "1", "b": "2"},
+                     "affinity": {"podAntiAffinity": {"x": 1}},
+                     "tolerations": [{"key": "old"}],
+                     "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "2"}}}]}
+        });
+        let patch: Value = serde_yaml::from_str(
+            "spec:\n  nodeSelector: {a: '3', b: null}\n  affinity: {nodeAffinity: {y: 2}}\n  tolerations: [{key: new}]\n  containers: [{name: c, resources: {requests: {cpu: 500m}}}]\n",
+        )
+        .unwrap();
+        strategic_merge(&mut base, &patch);
+        assert_eq!(base["spec"]["nodeSelector"], serde_json::json!({"a": "3"}));
+        assert_eq!(base["spec"]["affinity"]["podAntiAffinity"]["x"], 1);
+        assert_eq!(base["spec"]["affinity"]["nodeAffinity"]["y"], 2);
+        assert_eq!(base["spec"]["tolerations"], serde_json::json!([{"key": "new"}]));
+        assert_eq!(base["spec"]["containers"][0]["image"], "i");
+        assert_eq!(base["spec"]["containers"][0]["resources"]["requests"]["cpu"], "500m");
+    }
 }

@@ -26,6 +26,26 @@ pub fn node_info(name: &str, l: &[(&str, &str)], pods: &[Pod]) -> NodeInfo {
     info
 }
 
+/// The manifests of the repository's `examples/` (the playground's gallery), as (file stem,
+/// text), sorted by name.
+pub fn example_manifests() -> Vec<(String, String)> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut out: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "yaml"))
+        .map(|path| {
+            let stem = path.file_stem().unwrap_or_default().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (stem, text)
+        })
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "no manifests in {}", dir.display());
+    out
+}
+
 /// The benchmarks' generators (`kubectl get nodes -o yaml` for n nodes and friends), so unit
 /// tests read the same inputs the benchmarks measure.
 #[path = "../benches/common/mod.rs"]

@@ -6,11 +6,11 @@ use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use placement_core::examples::EXAMPLES;
 use placement_core::fixes::Fix;
-use placement_core::playground::{Cell, CellState, Editor, EditorError, WorkloadView};
-use placement_core::policy_panel;
-use placement_core::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
+use placement_playground::evaluation::{Cell, CellState, Editor, EditorError, WorkloadView};
+use placement_playground::gallery::EXAMPLES;
+use placement_playground::policy_panel;
+use placement_playground::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
 
 use crate::browser;
 use crate::state::{NodesView, Notice, Playground};

@@ -4,7 +4,7 @@
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use placement_core::playground;
+use placement_playground::evaluation;
 
 /// `performance.now()` in milliseconds (0 where there is no `performance`).
 pub fn now_ms() -> f64 {
@@ -101,14 +101,14 @@ pub fn focus_line(textarea: &web_sys::HtmlTextAreaElement, line: usize, line_hei
 /// Times `evaluate` on a synthetic cluster: `window.placementBench(nodes, workloads, runs)`
 /// returns JSON with every run's milliseconds. A debug hook for BENCHMARKS.md, not UI.
 pub fn bench(nodes: u32, workloads: u32, runs: u32) -> String {
-    let mut state = playground::synthetic(nodes as usize, workloads as usize);
+    let mut state = evaluation::synthetic(nodes as usize, workloads as usize);
     let mut times = Vec::new();
     let mut ok = true;
     for i in 0..runs.max(1) {
         // An edit, as a user would make: a different replica count each run.
         state.workloads = state.workloads.replacen("replicas: 10", &format!("replicas: {}", 10 + (i % 2)), 1);
         let start = now_ms();
-        let eval = playground::evaluate(&state);
+        let eval = evaluation::evaluate(&state);
         times.push(now_ms() - start);
         ok &= eval.is_ok();
     }
@@ -126,7 +126,7 @@ pub fn bench(nodes: u32, workloads: u32, runs: u32) -> String {
 /// `window.placementSynthetic(nodes, workloads)` returns `{"nodes": .., "workloads": ..}` so a
 /// test can paste it and time whole edits (evaluation and rendering). A debug hook, not UI.
 pub fn synthetic(nodes: u32, workloads: u32) -> String {
-    let state = playground::synthetic(nodes as usize, workloads as usize);
+    let state = evaluation::synthetic(nodes as usize, workloads as usize);
     serde_json::json!({ "nodes": state.nodes, "workloads": state.workloads }).to_string()
 }
 

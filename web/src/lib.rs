@@ -1,13 +1,14 @@
 //! `placement-web`: the browser playground. The same `placement-core` the CLI uses runs in
 //! the page (compiled to WebAssembly); nothing is sent anywhere.
 //!
-//! - [`state`]: the playground as a plain value with methods (no DOM);
+//! - [`state`]: the playground as a plain value with methods (no DOM), from
+//!   `placement-playground`, where it is tested with `cargo test`;
 //! - [`app`]: thin Leptos components over it;
 //! - [`browser`]: the clock, URL, clipboard and theme calls.
 
 pub mod app;
 pub mod browser;
-pub mod state;
+pub use placement_playground::state;
 
 pub use app::App;
 

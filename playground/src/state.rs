@@ -1,13 +1,14 @@
-//! The playground's state as a plain value with methods: the UI holds one of these in a
-//! signal and calls methods from event handlers. No DOM here, so it is tested like any Rust.
+//! The playground's state as a plain value with methods: the UI (`placement-web`) holds one
+//! of these in a signal and calls methods from event handlers. No DOM here, so it is tested
+//! with `cargo test` like any Rust.
 
 use std::sync::Arc;
 
-use placement_core::examples;
-use placement_core::node_table::{self, NodeRow};
-use placement_core::playground::{self, Editor, Evaluation};
-use placement_core::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
-use placement_core::share::{self, LinkSize, Route, SharedState};
+use crate::evaluation::{self, Editor, Evaluation};
+use crate::gallery;
+use crate::node_table::{self, NodeRow};
+use crate::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
+use crate::share::{self, LinkSize, Route, SharedState};
 
 /// The example shown when the page opens without a link.
 pub const DEFAULT_EXAMPLE: &str = "daemonset-tainted-pool";
@@ -111,7 +112,7 @@ impl Playground {
                 if let Some(Err(e)) = other {
                     notice = Some(Notice { text: format!("Could not open the shared link: {e}"), error: true });
                 }
-                let id = route.example.as_deref().filter(|id| examples::find(id).is_some()).unwrap_or(DEFAULT_EXAMPLE);
+                let id = route.example.as_deref().filter(|id| gallery::find(id).is_some()).unwrap_or(DEFAULT_EXAMPLE);
                 let mut p = Playground::new(SharedState::default(), clock);
                 p.load_example(id);
                 p
@@ -124,7 +125,7 @@ impl Playground {
 
     pub fn reevaluate(&mut self) {
         let start = (self.clock)();
-        let eval = Arc::new(playground::evaluate(&self.state));
+        let eval = Arc::new(evaluation::evaluate(&self.state));
         self.eval_ms = (self.clock)() - start;
         if eval.is_ok() {
             self.last_good = Some(eval.clone());
@@ -181,7 +182,7 @@ impl Playground {
     }
 
     pub fn load_example(&mut self, id: &str) -> bool {
-        let Some(e) = examples::find(id) else { return false };
+        let Some(e) = gallery::find(id) else { return false };
         let (nodes, workloads) = e.split();
         self.state.nodes = nodes;
         self.state.workloads = workloads;
@@ -198,7 +199,7 @@ impl Playground {
     pub fn apply_fix(&mut self, workload: usize, fix: usize) -> Result<(), String> {
         let eval = self.shown().clone();
         let desc = eval.workloads.get(workload).and_then(|w| w.fixes.get(fix)).map(|f| f.description.clone());
-        match playground::apply_fix(&self.state, &eval, workload, fix) {
+        match evaluation::apply_fix(&self.state, &eval, workload, fix) {
             Ok(next) => {
                 self.state = next;
                 self.reevaluate();
@@ -327,7 +328,7 @@ impl Playground {
 
     /// Moves Node documents to the nodes editor and the rest to the workloads editor.
     pub fn sort_documents(&mut self) {
-        self.state = playground::sort_documents(&self.state);
+        self.state = evaluation::sort_documents(&self.state);
         self.reevaluate();
         self.notice = Some(Notice { text: "Moved the documents to their editors.".into(), error: false });
     }
@@ -395,7 +396,7 @@ impl Playground {
         self.state.gatekeeper = text;
     }
 
-    pub fn errors_in(&self, editor: Editor) -> Vec<placement_core::playground::EditorError> {
+    pub fn errors_in(&self, editor: Editor) -> Vec<crate::evaluation::EditorError> {
         self.eval.errors_in(editor).cloned().collect()
     }
 }
@@ -403,9 +404,6 @@ impl Playground {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wasm_bindgen_test::{wasm_bindgen_test as test, wasm_bindgen_test_configure};
-
-    wasm_bindgen_test_configure!(run_in_browser);
 
     #[test]
     fn share_round_trip_restores_the_state() {
@@ -431,7 +429,7 @@ mod tests {
 
     #[test]
     fn the_matrix_pages_large_clusters_by_node_columns() {
-        let mut p = Playground::new(playground::synthetic(50, 2), None);
+        let mut p = Playground::new(evaluation::synthetic(50, 2), None);
         // (page asked for, columns shown, why)
         let rows = [
             (0, 0..24, "the first page"),
@@ -445,7 +443,7 @@ mod tests {
             assert_eq!(p.matrix_columns(), columns, "{why}");
         }
         // The cluster shrinks under the page shown: the last page that exists is shown.
-        p.set_nodes(playground::synthetic(10, 2).nodes);
+        p.set_nodes(evaluation::synthetic(10, 2).nodes);
         assert_eq!((p.matrix_pages(), p.matrix_page_shown(), p.matrix_columns()), (1, 0, 0..10));
     }
 

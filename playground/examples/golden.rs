@@ -3,7 +3,7 @@
 //! same inputs; run it before and after a change and `diff -r` the two directories.
 //!
 //! ```text
-//! cargo run --release -p placement-core --example golden -- OUT_DIR
+//! cargo run --release -p placement-playground --example golden -- OUT_DIR
 //! ```
 //!
 //! Writes into OUT_DIR:
@@ -17,18 +17,18 @@
 //!   nodes, and `playground::evaluate` of `synthetic(200, 20)`, `synthetic(40, 12)` and every
 //!   gallery example (Debug-printed: the evaluation has no serialized form).
 
-#[path = "../benches/common/mod.rs"]
+#[path = "../../core/benches/common/mod.rs"]
 mod common;
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use placement_core::framework::SchedulerConfig;
-use placement_core::playground::{evaluate, synthetic};
 use placement_core::scheduler::schedule;
-use placement_core::share::SharedState;
 use placement_core::simulate::{simulate, SimulateOptions};
 use placement_core::version::KubeVersion;
+use placement_playground::evaluation::{evaluate, synthetic};
+use placement_playground::share::SharedState;
 use serde_json::json;
 
 fn write(dir: &Path, name: &str, text: &str) {
@@ -282,12 +282,12 @@ fn main() {
 
     let mut states: Vec<(String, SharedState)> =
         vec![("synthetic_200_20".into(), synthetic(200, 20)), ("synthetic_40_12".into(), synthetic(40, 12))];
-    for e in placement_core::examples::EXAMPLES {
+    for e in placement_playground::gallery::EXAMPLES {
         let (nodes, workloads) = e.split();
         states.push((format!("example_{}", e.id), SharedState { workloads, nodes, ..Default::default() }));
     }
     let mixed = mixed_yaml();
-    let (nodes, workloads) = placement_core::examples::split_nodes(&mixed);
+    let (nodes, workloads) = placement_playground::gallery::split_nodes(&mixed);
     states.push(("mixed".into(), SharedState { workloads, nodes, ..Default::default() }));
     for (name, state) in states {
         let eval = evaluate(&state);

@@ -5,17 +5,17 @@
 //! Everything here is a pure function of [`SharedState`], the same state a share link holds.
 
 use crate::apply_fix::{apply_patch_to_text, ApplyError};
-use crate::documents::{parse_manifests, InputError, Manifests};
-use crate::fixes::Fix;
-use crate::framework::SchedulerConfig;
 use crate::node_table::{self, NodeRow};
-use crate::plugins::node_resources_fit::pod_request;
-use crate::quantity::{format_bytes, format_cpu};
-use crate::resources::{Resource, CPU, MEMORY, PODS};
 use crate::share::SharedState;
-use crate::simulate::{api_defaults, simulate, Eviction, PodReport, Report, SimulateOptions};
-use crate::source_map::error_line;
-use crate::version::KubeVersion;
+use placement_core::documents::{parse_manifests, InputError, Manifests};
+use placement_core::fixes::Fix;
+use placement_core::framework::SchedulerConfig;
+use placement_core::plugins::node_resources_fit::pod_request;
+use placement_core::quantity::{format_bytes, format_cpu};
+use placement_core::resources::{Resource, CPU, MEMORY, PODS};
+use placement_core::simulate::{api_defaults, simulate, Eviction, PodReport, Report, SimulateOptions};
+use placement_core::source_map::error_line;
+use placement_core::version::KubeVersion;
 
 /// The `source` names the editors' documents carry in messages.
 pub const WORKLOADS_SOURCE: &str = "workloads";
@@ -368,8 +368,8 @@ pub fn apply_fix(
 /// Moves Node documents to the nodes text and everything else to the workloads text,
 /// keeping each document's own text.
 pub fn sort_documents(state: &SharedState) -> SharedState {
-    let (nodes_a, rest_a) = crate::examples::split_nodes(&state.nodes);
-    let (nodes_b, rest_b) = crate::examples::split_nodes(&state.workloads);
+    let (nodes_a, rest_a) = crate::gallery::split_nodes(&state.nodes);
+    let (nodes_b, rest_b) = crate::gallery::split_nodes(&state.workloads);
     let join = |a: String, b: String| match (a.trim().is_empty(), b.trim().is_empty()) {
         (true, _) => b,
         (_, true) => a,
@@ -417,10 +417,10 @@ pub fn synthetic(nodes: usize, workloads: usize) -> SharedState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::examples;
+    use crate::gallery;
 
     fn example_state(id: &str) -> SharedState {
-        let (nodes, workloads) = examples::find(id).unwrap().split();
+        let (nodes, workloads) = gallery::find(id).unwrap().split();
         SharedState { workloads, nodes, ..Default::default() }
     }
 
@@ -475,7 +475,7 @@ mod tests {
 
     #[test]
     fn misplaced_documents_are_counted_and_sorted() {
-        let e = examples::find("daemonset-tainted-pool").unwrap();
+        let e = gallery::find("daemonset-tainted-pool").unwrap();
         let state = SharedState { workloads: e.source.to_string(), ..Default::default() };
         let eval = evaluate(&state);
         assert_eq!(eval.misplaced, 2);

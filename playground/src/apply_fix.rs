@@ -2,13 +2,14 @@
 //! workload's own document, and only that document's text is rewritten, so the other
 //! documents, their comments and their layout stay as they were.
 //!
-//! The merge follows the strategic-merge rules for the fields fixes touch: mappings merge
-//! key by key, `null` deletes a key, lists are replaced (tolerations and node selector terms
-//! have no merge key), except `containers` and `initContainers`, which merge by `name`.
+//! The merge is core's [`strategic_merge`], the same one that verified the fix
+//! ([`placement_core::fixes::apply_to_spec`]), so a fix is applied under the rules it was
+//! checked with.
 
 use serde_json::Value;
 
-use crate::source_map::{chunks, document_spans, lines_text};
+use placement_core::fixes::strategic_merge;
+use placement_core::source_map::{chunks, document_spans, lines_text};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApplyError {
@@ -44,7 +45,7 @@ pub fn apply_patch_to_text(text: &str, doc_index: usize, patch: &str) -> Result<
     };
     let mut json: Value =
         serde_json::to_value(&*target).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
-    merge(&mut json, &patch);
+    strategic_merge(&mut json, &patch);
     *target = serde_yaml::to_value(&json).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
     let body = serde_yaml::to_string(&value).map_err(|e| ApplyError::BadDocument(doc_index, e.to_string()))?;
 
@@ -95,7 +96,7 @@ fn apply_to_json_text(text: &str, doc_index: usize, patch: &Value) -> Result<Str
             }
             seen += 1;
             if seen == doc_index {
-                merge(item, patch);
+                strategic_merge(item, patch);
                 done = true;
                 break 'outer;
             }
@@ -114,40 +115,6 @@ fn apply_to_json_text(text: &str, doc_index: usize, patch: &Value) -> Result<Str
     Ok(out)
 }
 
-/// Strategic merge of `patch` into `base` for the fields fixes touch.
-pub fn merge(base: &mut Value, patch: &Value) {
-    merge_at(base, patch, "");
-}
-
-fn merge_at(base: &mut Value, patch: &Value, key: &str) {
-    match (base, patch) {
-        (Value::Object(b), Value::Object(p)) => {
-            for (k, pv) in p {
-                if pv.is_null() {
-                    b.remove(k);
-                    continue;
-                }
-                match b.get_mut(k) {
-                    Some(bv) if !bv.is_null() => merge_at(bv, pv, k),
-                    _ => {
-                        b.insert(k.clone(), pv.clone());
-                    }
-                }
-            }
-        }
-        (Value::Array(b), Value::Array(p)) if key == "containers" || key == "initContainers" => {
-            for pc in p {
-                let name = pc.get("name").and_then(Value::as_str);
-                match b.iter_mut().find(|c| name.is_some() && c.get("name").and_then(Value::as_str) == name) {
-                    Some(c) => merge_at(c, pc, ""),
-                    None => b.push(pc.clone()),
-                }
-            }
-        }
-        (b, p) => *b = p.clone(),
-    }
-}
-
 /// How many `---` chunks the text has: a cheap check that a patched text kept its shape.
 pub fn chunk_count(text: &str) -> usize {
     chunks(text).len()
@@ -156,8 +123,8 @@ pub fn chunk_count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::documents::parse_manifests;
-    use crate::simulate::{simulate, SimulateOptions};
+    use placement_core::documents::parse_manifests;
+    use placement_core::simulate::{simulate, SimulateOptions};
 
     const EXAMPLE: &str = include_str!("../../examples/daemonset-tainted-pool.yaml");
 
@@ -177,27 +144,6 @@ mod tests {
         let report = simulate(&parse_manifests(&patched, "").unwrap(), &SimulateOptions::default()).unwrap();
         assert_eq!(report.workloads[0].desired, 2);
         assert_eq!(report.workloads[0].current, 2);
-    }
-
-    #[test]
-    fn merges_maps_deletes_nulls_and_merges_containers_by_name() {
-        let mut base: Value = serde_json::json!({
-            "spec": {"nodeSelector": {"a": "1", "b": "2"},
-                     "affinity": {"podAntiAffinity": {"x": 1}},
-                     "tolerations": [{"key": "old"}],
-                     "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": "2"}}}]}
-        });
-        let patch: Value = serde_yaml::from_str(
-            "spec:\n  nodeSelector: {a: '3', b: null}\n  affinity: {nodeAffinity: {y: 2}}\n  tolerations: [{key: new}]\n  containers: [{name: c, resources: {requests: {cpu: 500m}}}]\n",
-        )
-        .unwrap();
-        merge(&mut base, &patch);
-        assert_eq!(base["spec"]["nodeSelector"], serde_json::json!({"a": "3"}));
-        assert_eq!(base["spec"]["affinity"]["podAntiAffinity"]["x"], 1);
-        assert_eq!(base["spec"]["affinity"]["nodeAffinity"]["y"], 2);
-        assert_eq!(base["spec"]["tolerations"], serde_json::json!([{"key": "new"}]));
-        assert_eq!(base["spec"]["containers"][0]["image"], "i");
-        assert_eq!(base["spec"]["containers"][0]["resources"]["requests"]["cpu"], "500m");
     }
 
     #[test]

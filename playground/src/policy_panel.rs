@@ -1,5 +1,5 @@
 //! The playground's admission panel: the playground's workloads sent through the Kubewarden
-//! policy ([`crate::admission::Validator`]) as the API server would send them, with settings
+//! policy ([`placement_core::admission::Validator`]) as the API server would send them, with settings
 //! the user edits plus any Gatekeeper templates and constraints pasted beside them, the
 //! verdict for every workload, and the `ValidationResponse` JSON the policy module returns.
 //!
@@ -11,11 +11,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::admission;
-use crate::documents::split_documents;
-use crate::gatekeeper::PolicySet;
-use crate::playground::{Editor, Evaluation};
+use crate::evaluation::{Editor, Evaluation};
 use crate::share::SharedState;
+use placement_core::admission;
+use placement_core::documents::split_documents;
+use placement_core::gatekeeper::PolicySet;
 
 /// Settings that turn on the policies that need no site-specific names, with the
 /// playground's Nodes as the inventory.
@@ -271,12 +271,12 @@ spec:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::examples;
-    use crate::playground::evaluate;
+    use crate::evaluation::evaluate;
+    use crate::gallery;
 
     #[test]
     fn the_daemonset_example_goes_through_the_policy() {
-        let (nodes, workloads) = examples::find("daemonset-tainted-pool").unwrap().split();
+        let (nodes, workloads) = gallery::find("daemonset-tainted-pool").unwrap().split();
         let state = SharedState { nodes, workloads, ..Default::default() };
         let eval = evaluate(&state);
         let settings = default_settings(&state);
@@ -322,8 +322,9 @@ spec:
           image: nginx
 "#;
 
+    // placement-playground depends on placement-core with its default features, so the
+    // admission's `gatekeeper` setting (core's `admission-gatekeeper`) is always built here.
     #[test]
-    #[cfg(feature = "admission-gatekeeper")]
     fn pasted_gatekeeper_policies_give_a_verdict_per_workload() {
         let state = SharedState {
             nodes: "kind: Node\napiVersion: v1\nmetadata: {name: a}\n".into(),

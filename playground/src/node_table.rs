@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use crate::documents::{split_documents, DocRef};
-use crate::field::FieldPath;
-use crate::labels::{validate_label_key, validate_label_value};
-use crate::model::{Node, Taint};
-use crate::quantity::Quantity;
+use placement_core::documents::{split_documents, DocRef};
+use placement_core::field::FieldPath;
+use placement_core::labels::{validate_label_key, validate_label_value};
+use placement_core::model::{Node, Taint};
+use placement_core::quantity::Quantity;
 
 /// One node as the table shows it. Lists are written the way `kubectl` prints them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -284,7 +284,7 @@ pub fn describe_to_yaml(text: &str) -> Result<String, RowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::documents::parse_manifests;
+    use placement_core::documents::parse_manifests;
 
     #[test]
     fn taints_as_kubectl_prints_them() {

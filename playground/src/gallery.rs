@@ -1,7 +1,7 @@
 //! The examples gallery: the manifests of `examples/`, compiled in, each split into the
 //! nodes and the workloads the playground's two editors hold.
 
-use crate::source_map::{chunks, lines_text};
+use placement_core::source_map::{chunks, lines_text};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
@@ -179,8 +179,8 @@ fn is_nodes(body: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::documents::parse_manifests;
-    use crate::simulate::{simulate, SimulateOptions};
+    use placement_core::documents::parse_manifests;
+    use placement_core::simulate::{simulate, SimulateOptions};
 
     #[test]
     fn every_example_splits_and_simulates() {
@@ -207,5 +207,41 @@ mod tests {
         assert!(!gpu_nodes.starts_with('\n'), "no blank first line");
         assert_eq!(parse_manifests(&nodes, "").unwrap().nodes.len(), 2);
         assert!(e.summary().starts_with("The classic: a security agent DaemonSet"));
+    }
+
+    /// The texts the editors hold (each example's two halves, the synthetic cluster) take the
+    /// core's fast reader, which reads them as serde_yaml does. (Core's own tests cover the
+    /// example files whole.)
+    #[test]
+    fn the_editors_texts_take_the_fast_reader() {
+        use placement_core::block_yaml::{read_stream, Prune};
+        use placement_core::documents::parse_manifests_reference;
+        use serde::Deserialize;
+
+        let outcome = |result: Result<placement_core::documents::Manifests, placement_core::documents::InputError>| {
+            match result {
+                Ok(m) => format!("{m:?}"),
+                Err(e) => format!("error: {e} ({e:?})"),
+            }
+        };
+        let synthetic = crate::evaluation::synthetic(20, 8);
+        let mut texts =
+            vec![("synthetic nodes".to_string(), synthetic.nodes), ("synthetic workloads".into(), synthetic.workloads)];
+        for e in EXAMPLES {
+            let (nodes, workloads) = e.split();
+            texts.extend([(format!("{} nodes", e.id), nodes), (format!("{} workloads", e.id), workloads)]);
+        }
+        for (what, text) in &texts {
+            let fast = read_stream(text, Prune::Nothing).unwrap_or_else(|| panic!("{what} leaves the fast path"));
+            let slow: Vec<serde_json::Value> = serde_yaml::Deserializer::from_str(text)
+                .map(|de| serde_json::Value::deserialize(de).expect("serde_yaml reads it"))
+                .collect();
+            assert_eq!(serde_json::to_string(&fast).unwrap(), serde_json::to_string(&slow).unwrap(), "{what}");
+            assert_eq!(
+                outcome(parse_manifests(text, "src")),
+                outcome(parse_manifests_reference(text, "src")),
+                "{what}"
+            );
+        }
     }
 }

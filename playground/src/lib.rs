@@ -1,0 +1,24 @@
+//! # placement-playground
+//!
+//! The browser playground's model, without a UI: everything the playground does between the
+//! text in its editors and what it shows, as plain Rust over [`placement_core`]. It compiles
+//! natively and for wasm32 and is tested with `cargo test`; `placement-web` (Leptos) and
+//! `placement-web-admission` are thin views over it.
+//!
+//! - [`evaluation`]: two manifest texts and the options in, the views out (errors placed on
+//!   editor lines, the workloads × nodes matrix, node capacity, fixes);
+//! - [`state`]: the playground as a value with methods, which the UI holds in a signal;
+//! - [`apply_fix`]: a fix's patch applied to the manifest text, with core's
+//!   [`placement_core::fixes::strategic_merge`];
+//! - [`node_table`]: the nodes as editable rows, and `kubectl describe node` read as YAML;
+//! - [`policy_panel`]: the admission panel's requests and verdicts;
+//! - [`share`]: share links (`#s=…`) and the page's routes;
+//! - [`gallery`]: the examples gallery.
+
+pub mod apply_fix;
+pub mod evaluation;
+pub mod gallery;
+pub mod node_table;
+pub mod policy_panel;
+pub mod share;
+pub mod state;
