@@ -35,7 +35,7 @@ help:
 	@echo 'make test-web  playground component tests (headless Chromium) + site build + e2e test'
 	@echo 'make screenshots  test-web, also rewriting docs/screenshots/*.png'
 	@echo 'make fuzz    fuzz target $(FUZZ_TARGET) for $(FUZZ_SECONDS)s (cargo-fuzz, nightly)'
-	@echo 'make bench   cargo bench -p placement-core'
+	@echo 'make bench   cargo bench -p placement-core -p placement-playground'
 	@echo 'make wasm    build placement-core for wasm32-unknown-unknown'
 	@echo 'make verify-gatekeeper  run the shared gatekeeper-library suites with gatekeeper/library templates'
 	@echo 'make corpus  the 461 scenarios recorded from kube-scheduler 1.35.4 ($(CORPUS_1_35)), 0 failed required'
@@ -111,7 +111,7 @@ fuzz:
 	cargo +nightly fuzz run $(FUZZ_TARGET) fuzz/corpus/$(FUZZ_TARGET) fuzz/seeds -- -dict=fuzz/parse_simulate.dict -max_total_time=$(FUZZ_SECONDS)
 
 bench:
-	cargo bench -p placement-core
+	cargo bench -p placement-core -p placement-playground
 
 wasm:
 	$(WASM_BUILD)
