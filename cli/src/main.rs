@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use placement_core::documents::{parse_manifests, split_documents, InputError, Manifests};
-use placement_core::gatekeeper::{self, suite, Inventory, PolicySet};
+use placement_core::gatekeeper::{self, suite, PolicySet};
 use placement_core::simulate::{simulate, SimulateOptions};
 use placement_core::version::KubeVersion;
 use placement_core::{conformance, render};
@@ -150,8 +150,8 @@ fn run_simulate(
         Err(errors) => return fail_input(&errors),
     };
     if let Some(policy) = &policy {
-        if let Err(e) = add_violations(&mut report, policy, &objects) {
-            return fail(&e);
+        if let Err(e) = gatekeeper::review_report(&mut report, policy, &objects) {
+            return fail(&e.to_string());
         }
     }
     let rendered = match output {
@@ -164,68 +164,9 @@ fn run_simulate(
     };
     print!("{rendered}");
     if policy.is_some() && !matches!(output, Output::Json) {
-        print!("{}", render_violations(&report, matches!(output, Output::Markdown)));
+        print!("{}", render::gatekeeper_section(&report, matches!(output, Output::Markdown)));
     }
     ExitCode::SUCCESS
-}
-
-/// Reviews each workload's object (and, through the default expansion templates, the Pod it
-/// creates) against the policy; every input object is inventory.
-fn add_violations(
-    report: &mut placement_core::simulate::Report,
-    policy: &PolicySet,
-    objects: &[serde_json::Value],
-) -> Result<(), String> {
-    let inventory = Inventory::new(objects.iter().cloned());
-    for w in &mut report.workloads {
-        let found = objects.iter().find(|o| {
-            let s = |p: &str| o.pointer(p).and_then(serde_json::Value::as_str).unwrap_or_default();
-            s("/kind") == w.kind
-                && s("/metadata/name") == w.name
-                && (s("/metadata/namespace") == w.namespace
-                    || (s("/metadata/namespace").is_empty() && w.namespace == "default"))
-        });
-        let Some(object) = found else { continue };
-        let mut object = object.clone();
-        if object.pointer("/metadata/namespace").is_none() {
-            if let Some(meta) = object.get_mut("metadata").and_then(serde_json::Value::as_object_mut) {
-                meta.insert("namespace".into(), w.namespace.clone().into());
-            }
-        }
-        w.violations = gatekeeper::evaluate(policy, &object, &inventory).map_err(|e| e.to_string())?;
-    }
-    Ok(())
-}
-
-fn render_violations(report: &placement_core::simulate::Report, markdown: bool) -> String {
-    let mut out = String::new();
-    out.push_str(if markdown { "\n## Gatekeeper\n\n" } else { "\nGatekeeper:\n" });
-    for w in &report.workloads {
-        let verdict = if w.violations.iter().any(|v| v.enforcement_action == gatekeeper::EnforcementAction::Deny) {
-            "denied"
-        } else {
-            "admitted"
-        };
-        let head = format!("{} {}/{}: {} ({} violation(s))", w.kind, w.namespace, w.name, verdict, w.violations.len());
-        if markdown {
-            out.push_str(&format!("- {head}\n"));
-        } else {
-            out.push_str(&format!("  {head}\n"));
-        }
-        for v in &w.violations {
-            let line = format!("{} ({}): {}", v.constraint, v.enforcement_action.as_str(), v.msg);
-            if markdown {
-                out.push_str(&format!(
-                    "  - `{}` {}\n",
-                    v.constraint,
-                    line.trim_start_matches(&v.constraint).trim_start()
-                ));
-            } else {
-                out.push_str(&format!("    {line}\n"));
-            }
-        }
-    }
-    out
 }
 
 /// Files of one suite: relative to its folder; templates optionally from `--templates`.

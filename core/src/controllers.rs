@@ -84,7 +84,7 @@ pub fn listers(manifests: &Manifests) -> Listers {
     let services = manifests
         .services
         .iter()
-        .map(|(_, s)| (namespace_of(s.metadata.namespace.as_deref()), s.spec.selector.clone()))
+        .map(|(_, s)| (s.metadata.namespace_or_default().to_string(), s.spec.selector.clone()))
         .collect();
     let mut controllers = BTreeMap::new();
     for w in &manifests.workloads {
@@ -93,10 +93,6 @@ pub fn listers(manifests: &Manifests) -> Listers {
         controllers.insert(key, selector);
     }
     Listers { services, controllers }
-}
-
-fn namespace_of(namespace: Option<&str>) -> String {
-    namespace.filter(|n| !n.is_empty()).unwrap_or("default").to_string()
 }
 
 /// `controller.ComputeHash`'s shape: FNV-32a of the template, encoded by

@@ -407,12 +407,7 @@ pub fn decode<T: DeserializeOwned>(value: &Value, doc: &DocRef, prefix: &str) ->
         return Ok(decoded);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.path().to_string();
-        let field = match (prefix.is_empty(), inner == ".") {
-            (true, _) => inner,
-            (false, true) => prefix.to_string(),
-            (false, false) => format!("{prefix}.{inner}"),
-        };
+        let field = crate::field::FieldPath::under(prefix, &e.path().to_string()).to_string();
         InputError::Decode { doc: doc.clone(), field, message: e.into_inner().to_string() }
     })
 }
@@ -794,7 +789,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
     }
     out.workloads.push(Workload {
         kind,
-        namespace: metadata.namespace.clone().unwrap_or_else(|| "default".into()),
+        namespace: metadata.namespace_or_default().to_string(),
         name: metadata.name.clone(),
         doc,
         replicas,

@@ -32,6 +32,17 @@ impl FieldPath {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// `prefix` joined with a path as `serde_path_to_error` prints it (`.` for the value
+    /// itself, `a.b[0].c` below it): the one place decoding errors get their field path.
+    pub fn under(prefix: &str, serde_path: &str) -> Self {
+        match (prefix.is_empty(), serde_path) {
+            (true, _) => Self(serde_path.to_string()),
+            (false, ".") => Self(prefix.to_string()),
+            (false, p) if p.starts_with('[') => Self(format!("{prefix}{p}")),
+            (false, p) => Self(format!("{prefix}.{p}")),
+        }
+    }
 }
 
 impl fmt::Display for FieldPath {

@@ -533,4 +533,30 @@ mod tests {
         assert_eq!(base["spec"]["containers"][0]["image"], "i");
         assert_eq!(base["spec"]["containers"][0]["resources"]["requests"]["cpu"], "500m");
     }
+
+    #[test]
+    fn init_containers_merge_by_name_and_new_names_are_appended() {
+        let mut base = json!({"initContainers": [{"name": "a", "image": "i"}], "containers": [{"name": "c"}]});
+        let patch = json!({"initContainers": [{"name": "a", "image": "j"}, {"name": "b"}],
+                           "containers": [{"image": "no-name"}], "ports": [1]});
+        strategic_merge(&mut base, &patch);
+        assert_eq!(base["initContainers"], json!([{"name": "a", "image": "j"}, {"name": "b"}]));
+        assert_eq!(base["containers"], json!([{"name": "c"}, {"image": "no-name"}]), "a nameless one never matches");
+        assert_eq!(base["ports"], json!([1]));
+    }
+
+    /// `apply_to_spec` merges at the kind's pod spec path with the same rules.
+    #[test]
+    fn apply_to_spec_merges_at_the_pod_spec_path() {
+        let mut spec = PodSpec::default();
+        spec.node_selector = Some([("a".to_string(), "1".to_string()), ("b".to_string(), "2".to_string())].into());
+        spec.tolerations = vec![Toleration { key: "old".into(), operator: "Exists".into(), ..Default::default() }];
+        let patch = "spec:\n  template:\n    spec:\n      nodeSelector: {b: null, c: '3'}\n      tolerations: [{key: new, operator: Exists}]\n";
+        let patched = apply_to_spec(&spec, patch, WorkloadKind::Deployment).expect("the patch applies");
+        let selector = patched.node_selector.unwrap();
+        assert_eq!(selector.keys().collect::<Vec<_>>(), ["a", "c"]);
+        assert_eq!(patched.tolerations.len(), 1);
+        assert_eq!(patched.tolerations[0].key, "new");
+        assert!(apply_to_spec(&spec, "spec: {nodeSelector: {}}\n", WorkloadKind::Deployment).is_none(), "wrong path");
+    }
 }

@@ -92,7 +92,7 @@ impl PlacedPod {
         let pa = affinity.and_then(|a| a.pod_affinity.as_ref());
         let paa = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
         Self {
-            namespace: pod.metadata.namespace.clone().unwrap_or_else(|| "default".into()),
+            namespace: pod.metadata.namespace_or_default().to_string(),
             name: pod.metadata.name.clone(),
             labels: pod.metadata.labels.clone(),
             required_affinity: pa.map(|a| a.required.clone()).unwrap_or_default(),
@@ -218,6 +218,8 @@ pub struct SchedulerConfig {
     /// ReplicationControllers), for its system default constraints. Shared: it is the same
     /// for every cycle of a simulation.
     pub spread_listers: std::sync::Arc<crate::plugins::pod_topology_spread::Listers>,
+    /// The plugins the cycle runs, their order and weights.
+    pub profile: crate::profile::Profile,
 }
 
 impl SchedulerConfig {

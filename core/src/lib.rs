@@ -34,6 +34,7 @@ pub mod labels;
 pub mod model;
 pub mod nodeaffinity;
 pub mod plugins;
+pub mod profile;
 pub mod quantity;
 pub mod render;
 pub mod resources;

@@ -32,11 +32,24 @@ pub struct ObjectMeta {
     pub owner_references: Vec<OwnerReference>,
 }
 
+/// The namespace of an object that names none (or an empty one).
+pub const DEFAULT_NAMESPACE: &str = "default";
+
 impl ObjectMeta {
+    /// The object's namespace, `default` when it names none: the one place that rule lives.
+    pub fn namespace_or_default(&self) -> &str {
+        namespace_or_default(self.namespace.as_deref())
+    }
+
     /// `metav1.GetControllerOf`: the owner reference with `controller: true`.
     pub fn controller(&self) -> Option<&OwnerReference> {
         self.owner_references.iter().find(|r| r.controller == Some(true))
     }
+}
+
+/// `namespace`, or `default` when it is absent or empty.
+pub fn namespace_or_default(namespace: Option<&str>) -> &str {
+    namespace.filter(|n| !n.is_empty()).unwrap_or(DEFAULT_NAMESPACE)
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]

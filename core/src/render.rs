@@ -196,3 +196,33 @@ pub fn markdown(report: &Report) -> String {
 fn md_cell(v: Option<&str>) -> String {
     v.unwrap_or("").replace('|', "\\|")
 }
+
+/// The Gatekeeper section of `simulate --policy`: each workload's verdict (denied when any
+/// violation's enforcement action is deny) and its violations, as text or markdown.
+pub fn gatekeeper_section(report: &Report, markdown: bool) -> String {
+    use crate::gatekeeper::EnforcementAction;
+    let mut out = String::new();
+    out.push_str(if markdown { "\n## Gatekeeper\n\n" } else { "\nGatekeeper:\n" });
+    for w in &report.workloads {
+        let verdict = if w.violations.iter().any(|v| v.enforcement_action == EnforcementAction::Deny) {
+            "denied"
+        } else {
+            "admitted"
+        };
+        let head = format!("{} {}/{}: {} ({} violation(s))", w.kind, w.namespace, w.name, verdict, w.violations.len());
+        if markdown {
+            let _ = writeln!(out, "- {head}");
+        } else {
+            let _ = writeln!(out, "  {head}");
+        }
+        for v in &w.violations {
+            let line = format!("{} ({}): {}", v.constraint, v.enforcement_action.as_str(), v.msg);
+            if markdown {
+                let _ = writeln!(out, "  - `{}` {}", v.constraint, line.trim_start_matches(&v.constraint).trim_start());
+            } else {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
+    }
+    out
+}

@@ -22,6 +22,7 @@ use crate::plugins::{
     default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
     pod_topology_spread, taint_toleration,
 };
+use crate::profile::{FilterPlugin, ScorePlugin};
 use crate::resources::Resource;
 
 pub const ERR_NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
@@ -103,7 +104,7 @@ enum StaticEntry {
     /// Rejected by this static filter. Its status (reason strings, detail) is built only when
     /// a verdict or the FailedScheduling message asks for it: a cycle that finds a node never
     /// does, and most cycles do.
-    Fail(StaticFilter),
+    Fail(FilterPlugin),
     /// Passed the static filters; raw (not normalized) static scores.
     Pass {
         taint: i64,
@@ -111,48 +112,64 @@ enum StaticEntry {
     },
 }
 
-/// The filters whose outcome depends only on the pod spec and the Node, in upstream's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum StaticFilter {
-    NodeUnschedulable,
-    NodeName,
-    TaintToleration,
-    NodeAffinity,
+/// Whether a static filter (`FilterPlugin::is_static`) rejects the node, without building
+/// its status.
+fn static_rejects(
+    filter: FilterPlugin,
+    spec: &PodSpec,
+    affinity: &node_affinity::State,
+    node: &NodeInfo,
+    cfg: &SchedulerConfig,
+) -> bool {
+    match filter {
+        FilterPlugin::NodeUnschedulable => node_unschedulable::rejects(spec, node.node(), cfg),
+        FilterPlugin::NodeName => node_name::rejects(spec, node.node()),
+        FilterPlugin::TaintToleration => taint_toleration::rejects(spec, node.node(), cfg),
+        FilterPlugin::NodeAffinity => affinity.rejects(node),
+        _ => false,
+    }
 }
 
-impl StaticFilter {
-    const ORDER: [StaticFilter; 4] =
-        [Self::NodeUnschedulable, Self::NodeName, Self::TaintToleration, Self::NodeAffinity];
+/// A static filter's status, with its reasons and detail, for a node it rejects.
+fn static_status(filter: FilterPlugin, ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> Status {
+    let spec = &ctx.pod.spec;
+    let status = match filter {
+        FilterPlugin::NodeUnschedulable => node_unschedulable::filter(spec, node.node(), cfg),
+        FilterPlugin::NodeName => node_name::filter(spec, node.node()),
+        FilterPlugin::TaintToleration => taint_toleration::filter(spec, node.node(), cfg),
+        FilterPlugin::NodeAffinity => ctx.affinity.filter(node),
+        _ => Status::success(),
+    };
+    status.with_plugin(filter.name())
+}
 
-    fn name(self) -> &'static str {
-        match self {
-            Self::NodeUnschedulable => node_unschedulable::NAME,
-            Self::NodeName => node_name::NAME,
-            Self::TaintToleration => taint_toleration::NAME,
-            Self::NodeAffinity => node_affinity::NAME,
-        }
+/// The profile's static filters as a check over nodes, for callers outside a cycle (the
+/// admission policy's fast path) that must agree with it: the same plugins, in the same
+/// order, with the same PreFilter skips.
+pub struct StaticFilters<'a> {
+    spec: &'a PodSpec,
+    affinity: node_affinity::State<'a>,
+    filters: Vec<FilterPlugin>,
+    cfg: &'a SchedulerConfig,
+}
+
+impl<'a> StaticFilters<'a> {
+    pub fn new(spec: &'a PodSpec, cfg: &'a SchedulerConfig) -> Self {
+        let skipped: Vec<&str> = [
+            (node_name::NAME, node_name::pre_filter(spec).0),
+            (node_affinity::NAME, node_affinity::pre_filter(spec, cfg).0),
+        ]
+        .into_iter()
+        .filter(|(_, status)| status.code == Code::Skip)
+        .map(|(name, _)| name)
+        .collect();
+        let filters = cfg.profile.static_filters().filter(|f| !skipped.contains(&f.name())).collect();
+        Self { spec, affinity: node_affinity::State::new(spec, cfg), filters, cfg }
     }
 
-    fn rejects(self, ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> bool {
-        let spec = &ctx.pod.spec;
-        match self {
-            Self::NodeUnschedulable => node_unschedulable::rejects(spec, node.node(), cfg),
-            Self::NodeName => node_name::rejects(spec, node.node()),
-            Self::TaintToleration => taint_toleration::rejects(spec, node.node(), cfg),
-            Self::NodeAffinity => ctx.affinity.rejects(node),
-        }
-    }
-
-    /// The filter's status, with its reasons and detail, for a node it rejects.
-    fn status(self, ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> Status {
-        let spec = &ctx.pod.spec;
-        let status = match self {
-            Self::NodeUnschedulable => node_unschedulable::filter(spec, node.node(), cfg),
-            Self::NodeName => node_name::filter(spec, node.node()),
-            Self::TaintToleration => taint_toleration::filter(spec, node.node(), cfg),
-            Self::NodeAffinity => ctx.affinity.filter(node),
-        };
-        status.with_plugin(self.name())
+    /// The first static filter that rejects the node.
+    pub fn rejecting(&self, node: &NodeInfo) -> Option<FilterPlugin> {
+        self.filters.iter().copied().find(|&f| static_rejects(f, self.spec, &self.affinity, node, self.cfg))
     }
 }
 
@@ -179,7 +196,7 @@ struct PodContext<'a> {
     affinity: node_affinity::State<'a>,
     score_tolerations: Vec<Toleration>,
     /// The static filters not skipped, in order.
-    static_filters: Vec<StaticFilter>,
+    static_filters: Vec<FilterPlugin>,
     /// Whether PreFilter skipped the filters that run on every node on every cycle.
     skip_ports: bool,
     skip_spread: bool,
@@ -200,7 +217,7 @@ pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: b
 /// An evaluated node's outcome in a cycle (nodes a PreFilter result removed have none).
 enum Outcome {
     /// Rejected by a static filter.
-    StaticFail(StaticFilter),
+    StaticFail(FilterPlugin),
     /// Rejected by NodePorts, NodeResourcesFit, PodTopologySpread or InterPodAffinity.
     DynamicFail(Box<(Status, Vec<InsufficientResource>)>),
     /// Fits; the index into the feasible list.
@@ -312,7 +329,7 @@ pub fn schedule_with_requests(
         skip_ports: skipped.contains(node_ports::NAME),
         skip_spread: skipped.contains(pod_topology_spread::NAME),
         skip_inter_pod: skipped.contains(inter_pod_affinity::NAME),
-        static_filters: StaticFilter::ORDER.into_iter().filter(|f| !skipped.contains(f.name())).collect(),
+        static_filters: cfg.profile.static_filters().filter(|f| !skipped.contains(f.name())).collect(),
         inter_pod,
         spread,
     };
@@ -370,7 +387,7 @@ pub fn schedule_with_requests(
     let status_of = |i: usize, outcome: Option<&Outcome>| -> Option<(Status, Vec<InsufficientResource>)> {
         match outcome {
             None => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
-            Some(Outcome::StaticFail(filter)) => Some((filter.status(&ctx, &nodes[i], cfg), Vec::new())),
+            Some(Outcome::StaticFail(filter)) => Some((static_status(*filter, &ctx, &nodes[i], cfg), Vec::new())),
             Some(Outcome::DynamicFail(f)) => Some((f.0.clone(), f.1.clone())),
             Some(Outcome::Feasible(_)) => None,
         }
@@ -536,7 +553,7 @@ fn fit_error_message(
 /// a node that passes them all.
 fn static_entry(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> StaticEntry {
     for &filter in &ctx.static_filters {
-        if filter.rejects(ctx, node, cfg) {
+        if static_rejects(filter, &ctx.pod.spec, &ctx.affinity, node, cfg) {
             return StaticEntry::Fail(filter);
         }
     }
@@ -546,40 +563,34 @@ fn static_entry(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> Sta
     }
 }
 
-/// The filters that depend on what is bound to the node or elsewhere in the cluster, in order;
-/// `None` when the node passes them all.
+/// The filters that depend on what is bound to the node or elsewhere in the cluster, in the
+/// profile's order; `None` when the node passes them all.
 fn run_dynamic_filters(
     ctx: &PodContext,
     node: &NodeInfo,
     cfg: &SchedulerConfig,
 ) -> Option<(Status, Vec<InsufficientResource>)> {
-    if !ctx.skip_ports {
-        let status = node_ports::filter(&ctx.wanted_ports, node);
+    for filter in cfg.profile.dynamic_filters() {
+        let (status, insufficient) = match filter {
+            FilterPlugin::NodePorts if !ctx.skip_ports => (node_ports::filter(&ctx.wanted_ports, node), Vec::new()),
+            FilterPlugin::NodeResourcesFit => node_resources_fit::filter(&ctx.request, node, cfg),
+            FilterPlugin::PodTopologySpread if !ctx.skip_spread => {
+                (pod_topology_spread::filter(&ctx.spread, ctx.pod, node), Vec::new())
+            }
+            FilterPlugin::InterPodAffinity if !ctx.skip_inter_pod => {
+                (inter_pod_affinity::filter(&ctx.inter_pod, ctx.pod, node), Vec::new())
+            }
+            _ => continue,
+        };
         if !status.is_success() {
-            return Some((status.with_plugin(node_ports::NAME), Vec::new()));
-        }
-    }
-    let (status, insufficient) = node_resources_fit::filter(&ctx.request, node, cfg);
-    if !status.is_success() {
-        return Some((status.with_plugin(node_resources_fit::NAME), insufficient));
-    }
-    if !ctx.skip_spread {
-        let status = pod_topology_spread::filter(&ctx.spread, ctx.pod, node);
-        if !status.is_success() {
-            return Some((status.with_plugin(pod_topology_spread::NAME), Vec::new()));
-        }
-    }
-    if !ctx.skip_inter_pod {
-        let status = inter_pod_affinity::filter(&ctx.inter_pod, ctx.pod, node);
-        if !status.is_success() {
-            return Some((status.with_plugin(inter_pod_affinity::NAME), Vec::new()));
+            return Some((status.with_plugin(filter.name()), insufficient));
         }
     }
     None
 }
 
-/// Scores every feasible node with the default plugins and weights; returns the totals in
-/// `feasible` order and, with `breakdown`, each node's per-plugin scores.
+/// Scores every feasible node with the profile's score plugins and weights; returns the
+/// totals in `feasible` order and, with `breakdown`, each node's per-plugin scores.
 fn score_nodes(
     ctx: &PodContext,
     nodes: &[NodeInfo],
@@ -588,41 +599,62 @@ fn score_nodes(
     cfg: &SchedulerConfig,
     breakdown: bool,
 ) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
-    let mut taint: Vec<i64> = raw_static.iter().map(|r| r.0).collect();
-    default_normalize_score(crate::plugins::MAX_NODE_SCORE, true, &mut taint);
-
-    let mut affinity: Vec<i64> = raw_static.iter().map(|r| r.1).collect();
-    default_normalize_score(crate::plugins::MAX_NODE_SCORE, false, &mut affinity);
-
-    let spread = pod_topology_spread::score(ctx.pod, nodes, feasible, cfg);
-    // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node (a
-    // daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
-    let inter = if feasible.len() == 1 { vec![0] } else { inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg) };
-
+    // Each plugin's normalized score per feasible node; `None` where the plugin does not
+    // score the node (BalancedAllocation for a best-effort pod).
+    let per_plugin: Vec<(ScorePlugin, i64, Vec<Option<i64>>)> = cfg
+        .profile
+        .scores
+        .iter()
+        .map(|&(plugin, weight)| (plugin, weight, plugin_scores(plugin, ctx, nodes, feasible, raw_static, cfg)))
+        .collect();
     let mut totals = Vec::with_capacity(feasible.len());
     let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
-    for (k, &i) in feasible.iter().enumerate() {
-        let least = node_resources_fit::least_allocated_score(&ctx.least_allocated_request, &nodes[i]);
-        let balanced = node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i]);
-        // The same sum, in the same order, as the breakdown below.
-        let total = taint[k] * 3 + affinity[k] * 2 + least + spread[k] * 2 + inter[k] * 2 + balanced.unwrap_or(0);
+    for k in 0..feasible.len() {
+        let scored = per_plugin.iter().filter_map(|(plugin, weight, scores)| scores[k].map(|s| (*plugin, *weight, s)));
+        totals.push(scored.clone().map(|(_, weight, score)| score * weight).sum());
         if breakdown {
-            let mut parts = vec![
-                PluginScore { plugin: taint_toleration::NAME, score: taint[k], weight: 3 },
-                PluginScore { plugin: node_affinity::NAME, score: affinity[k], weight: 2 },
-                PluginScore { plugin: node_resources_fit::NAME, score: least, weight: 1 },
-                PluginScore { plugin: pod_topology_spread::NAME, score: spread[k], weight: 2 },
-                PluginScore { plugin: inter_pod_affinity::NAME, score: inter[k], weight: 2 },
-            ];
-            if let Some(b) = balanced {
-                parts.push(PluginScore { plugin: node_resources_fit::BALANCED_ALLOCATION, score: b, weight: 1 });
-            }
-            debug_assert_eq!(total, parts.iter().map(|p| p.score * p.weight).sum::<i64>());
-            all_parts.push(parts);
+            all_parts.push(
+                scored.map(|(plugin, weight, score)| PluginScore { plugin: plugin.name(), score, weight }).collect(),
+            );
         }
-        totals.push(total);
     }
     (totals, all_parts)
+}
+
+/// One score plugin's normalized scores for the feasible nodes, in `feasible` order.
+fn plugin_scores(
+    plugin: ScorePlugin,
+    ctx: &PodContext,
+    nodes: &[NodeInfo],
+    feasible: &[usize],
+    raw_static: &[(i64, i64)],
+    cfg: &SchedulerConfig,
+) -> Vec<Option<i64>> {
+    let all = |v: Vec<i64>| v.into_iter().map(Some).collect();
+    match plugin {
+        ScorePlugin::TaintToleration => {
+            let mut taint: Vec<i64> = raw_static.iter().map(|r| r.0).collect();
+            default_normalize_score(crate::plugins::MAX_NODE_SCORE, true, &mut taint);
+            all(taint)
+        }
+        ScorePlugin::NodeAffinity => {
+            let mut affinity: Vec<i64> = raw_static.iter().map(|r| r.1).collect();
+            default_normalize_score(crate::plugins::MAX_NODE_SCORE, false, &mut affinity);
+            all(affinity)
+        }
+        ScorePlugin::NodeResourcesFit => feasible
+            .iter()
+            .map(|&i| Some(node_resources_fit::least_allocated_score(&ctx.least_allocated_request, &nodes[i])))
+            .collect(),
+        ScorePlugin::PodTopologySpread => all(pod_topology_spread::score(ctx.pod, nodes, feasible, cfg)),
+        // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node
+        // (a daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
+        ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(0)],
+        ScorePlugin::InterPodAffinity => all(inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg)),
+        ScorePlugin::NodeResourcesBalancedAllocation => {
+            feasible.iter().map(|&i| node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i])).collect()
+        }
+    }
 }
 
 /// A PreFilter rejection: every node shares the status, and the message carries only the

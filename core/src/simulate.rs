@@ -55,7 +55,7 @@ impl SimulateOptions {
     }
 }
 
-/// The report, in the shape the CLI's JSON output promises (see README, "CLI contract").
+/// The report, in the shape the CLI's JSON output promises (docs/cli.md, "JSON output").
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
@@ -712,14 +712,15 @@ pub fn api_defaults(spec: &mut PodSpec, gates: &FeatureGates) -> Vec<String> {
 }
 
 /// `defaultPodRequests` (pkg/apis/core/v1/defaults.go, PodLevelResources on): when pod-level
-/// limits are set, each supported resource without a pod-level request gets one: the
-/// containers' effective request where they request it, else the pod-level limit. Runs after
-/// the containers' requests were defaulted from their limits, as `SetDefaults_Pod` orders it.
+/// limits are set, each supported resource without a pod-level request gets one: for the
+/// overcommittable ones (cpu, memory) the containers' effective request where they request
+/// it, else the pod-level limit; hugepages only from the pod-level limit. Runs after the
+/// containers' requests were defaulted from their limits, as `SetDefaults_Pod` orders it.
 ///
-/// Some upstream revisions take the containers' aggregate for hugepages only; the API server
-/// of 1.35.4 takes it for cpu and memory too, which is what the recorded corpus shows (a pod
-/// with pod-level `limits.cpu: 4` and a container requesting 50m holds 50m). See
-/// docs/fidelity.md.
+/// This is what the API server of 1.35.4 does, as the recorded corpus shows: a pod with
+/// pod-level `limits.cpu: 4` and a container requesting 50m holds 50m, and a pod with
+/// pod-level cpu/memory limits beside container hugepages gets no pod-level hugepages request.
+/// A later upstream revision inverts the hugepages rule (docs/fidelity.md, item 4).
 fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
     let Some(pod_level) = spec.resources.as_ref().filter(|r| !r.limits.is_empty()) else {
         return Vec::new();
@@ -730,7 +731,11 @@ fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
     );
     let mut added: Vec<(String, crate::quantity::Quantity, &str)> = Vec::new();
     for (name, q) in &containers {
-        if crate::resources::is_supported_pod_level_resource(name) && !pod_level.requests.contains_key(name) {
+        let overcommittable = !crate::resources::is_hugepages(name);
+        if crate::resources::is_supported_pod_level_resource(name)
+            && overcommittable
+            && !pod_level.requests.contains_key(name)
+        {
             added.push((name.clone(), q.clone(), "the containers' requests"));
         }
     }
@@ -847,7 +852,10 @@ mod tests {
             assert_eq!((first.node.as_deref(), first.message.as_deref()), (None, None), "{name}");
             assert_eq!(first.not_attempted.as_ref().map(|n| n.status), Some(status), "{name}");
             assert_eq!(report.workloads[1].pods[0].node.as_deref(), Some("n"), "{name}: the first pod holds no cpu");
-            assert!(report.workloads[0].nodes.get("n").is_some_and(|v| v.fits), "{name}: where it would go is still shown");
+            assert!(
+                report.workloads[0].nodes.get("n").is_some_and(|v| v.fits),
+                "{name}: where it would go is still shown"
+            );
         }
         let named = format!("{node}{}", pod("mine", "schedulerName: default-scheduler, "));
         assert_eq!(run(&named, &SimulateOptions::default()).workloads[0].pods[0].node.as_deref(), Some("n"));

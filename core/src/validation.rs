@@ -178,15 +178,6 @@ fn api_view(given: &PodSpec, pod_labels: &Labels, gates: &FeatureGates) -> PodSp
     // The same defaulting the simulation applies (requests from limits, pod-level requests,
     // host ports for hostNetwork), so validation judges the spec that gets scheduled.
     crate::simulate::api_defaults(&mut spec, gates);
-    // `defaultPodRequests` takes the containers' aggregate only for overcommittable resources:
-    // a pod-level hugepages request comes from the pod-level limit or not at all (the recorded
-    // 1.35.4 API server accepts pod-level cpu/memory limits beside container hugepages).
-    if let (Some(given), Some(defaulted)) = (&given.resources, &mut spec.resources) {
-        defaulted.requests.retain(|name, _| !is_hugepages(name) || given.requests.contains_key(name));
-        for (name, q) in given.limits.iter().filter(|(name, _)| is_hugepages(name)) {
-            defaulted.requests.entry(name.clone()).or_insert_with(|| q.clone());
-        }
-    }
     for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
         for p in c.ports.iter_mut().filter(|p| p.protocol.is_empty()) {
             p.protocol = "TCP".into();

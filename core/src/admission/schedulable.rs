@@ -27,7 +27,8 @@ use crate::framework::{NodeInfo, PlacedPod, SchedulerConfig};
 use crate::hostports::wanted_host_ports;
 use crate::model::{Node, PodSpec};
 use crate::nodeaffinity::RequiredNodeAffinity;
-use crate::plugins::{node_affinity, node_name, node_resources_fit, node_unschedulable, taint_toleration};
+use crate::plugins::{node_affinity, node_name, node_resources_fit, taint_toleration};
+use crate::scheduler::StaticFilters;
 use crate::simulate::{api_defaults, default_toleration_seconds, simulate, WorkloadReport};
 use crate::taints::{find_untolerated_taint, is_do_not_schedule};
 use crate::validation::validate_pod_spec;
@@ -139,10 +140,8 @@ impl Policy {
 
     fn check_daemonset(&self, w: &WorkloadReport, template: &PodSpec, settings: &Settings, out: &mut Outcome) {
         let inventory = &settings.inventory;
-        let cfg =
-            SchedulerConfig { version: settings.options.version, gates: settings.options.gates, ..Default::default() };
+        let cfg = &settings.scheduler;
         let kind_path = WorkloadKind::DaemonSet.pod_spec_path();
-        let cfg = &cfg;
         let placed: std::collections::BTreeSet<&str> = w.pods.iter().filter_map(|p| p.node.as_deref()).collect();
         // Eligible nodes whose daemon pod does not fit.
         let pending: Vec<(&str, &str)> = w
@@ -256,17 +255,12 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
         }
     }
     // Filter: every plugin that can reject a pod without host ports or inter-pod terms on a
-    // node without pods (resources last: they change as pods bind). The predicates are the
-    // plugins' own, without building a Status (reason strings) for each failing node:
-    // NodeUnschedulable, NodeName, TaintToleration (an untolerated NoSchedule/NoExecute
-    // taint) and NodeAffinity (nodeSelector and required terms; the profile adds none).
-    let affinity = RequiredNodeAffinity::from_pod(&spec);
-    let feasible = |n: &Node| {
-        (!n.spec.unschedulable || node_unschedulable::filter(&spec, n, cfg).is_success())
-            && (spec.node_name.is_empty() || spec.node_name == n.metadata.name)
-            && find_untolerated_taint(&n.spec.taints, &spec.tolerations, is_do_not_schedule, cmp).is_none()
-            && affinity.matches(n)
-    };
+    // node without pods (resources last: they change as pods bind). The static filters are
+    // the cycle's own (`scheduler::StaticFilters`: the profile's NodeUnschedulable, NodeName,
+    // TaintToleration and NodeAffinity, with the same PreFilter skips), without building a
+    // Status for each failing node.
+    let static_filters = StaticFilters::new(&spec, cfg);
+    let feasible = |n: &NodeInfo| static_filters.rejecting(n).is_none();
     let request = node_resources_fit::pod_request(&spec, cfg);
     let placed = PlacedPod {
         namespace: w.namespace.clone(),
@@ -278,7 +272,7 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
         preferred_anti_affinity: Vec::new(),
     };
     let mut remaining = w.replicas;
-    for info in nodes.iter().filter(|n| feasible(n.node())) {
+    for info in nodes.iter().filter(|n| feasible(n)) {
         // The resource state of this node as the workload's pods fill it.
         let mut filling = NodeInfo::new(Node::default());
         filling.allocatable = info.allocatable.clone();

@@ -92,15 +92,8 @@ pub fn path(rel: &str) -> String {
 /// Reads a typed value, reporting the failing field under `base` (a settings path).
 pub fn decode_setting<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, SettingsError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.path().to_string();
-        let full = if inner == "." {
-            base.to_string()
-        } else if inner.starts_with('[') {
-            format!("{base}{inner}")
-        } else {
-            format!("{base}.{inner}")
-        };
-        SettingsError::new(full, e.into_inner().to_string())
+        let full = crate::field::FieldPath::under(base, &e.path().to_string());
+        SettingsError::new(full.to_string(), e.into_inner().to_string())
     })
 }
 
@@ -308,7 +301,7 @@ impl Settings {
             return Err(SettingsError::new(path("gatekeeper"), NO_GATEKEEPER));
         }
 
-        let scheduler = SchedulerConfig { version: options.version, gates: options.gates, ..Default::default() };
+        let scheduler = options.scheduler_config();
         let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
         let settings = Settings {
             inventory,

@@ -91,11 +91,8 @@ impl Target {
             Err(e) => return Some(Err(e)),
         };
         let metadata = meta.metadata;
-        let namespace = if !req.namespace.is_empty() {
-            req.namespace.clone()
-        } else {
-            metadata.namespace.clone().filter(|n| !n.is_empty()).unwrap_or_else(|| "default".into())
-        };
+        let namespace =
+            if !req.namespace.is_empty() { req.namespace.clone() } else { metadata.namespace_or_default().to_string() };
         let name = [&metadata.name, &req.name, &metadata.generate_name]
             .into_iter()
             .find(|n| !n.is_empty())
@@ -290,13 +287,7 @@ pub fn decode_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, 
         return Ok(v);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let inner = e.path().to_string();
-        let field = match (prefix.is_empty(), inner == ".") {
-            (true, _) => inner,
-            (false, true) => prefix.to_string(),
-            (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
-            (false, false) => format!("{prefix}.{inner}"),
-        };
+        let field = crate::field::FieldPath::under(prefix, &e.path().to_string());
         format!("{field}: {}", e.into_inner())
     })
 }

@@ -272,6 +272,34 @@ pub fn evaluate(policy: &PolicySet, object: &Value, inventory: &Inventory) -> Re
     Ok(out)
 }
 
+/// Reviews each workload of a simulation report: the workload's object among `objects` (the
+/// input documents as JSON; a missing namespace is the report's `default`) against `policy`,
+/// its violations written into the report (`simulate --policy`).
+pub fn review_report(
+    report: &mut crate::simulate::Report,
+    policy: &PolicySet,
+    objects: &[Value],
+) -> Result<(), GatekeeperError> {
+    let inventory = Inventory::new(objects.iter().cloned());
+    for w in &mut report.workloads {
+        let found = objects.iter().find(|o| {
+            let s = |p: &str| o.pointer(p).and_then(Value::as_str);
+            s("/kind") == Some(w.kind)
+                && s("/metadata/name") == Some(w.name.as_str())
+                && crate::model::namespace_or_default(s("/metadata/namespace")) == w.namespace
+        });
+        let Some(object) = found else { continue };
+        let mut object = object.clone();
+        if object.pointer("/metadata/namespace").is_none() {
+            if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+                meta.insert("namespace".into(), w.namespace.clone().into());
+            }
+        }
+        w.violations = evaluate(policy, &object, &inventory)?;
+    }
+    Ok(())
+}
+
 fn evaluate_review(
     policy: &PolicySet,
     review: &Value,

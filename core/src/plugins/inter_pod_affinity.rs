@@ -45,9 +45,6 @@ pub const HARD_POD_AFFINITY_WEIGHT: i64 = 1;
 /// `v1.LabelMetadataName`, set by the API server on every namespace.
 pub const LABEL_METADATA_NAME: &str = "kubernetes.io/metadata.name";
 
-/// The namespace upstream's admission defaults an unset one to.
-const DEFAULT_NAMESPACE: &str = "default";
-
 // ---------------------------------------------------------------------------------------------
 // Affinity terms
 
@@ -237,7 +234,7 @@ impl PodTerms {
 }
 
 fn pod_namespace(pod: &Pod) -> &str {
-    pod.metadata.namespace.as_deref().unwrap_or(DEFAULT_NAMESPACE)
+    pod.metadata.namespace_or_default()
 }
 
 /// `podMatchesAllAffinityTerms`: false for no terms.

@@ -19,28 +19,7 @@ pub mod taint_toleration;
 /// `framework.MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;
 
-/// The default Filter order (`apis/config/v1/default_plugins.go`), volume plugins left out:
-/// Placement models no volumes.
-pub const FILTER_ORDER: [&str; 8] = [
-    node_unschedulable::NAME,
-    node_name::NAME,
-    taint_toleration::NAME,
-    node_affinity::NAME,
-    node_ports::NAME,
-    node_resources_fit::NAME,
-    pod_topology_spread::NAME,
-    inter_pod_affinity::NAME,
-];
-
-/// Default score weights (`getDefaultPlugins`).
-pub const SCORE_WEIGHTS: [(&str, i64); 6] = [
-    (taint_toleration::NAME, 3),
-    (node_affinity::NAME, 2),
-    (node_resources_fit::NAME, 1),
-    (pod_topology_spread::NAME, 2),
-    (inter_pod_affinity::NAME, 2),
-    (node_resources_fit::BALANCED_ALLOCATION, 1),
-];
+// The default profile's order and weights: `crate::profile::DEFAULT_PROFILE`.
 
 /// `helper.DefaultNormalizeScore`: scale to `0..=max` by the highest score; `reverse` flips
 /// it so fewer is better. All-zero scores become `max` when reversed, else stay 0.

@@ -229,7 +229,7 @@ fn count_matching(pods: &[PlacedPod], selector: &Selector, namespace: &str) -> i
 }
 
 fn pod_namespace(pod: &Pod) -> &str {
-    pod.metadata.namespace.as_deref().unwrap_or("default")
+    pod.metadata.namespace_or_default()
 }
 
 // ---------------------------------------------------------------------------------------------
