@@ -14,7 +14,7 @@
 //!   tainted nodes, pinned daemon pods that do not fit, and pending workloads with fixes);
 //! - `core/`: outputs computed in-process: `schedule()` of the bench pod against the bench
 //!   cluster with and without `explain`, `simulate()` of the DaemonSet scenario over 1,000
-//!   nodes, and `playground::evaluate` of `synthetic(200, 20)`, `synthetic(40, 12)` and every
+//!   nodes, and `evaluation::evaluate` of `synthetic(200, 20)`, `synthetic(40, 12)` and every
 //!   gallery example (Debug-printed: the evaluation has no serialized form).
 
 #[path = "../../core/benches/common/mod.rs"]

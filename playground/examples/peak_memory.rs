@@ -8,7 +8,7 @@
 //!   filter_score_decision          the same with Detail::Decision (the chosen node only)
 //!   deployment                     simulate() 5,000 nodes + a 1,000-replica Deployment
 //!   daemonset                      simulate() --nodes nodes + a DaemonSet (70% eligible)
-//!   playground                     playground::evaluate(synthetic(200, 20)): parse, simulate, views
+//!   playground                     evaluation::evaluate(synthetic(200, 20)): parse, simulate, views
 //!   gen_kubectl_yaml PATH          write the 5,000-node `kubectl get nodes -o yaml` to PATH
 //!   gen_kubectl_json PATH          the same as `kubectl get nodes -o json` (pretty, 4 spaces)
 //!   parse PATH                     read PATH, then parse_manifests() it
