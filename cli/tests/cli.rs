@@ -216,6 +216,7 @@ fn multiple_files_combine_and_pending_message_is_upstreams() {
     assert_eq!(
         api["pods"][1]["message"],
         "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). \
+         no new claims to deallocate, \
          preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, \
          2 Preemption is not helpful for scheduling."
     );
@@ -259,7 +260,7 @@ fn request_above_allocatable_is_unresolvable_from_1_34() {
         (
             "1.36",
             "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). \
-             preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+             no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
             "2 CPUs can never fit a 1-CPU node",
         ),
         (
@@ -557,7 +558,7 @@ fn default_toleration_seconds_lets_pods_land_on_not_ready_nodes_for_300s() {
     assert_eq!(
         web["pods"][0]["message"],
         "0/1 nodes are available: 1 node(s) had untolerated taint(s). \
-         preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+         no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
     );
     assert_eq!(report["evictions"], serde_json::json!([]));
 
@@ -716,7 +717,7 @@ fn examples_tell_the_truth() {
     assert_eq!(
         finetune["pods"][0]["message"],
         "0/4 nodes are available: 2 Insufficient nvidia.com/gpu, 2 node(s) didn't match Pod's node affinity/selector. \
-         preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, \
+         no new claims to deallocate, preemption: 0/4 nodes are available: 2 No preemption victims found for incoming pod, \
          2 Preemption is not helpful for scheduling."
     );
     let web = workload(&gpu, "web");
@@ -726,9 +727,9 @@ fn examples_tell_the_truth() {
     let packing = simulate_json(&["examples/resource-packing.yaml"], &[], None);
     // (workload, placed, message of the last replica)
     let rows = [
-        ("api", 6, "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."),
-        ("worker", 6, "0/3 nodes are available: 3 Too many pods. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."),
-        ("cache", 0, "0/3 nodes are available: 3 Insufficient cpu, 3 Too many pods. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."),
+        ("api", 6, "0/3 nodes are available: 3 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."),
+        ("worker", 6, "0/3 nodes are available: 3 Too many pods. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."),
+        ("cache", 0, "0/3 nodes are available: 3 Insufficient cpu, 3 Too many pods. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."),
     ];
     for (name, placed, message) in rows {
         let w = workload(&packing, name);
@@ -758,7 +759,11 @@ fn fix_that_reaches_no_node_is_not_verified() {
 fn vectors_path() -> PathBuf {
     let shared = std::env::var("SHARED").map(PathBuf::from).unwrap_or_else(|_| root().join("../shared"));
     let path = shared.join("conformance/kube-scheduler/vectors.json");
-    assert!(path.is_file(), "{} not found: put the shared folder beside the repository or set SHARED=...", path.display());
+    assert!(
+        path.is_file(),
+        "{} not found: put the shared folder beside the repository or set SHARED=...",
+        path.display()
+    );
     path
 }
 

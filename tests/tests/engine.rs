@@ -111,9 +111,14 @@ fn controller(kind: &str, name: &str, replicas: Option<i64>, spec: &str) -> Stri
         _ => "apps/v1",
     };
     let replicas = replicas.map(|r| format!("  replicas: {r}\n")).unwrap_or_default();
+    // A ReplicationController's selector is a plain label map; the others' a LabelSelector.
+    let selector = match kind {
+        "ReplicationController" => format!("{{app: {name}}}"),
+        _ => format!("{{matchLabels: {{app: {name}}}}}"),
+    };
     format!(
         "apiVersion: {api}\nkind: {kind}\nmetadata: {{name: {name}, namespace: default}}\nspec:\n{replicas}  \
-         selector: {{matchLabels: {{app: {name}}}}}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    \
+         selector: {selector}\n  template:\n    metadata: {{labels: {{app: {name}}}}}\n    \
          spec: {spec}\n"
     )
 }
@@ -195,8 +200,10 @@ enum Check {
 
 use Check::*;
 
+/// A FailedScheduling message of the default version (1.35): DynamicResources' PostFilter
+/// text for a pod without claims, then DefaultPreemption's.
 fn pending_message(summary: &str, preemption: &str) -> String {
-    format!("0/{summary}. preemption: 0/{preemption}.")
+    format!("0/{summary}. no new claims to deallocate, preemption: 0/{preemption}.")
 }
 
 struct Row {
@@ -781,11 +788,10 @@ fn workload_kinds() {
             ]),
             vec![
                 Workloads(vec!["web"]),
-                Warning("kind Service is not a workload Placement schedules; ignored"),
-                Warning("kind ConfigMap is not a workload"),
+                Warning("kind ConfigMap is not a workload Placement schedules; ignored"),
                 Warning("kind Widget is not a workload"),
             ],
-            "other kinds are ignored with a warning each",
+            "other kinds are ignored with a warning each; a Service is read (for default spreading), not warned about",
         ),
         row(
             docs(&[cluster.clone(), deployment("web", 2, plain)]),
