@@ -5,11 +5,11 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use placement_core::documents::{parse_manifests, split_documents, InputError, Manifests};
+use placement_core::cluster::simulate::{simulate, SimulateOptions};
 use placement_core::gatekeeper::{self, suite, PolicySet};
-use placement_core::simulate::{simulate, SimulateOptions};
-use placement_core::version::KubeVersion;
-use placement_core::{conformance, render};
+use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests};
+use placement_core::model::version::KubeVersion;
+use placement_core::{conformance, explain::render};
 
 #[derive(Parser)]
 #[command(
@@ -266,7 +266,7 @@ fn run_conformance(path: &str) -> ExitCode {
 }
 
 fn read_input(file: &str) -> Result<(String, String), String> {
-    let limit = placement_core::documents::MAX_INPUT_BYTES as u64;
+    let limit = placement_core::input::documents::MAX_INPUT_BYTES as u64;
     let mut text = String::new();
     let result = if file == "-" {
         std::io::stdin().take(limit + 1).read_to_string(&mut text)

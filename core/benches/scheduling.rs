@@ -11,11 +11,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Bencher, Criterion, SamplingMode, Throughput};
-use placement_core::documents::{parse_manifests, Manifests};
-use placement_core::framework::SchedulerConfig;
+use placement_core::cluster::simulate::{simulate, Report, SimulateOptions};
+use placement_core::input::documents::{parse_manifests, Manifests};
+use placement_core::model::version::KubeVersion;
+use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::{schedule, schedule_with, Detail};
-use placement_core::simulate::{simulate, Report, SimulateOptions};
-use placement_core::version::KubeVersion;
 
 const NODES: usize = 5_000;
 const REPLICAS: i64 = 1_000;

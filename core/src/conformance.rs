@@ -4,27 +4,27 @@
 
 use serde_json::{json, Value};
 
-use crate::daemonset;
-use crate::field::{FieldError, FieldPath};
-use crate::fit_error::FitError;
-use crate::framework::{NodeInfo, PlacedPod, SchedulerConfig, Status};
-use crate::hostports::{wanted_host_ports, HostPort, HostPortInfo};
-use crate::labels::Selector;
+use crate::cluster::daemonset;
+use crate::input::field::{FieldError, FieldPath};
+use crate::model::labels::Selector;
+use crate::model::node_selector::{
+    requirements_as_selector, NodeSelectorMatcher, PreferredSchedulingTerms, RequiredNodeAffinity,
+};
+use crate::model::quantity::Quantity;
+use crate::model::resources::{pod_limits, pod_requests, PodResourcesOptions};
+use crate::model::taints::{compare_numeric_values, find_untolerated_taint};
+use crate::model::version::{FeatureGates, KubeVersion};
 use crate::model::{
     Affinity, Node, NodeAffinity, NodeSelector, NodeSelectorRequirement, Pod, PodSpec, PreferredSchedulingTerm,
     ResourceList, Taint, Toleration,
 };
-use crate::nodeaffinity::{
-    requirements_as_selector, NodeSelectorMatcher, PreferredSchedulingTerms, RequiredNodeAffinity,
-};
-use crate::plugins::{
+use crate::scheduler::fit_error::FitError;
+use crate::scheduler::framework::{NodeInfo, PlacedPod, SchedulerConfig, Status};
+use crate::scheduler::hostports::{wanted_host_ports, HostPort, HostPortInfo};
+use crate::scheduler::plugins::{
     default_normalize_score, node_affinity, node_name, node_ports, node_resources_fit, node_unschedulable,
     taint_toleration, MAX_NODE_SCORE,
 };
-use crate::quantity::Quantity;
-use crate::resources::{pod_limits, pod_requests, PodResourcesOptions};
-use crate::taints::{compare_numeric_values, find_untolerated_taint};
-use crate::version::{FeatureGates, KubeVersion};
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ConformanceReport {
@@ -370,7 +370,7 @@ fn score_vector(input: &Value, expected: &Value) -> Outcome {
 
 fn decode<T: serde::de::DeserializeOwned>(v: &Value) -> Result<T, String> {
     let mut v = v.clone();
-    crate::documents::strip_nulls(&mut v);
+    crate::input::documents::strip_nulls(&mut v);
     serde_path_to_error::deserialize(v).map_err(|e| format!("input {}: {}", e.path(), e.inner()))
 }
 

@@ -19,30 +19,12 @@
 extern crate self as placement_core;
 
 pub mod admission;
-pub mod block_yaml;
+pub mod cluster;
 pub mod conformance;
-pub mod controllers;
-pub mod daemonset;
-pub mod documents;
-pub mod field;
-pub mod fit_error;
-pub mod fixes;
-pub mod framework;
+pub mod explain;
 pub mod gatekeeper;
-pub mod hostports;
-pub mod labels;
+pub mod input;
 pub mod model;
-pub mod nodeaffinity;
-pub mod plugins;
-pub mod profile;
-pub mod quantity;
-pub mod render;
-pub mod resources;
 pub mod scheduler;
-pub mod simulate;
-pub mod source_map;
-pub mod taints;
 #[cfg(test)]
 mod testing;
-pub mod validation;
-pub mod version;

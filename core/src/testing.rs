@@ -1,7 +1,7 @@
 //! Builders shared by the unit tests: small, explicit objects instead of YAML fixtures.
 
-use crate::framework::{NodeInfo, PlacedPod};
 use crate::model::{Labels, Node, Pod};
+use crate::scheduler::framework::{NodeInfo, PlacedPod};
 
 pub fn labels(pairs: &[(&str, &str)]) -> Labels {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()

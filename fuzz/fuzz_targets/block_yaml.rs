@@ -1,4 +1,4 @@
-//! Differential fuzzing of `placement_core::block_yaml`, the fast YAML reader, against
+//! Differential fuzzing of `placement_core::input::block_yaml`, the fast YAML reader, against
 //! serde_yaml, the reference it falls back to. Whenever the fast reader answers, its
 //! Values must be serde_yaml's; its pruned answer must be serde_yaml's with the pruned
 //! fields removed (unless serde_yaml fails: content inside skipped subtrees is not
@@ -7,8 +7,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use placement_core::block_yaml::{read_stream, Prune};
-use placement_core::documents::{parse_manifests, parse_manifests_reference};
+use placement_core::input::block_yaml::{read_stream, Prune};
+use placement_core::input::documents::{parse_manifests, parse_manifests_reference};
 use serde::Deserialize;
 use serde_json::Value;
 

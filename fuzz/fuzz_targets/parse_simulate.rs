@@ -12,10 +12,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use placement_core::documents::{parse_manifests, WorkloadKind};
-use placement_core::render;
-use placement_core::simulate::{simulate, SimulateOptions};
-use placement_core::version::KubeVersion;
+use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::explain::render;
+use placement_core::input::documents::{parse_manifests, WorkloadKind};
+use placement_core::model::version::KubeVersion;
 
 /// Inputs with more nodes than this are not simulated (see the module comment).
 const MAX_NODES: usize = 50;

@@ -23,10 +23,10 @@ mod common;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use placement_core::framework::SchedulerConfig;
+use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::model::version::KubeVersion;
+use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::schedule;
-use placement_core::simulate::{simulate, SimulateOptions};
-use placement_core::version::KubeVersion;
 use placement_playground::evaluation::{evaluate, synthetic};
 use placement_playground::share::SharedState;
 use serde_json::json;

@@ -35,11 +35,11 @@ mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use placement_core::documents::parse_manifests;
-use placement_core::framework::SchedulerConfig;
+use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::input::documents::parse_manifests;
+use placement_core::model::version::KubeVersion;
+use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::{schedule_with, Detail};
-use placement_core::simulate::{simulate, SimulateOptions};
-use placement_core::version::KubeVersion;
 use serde::de::IgnoredAny;
 use serde::Serialize;
 

@@ -3,13 +3,13 @@
 //! documents, their comments and their layout stay as they were.
 //!
 //! The merge is core's [`strategic_merge`], the same one that verified the fix
-//! ([`placement_core::fixes::apply_to_spec`]), so a fix is applied under the rules it was
+//! ([`placement_core::explain::fixes::apply_to_spec`]), so a fix is applied under the rules it was
 //! checked with.
 
 use serde_json::Value;
 
-use placement_core::fixes::strategic_merge;
-use placement_core::source_map::{chunks, document_spans, lines_text};
+use placement_core::explain::fixes::strategic_merge;
+use placement_core::input::source_map::{chunks, document_spans, lines_text};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ApplyError {
@@ -123,8 +123,8 @@ pub fn chunk_count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use placement_core::documents::parse_manifests;
-    use placement_core::simulate::{simulate, SimulateOptions};
+    use placement_core::cluster::simulate::{simulate, SimulateOptions};
+    use placement_core::input::documents::parse_manifests;
 
     const EXAMPLE: &str = include_str!("../../examples/daemonset-tainted-pool.yaml");
 

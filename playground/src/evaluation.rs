@@ -7,15 +7,15 @@
 use crate::apply_fix::{apply_patch_to_text, ApplyError};
 use crate::node_table::{self, NodeRow};
 use crate::share::SharedState;
-use placement_core::documents::{parse_manifests, InputError, Manifests};
-use placement_core::fixes::Fix;
-use placement_core::framework::SchedulerConfig;
-use placement_core::plugins::node_resources_fit::pod_request;
-use placement_core::quantity::{format_bytes, format_cpu};
-use placement_core::resources::{Resource, CPU, MEMORY, PODS};
-use placement_core::simulate::{api_defaults, simulate, Eviction, PodReport, Report, SimulateOptions};
-use placement_core::source_map::error_line;
-use placement_core::version::KubeVersion;
+use placement_core::cluster::simulate::{api_defaults, simulate, Eviction, PodReport, Report, SimulateOptions};
+use placement_core::explain::fixes::Fix;
+use placement_core::input::documents::{parse_manifests, InputError, Manifests};
+use placement_core::input::source_map::error_line;
+use placement_core::model::quantity::{format_bytes, format_cpu};
+use placement_core::model::resources::{Resource, CPU, MEMORY, PODS};
+use placement_core::model::version::KubeVersion;
+use placement_core::scheduler::framework::SchedulerConfig;
+use placement_core::scheduler::plugins::node_resources_fit::pod_request;
 
 /// The `source` names the editors' documents carry in messages.
 pub const WORKLOADS_SOURCE: &str = "workloads";

@@ -1,7 +1,7 @@
 //! The examples gallery: the manifests of `examples/`, compiled in, each split into the
 //! nodes and the workloads the playground's two editors hold.
 
-use placement_core::source_map::{chunks, lines_text};
+use placement_core::input::source_map::{chunks, lines_text};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
@@ -179,8 +179,8 @@ fn is_nodes(body: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use placement_core::documents::parse_manifests;
-    use placement_core::simulate::{simulate, SimulateOptions};
+    use placement_core::cluster::simulate::{simulate, SimulateOptions};
+    use placement_core::input::documents::parse_manifests;
 
     #[test]
     fn every_example_splits_and_simulates() {
@@ -214,11 +214,14 @@ mod tests {
     /// example files whole.)
     #[test]
     fn the_editors_texts_take_the_fast_reader() {
-        use placement_core::block_yaml::{read_stream, Prune};
-        use placement_core::documents::parse_manifests_reference;
+        use placement_core::input::block_yaml::{read_stream, Prune};
+        use placement_core::input::documents::parse_manifests_reference;
         use serde::Deserialize;
 
-        let outcome = |result: Result<placement_core::documents::Manifests, placement_core::documents::InputError>| {
+        let outcome = |result: Result<
+            placement_core::input::documents::Manifests,
+            placement_core::input::documents::InputError,
+        >| {
             match result {
                 Ok(m) => format!("{m:?}"),
                 Err(e) => format!("error: {e} ({e:?})"),

@@ -9,7 +9,7 @@
 //!   editor lines, the workloads × nodes matrix, node capacity, fixes);
 //! - [`state`]: the playground as a value with methods, which the UI holds in a signal;
 //! - [`apply_fix`]: a fix's patch applied to the manifest text, with core's
-//!   [`placement_core::fixes::strategic_merge`];
+//!   [`placement_core::explain::fixes::strategic_merge`];
 //! - [`node_table`]: the nodes as editable rows, and `kubectl describe node` read as YAML;
 //! - [`policy_panel`]: the admission panel's requests and verdicts;
 //! - [`share`]: share links (`#s=…`) and the page's routes;

@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 
 use serde_json::{json, Map, Value};
 
-use placement_core::documents::{split_documents, DocRef};
-use placement_core::field::FieldPath;
-use placement_core::labels::{validate_label_key, validate_label_value};
+use placement_core::input::documents::{split_documents, DocRef};
+use placement_core::input::field::FieldPath;
+use placement_core::model::labels::{validate_label_key, validate_label_value};
+use placement_core::model::quantity::Quantity;
 use placement_core::model::{Node, Taint};
-use placement_core::quantity::Quantity;
 
 /// One node as the table shows it. Lists are written the way `kubectl` prints them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -284,7 +284,7 @@ pub fn describe_to_yaml(text: &str) -> Result<String, RowError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use placement_core::documents::parse_manifests;
+    use placement_core::input::documents::parse_manifests;
 
     #[test]
     fn taints_as_kubectl_prints_them() {

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use crate::evaluation::{Editor, Evaluation};
 use crate::share::SharedState;
 use placement_core::admission;
-use placement_core::documents::split_documents;
 use placement_core::gatekeeper::PolicySet;
+use placement_core::input::documents::split_documents;
 
 /// Settings that turn on the policies that need no site-specific names, with the
 /// playground's Nodes as the inventory.

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use placement_core::documents::MAX_INPUT_BYTES;
+use placement_core::input::documents::MAX_INPUT_BYTES;
 
 /// Links longer than this get a warning: chat tools, issue trackers and some proxies cut
 /// URLs of about 8,000 characters.

@@ -3,7 +3,7 @@
 //! apply every verified fix the gallery offers through the playground's path, simulate the
 //! patched text again, and check that the pods reach the nodes the fix names.
 
-use placement_core::simulate::{simulate, SimulateOptions};
+use placement_core::cluster::simulate::{simulate, SimulateOptions};
 use placement_playground::evaluation::{apply_fix, evaluate, CellState};
 use placement_playground::gallery::{find, EXAMPLES};
 use placement_playground::share::SharedState;
@@ -29,8 +29,8 @@ fn the_daemonset_fix_applied_to_the_text_covers_both_nodes() {
     assert_eq!(next.nodes, state.nodes, "only the workload's document changes");
 
     // Re-simulated from the patched text alone, as the CLI would read it.
-    let mut manifests = placement_core::documents::parse_manifests(&next.nodes, "nodes").unwrap();
-    manifests.extend(placement_core::documents::parse_manifests(&next.workloads, "workloads").unwrap());
+    let mut manifests = placement_core::input::documents::parse_manifests(&next.nodes, "nodes").unwrap();
+    manifests.extend(placement_core::input::documents::parse_manifests(&next.workloads, "workloads").unwrap());
     let report = simulate(&manifests, &SimulateOptions::default()).unwrap();
     let ds = &report.workloads[0];
     assert_eq!((ds.desired, ds.current), (2, 2));

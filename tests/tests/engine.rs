@@ -16,9 +16,9 @@
 //! Ties between equally scored nodes go to the node listed first (Placement's documented
 //! stand-in for upstream's random pick); rows that depend on it say so.
 
-use placement_core::documents::parse_manifests;
-use placement_core::simulate::{simulate, Report, SimulateOptions, WorkloadReport};
-use placement_core::version::KubeVersion;
+use placement_core::cluster::simulate::{simulate, Report, SimulateOptions, WorkloadReport};
+use placement_core::input::documents::parse_manifests;
+use placement_core::model::version::KubeVersion;
 
 // ---------------------------------------------------------------------------------------------
 // Building inputs

@@ -6,7 +6,7 @@ use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use placement_core::fixes::Fix;
+use placement_core::explain::fixes::Fix;
 use placement_playground::evaluation::{Cell, CellState, Editor, EditorError, WorkloadView};
 use placement_playground::gallery::EXAMPLES;
 use placement_playground::policy_panel;

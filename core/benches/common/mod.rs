@@ -14,10 +14,10 @@
 //! | memory    | 10%   | Standard_E8s_v5             | —                                             |
 #![allow(dead_code)]
 
-use placement_core::documents::{DocRef, Manifests, Workload, WorkloadKind};
-use placement_core::framework::{NodeInfo, PlacedPod, SchedulerConfig};
+use placement_core::input::documents::{DocRef, Manifests, Workload, WorkloadKind};
 use placement_core::model::{Node, Pod, PodTemplateSpec};
-use placement_core::plugins::node_resources_fit::{pod_non_zero_request, pod_request};
+use placement_core::scheduler::framework::{NodeInfo, PlacedPod, SchedulerConfig};
+use placement_core::scheduler::plugins::node_resources_fit::{pod_non_zero_request, pod_request};
 use serde_json::{json, Map, Value};
 
 pub const ZONES: [&str; 3] = ["eastus-1", "eastus-2", "eastus-3"];

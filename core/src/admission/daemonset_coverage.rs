@@ -25,11 +25,11 @@ use serde_json::Value;
 
 use super::settings::{decode_setting, CompiledSelector, Inventory, Mode, Pattern, PoolSet, Settings, SettingsError};
 use super::workload::Target;
-use crate::daemonset::add_daemon_tolerations;
-use crate::documents::WorkloadKind;
+use crate::cluster::daemonset::add_daemon_tolerations;
+use crate::input::documents::WorkloadKind;
+use crate::model::node_selector::RequiredNodeAffinity;
+use crate::model::taints::{is_do_not_schedule, tolerations_tolerate, NO_EXECUTE, NO_SCHEDULE};
 use crate::model::{LabelSelectorRequirement, Labels, Node, PodSpec, Toleration};
-use crate::nodeaffinity::RequiredNodeAffinity;
-use crate::taints::{is_do_not_schedule, tolerations_tolerate, NO_EXECUTE, NO_SCHEDULE};
 
 pub const NAME: &str = "daemonsetCoverage";
 

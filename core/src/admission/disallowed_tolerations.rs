@@ -22,10 +22,10 @@ use serde_json::Value;
 
 use super::settings::{decode_setting, Mode, Patterns, SettingsError};
 use super::workload::Target;
-use crate::field::FieldPath;
-use crate::labels::validate_label_key;
+use crate::input::field::FieldPath;
+use crate::model::labels::validate_label_key;
+use crate::model::taints::{NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE};
 use crate::model::Toleration;
-use crate::taints::{NO_EXECUTE, NO_SCHEDULE, PREFER_NO_SCHEDULE};
 
 pub const NAME: &str = "disallowedTolerations";
 

@@ -31,10 +31,10 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::settings::{decode_setting, type_name, SettingsError};
-use crate::documents::{split_documents, strip_nulls};
 use crate::gatekeeper::{
     evaluate, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, PolicySet, Template,
 };
+use crate::input::documents::{split_documents, strip_nulls};
 
 pub const NAME: &str = "gatekeeper";
 

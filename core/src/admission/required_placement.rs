@@ -24,11 +24,11 @@ use serde_json::Value;
 
 use super::settings::{decode_setting, taint_from_setting, CompiledSelector, Inventory, Mode, Patterns, SettingsError};
 use super::workload::{PlacementFields, Target};
-use crate::field::FieldPath;
-use crate::labels::{validate_label_key, validate_label_value};
+use crate::cluster::simulate::SimulateOptions;
+use crate::input::field::FieldPath;
+use crate::model::labels::{validate_label_key, validate_label_value};
+use crate::model::taints::is_do_not_schedule;
 use crate::model::{LabelSelectorRequirement, Labels, Taint, Toleration};
-use crate::simulate::SimulateOptions;
-use crate::taints::is_do_not_schedule;
 
 pub const NAME: &str = "requiredPlacement";
 

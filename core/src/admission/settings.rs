@@ -25,15 +25,15 @@ use serde_json::Value;
 #[cfg(feature = "admission-gatekeeper")]
 use super::gatekeeper;
 use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
-use crate::documents::DocRef;
-use crate::field::FieldPath;
-use crate::framework::{NodeInfo, SchedulerConfig};
-use crate::labels::{validate_label_key, validate_label_value, Selector};
+use crate::cluster::simulate::SimulateOptions;
+use crate::input::documents::DocRef;
+use crate::input::field::FieldPath;
+use crate::input::validation::validate_node;
+use crate::model::labels::{validate_label_key, validate_label_value, Selector};
+use crate::model::quantity::Quantity;
+use crate::model::version::{FeatureGates, KubeVersion};
 use crate::model::{LabelSelector, LabelSelectorRequirement, Labels, Node, ResourceList, Taint};
-use crate::quantity::Quantity;
-use crate::simulate::SimulateOptions;
-use crate::validation::validate_node;
-use crate::version::{FeatureGates, KubeVersion};
+use crate::scheduler::framework::{NodeInfo, SchedulerConfig};
 
 /// The settings error for a `gatekeeper` key when the crate is built without the
 /// `admission-gatekeeper` feature (the lean policy module).
@@ -54,7 +54,7 @@ pub const WELL_KNOWN_POOL_LABELS: [&str; 7] = [
     "node.kubernetes.io/pool",
 ];
 
-use crate::taints::EFFECTS;
+use crate::model::taints::EFFECTS;
 
 /// A setting that is wrong: where, and what is wrong with which value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +92,7 @@ pub fn path(rel: &str) -> String {
 /// Reads a typed value, reporting the failing field under `base` (a settings path).
 pub fn decode_setting<T: DeserializeOwned>(value: &Value, base: &str) -> Result<T, SettingsError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let full = crate::field::FieldPath::under(base, &e.path().to_string());
+        let full = crate::input::field::FieldPath::under(base, &e.path().to_string());
         SettingsError::new(full.to_string(), e.into_inner().to_string())
     })
 }
@@ -517,7 +517,7 @@ fn node_object(value: &Value, at: &str) -> Result<Node, SettingsError> {
         }
     }
     let mut v = value.clone();
-    crate::documents::strip_nulls(&mut v);
+    crate::input::documents::strip_nulls(&mut v);
     decode_setting(&v, at)
 }
 
@@ -607,7 +607,7 @@ fn items(section: &str) -> impl Iterator<Item = &str> {
 }
 
 /// A field error's detail without its placeholder field path.
-fn detail(e: &crate::field::FieldError) -> String {
+fn detail(e: &crate::input::field::FieldError) -> String {
     if e.detail.is_empty() {
         e.to_string()
     } else {

@@ -6,8 +6,8 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::documents::{parse_manifests, Manifests};
-use crate::simulate::{simulate, SimulateOptions};
+use crate::cluster::simulate::{simulate, SimulateOptions};
+use crate::input::documents::{parse_manifests, Manifests};
 
 /// Every fixture, by file name.
 pub fn fixture(name: &str) -> &'static str {

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::request::AdmissionRequest;
-use crate::documents::{strip_nulls, DocRef, Workload, WorkloadKind, MAX_REPLICAS};
+use crate::input::documents::{strip_nulls, DocRef, Workload, WorkloadKind, MAX_REPLICAS};
 use crate::model::{Affinity, Labels, ObjectMeta, Pod, PodTemplateSpec, Toleration};
 
 /// The fields that decide where a pod may go.
@@ -287,7 +287,7 @@ pub fn decode_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, 
         return Ok(v);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let field = crate::field::FieldPath::under(prefix, &e.path().to_string());
+        let field = crate::input::field::FieldPath::under(prefix, &e.path().to_string());
         format!("{field}: {}", e.into_inner())
     })
 }

@@ -11,7 +11,7 @@
 //!   `violation[{"msg", "details"}]` results, expanded workloads included;
 //! - [`suite`] runs gator `Suite` files (`placement verify`).
 //!
-//! Evaluation is bounded: input sizes are capped by [`crate::documents`], Rego sources by
+//! Evaluation is bounded: input sizes are capped by [`crate::input::documents`], Rego sources by
 //! [`MAX_REGO_BYTES`], and each rule evaluation by a wall-clock limit natively and a work
 //! budget on wasm32 ([`Limits`]), both checked cooperatively by regorus inside its loops.
 
@@ -38,7 +38,7 @@ pub use inventory::Inventory;
 pub use matching::{glob_match, Match};
 pub use template::Template;
 
-use crate::documents::split_documents;
+use crate::input::documents::split_documents;
 
 /// Largest Rego source (one template's rego plus libs) accepted.
 pub const MAX_REGO_BYTES: usize = 1024 * 1024;
@@ -276,7 +276,7 @@ pub fn evaluate(policy: &PolicySet, object: &Value, inventory: &Inventory) -> Re
 /// input documents as JSON; a missing namespace is the report's `default`) against `policy`,
 /// its violations written into the report (`simulate --policy`).
 pub fn review_report(
-    report: &mut crate::simulate::Report,
+    report: &mut crate::cluster::simulate::Report,
     policy: &PolicySet,
     objects: &[Value],
 ) -> Result<(), GatekeeperError> {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{evaluate, Inventory, Limits, PolicySet, Template, Violation};
-use crate::documents::split_documents;
+use crate::input::documents::split_documents;
 
 /// Reads the files a suite names, relative to the suite's folder.
 pub trait SuiteFs {

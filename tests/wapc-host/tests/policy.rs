@@ -5,8 +5,8 @@
 //! Gatekeeper ones, which run on the full module; the lean one must refuse a `gatekeeper`
 //! setting with a settings error.
 
-use placement_core::documents::parse_manifests;
-use placement_core::simulate::{simulate, SimulateOptions};
+use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::input::documents::parse_manifests;
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
 use placement_wapc_host::{

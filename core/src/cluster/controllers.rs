@@ -1,0 +1,125 @@
+//! What the workload controllers put on the pods they create, as far as scheduling reads it:
+//! the controlling owner reference, the Deployment controller's `pod-template-hash` label, and
+//! the controllers' selectors that PodTopologySpread's system default constraints count by.
+//!
+//! A Deployment's pods belong to its ReplicaSet `<deployment>-<pod-template-hash>`, whose
+//! selector is the Deployment's plus `pod-template-hash`; a ReplicaSet's, StatefulSet's and
+//! ReplicationController's pods to the controller itself; a Job's to the Job and a DaemonSet's
+//! to the DaemonSet (neither of which the scheduler's default selector reads).
+//!
+//! The hash is computed as upstream's `controller.ComputeHash` shapes it (FNV-32a, then
+//! `rand.SafeEncodeString` of its decimal form), over the template's JSON rather than Go's
+//! `spew` dump of the struct, so its value differs from a real cluster's. Nothing in a
+//! simulation depends on the value, only on pods of one ReplicaSet sharing it.
+
+use std::collections::BTreeMap;
+
+use crate::input::documents::{Manifests, Workload, WorkloadKind};
+use crate::model::{LabelSelector, OwnerReference, PodTemplateSpec};
+use crate::scheduler::plugins::pod_topology_spread::{ControllerSelector, Listers};
+
+/// `apps/v1.DefaultDeploymentUniqueLabelKey`.
+pub const POD_TEMPLATE_HASH_LABEL: &str = "pod-template-hash";
+
+/// The controller of a workload's pods and what it adds to them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PodOwner {
+    pub reference: OwnerReference,
+    /// The owner's selector, for the listers; `None` for owners the scheduler does not list.
+    pub selector: Option<ControllerSelector>,
+    /// A label the controller adds to its pods (`pod-template-hash` for a Deployment's).
+    pub label: Option<(String, String)>,
+}
+
+/// The controller that owns the pods `w` creates; `None` for a bare Pod and a CronJob (whose
+/// Jobs are created on schedule).
+pub fn pod_owner(w: &Workload) -> Option<PodOwner> {
+    let owner = |api_version: &str, kind: &str, name: String| OwnerReference {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        name,
+        uid: String::new(),
+        controller: Some(true),
+    };
+    // apps/v1 requires a selector; older manifests defaulted it to the template's labels.
+    let selector = || {
+        w.selector
+            .clone()
+            .unwrap_or_else(|| LabelSelector { match_labels: w.template.metadata.labels.clone(), ..Default::default() })
+    };
+    Some(match w.kind {
+        WorkloadKind::Pod | WorkloadKind::CronJob => return None,
+        WorkloadKind::Deployment => {
+            let hash = pod_template_hash(&w.template);
+            let mut selector = selector();
+            selector.match_labels.insert(POD_TEMPLATE_HASH_LABEL.into(), hash.clone());
+            PodOwner {
+                reference: owner("apps/v1", "ReplicaSet", format!("{}-{hash}", w.name)),
+                selector: Some(ControllerSelector::LabelSelector(selector)),
+                label: Some((POD_TEMPLATE_HASH_LABEL.into(), hash)),
+            }
+        }
+        WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => PodOwner {
+            reference: owner("apps/v1", w.kind.as_str(), w.name.clone()),
+            selector: Some(ControllerSelector::LabelSelector(selector())),
+            label: None,
+        },
+        WorkloadKind::ReplicationController => PodOwner {
+            reference: owner("v1", "ReplicationController", w.name.clone()),
+            selector: Some(ControllerSelector::Map(selector().match_labels)),
+            label: None,
+        },
+        WorkloadKind::DaemonSet => {
+            PodOwner { reference: owner("apps/v1", "DaemonSet", w.name.clone()), selector: None, label: None }
+        }
+        WorkloadKind::Job => {
+            PodOwner { reference: owner("batch/v1", "Job", w.name.clone()), selector: None, label: None }
+        }
+    })
+}
+
+/// The listers' content for a simulation of `manifests`: every Service, and the selector of
+/// every controller the workloads stand for (a Deployment's through its ReplicaSet).
+pub fn listers(manifests: &Manifests) -> Listers {
+    let services = manifests
+        .services
+        .iter()
+        .map(|(_, s)| (s.metadata.namespace_or_default().to_string(), s.spec.selector.clone()))
+        .collect();
+    let mut controllers = BTreeMap::new();
+    for w in &manifests.workloads {
+        let Some(PodOwner { reference, selector: Some(selector), .. }) = pod_owner(w) else { continue };
+        let key = Listers::controller_key(&reference.api_version, &reference.kind, &w.namespace, &reference.name);
+        controllers.insert(key, selector);
+    }
+    Listers { services, controllers }
+}
+
+/// `controller.ComputeHash`'s shape: FNV-32a of the template, encoded by
+/// `rand.SafeEncodeString` (each decimal digit mapped into a vowel-free alphabet).
+pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let json = serde_json::to_vec(template).unwrap_or_default();
+    let mut hash: u32 = 0x811c_9dc5;
+    for b in json {
+        hash ^= u32::from(b);
+        hash = hash.wrapping_mul(0x0100_0193);
+    }
+    hash.to_string().bytes().map(|d| char::from(ALPHANUMS[usize::from(d) % ALPHANUMS.len()])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_hash_is_stable_and_safe() {
+        let mut t = PodTemplateSpec::default();
+        t.metadata.labels.insert("app".into(), "web".into());
+        let a = pod_template_hash(&t);
+        assert_eq!(a, pod_template_hash(&t.clone()), "deterministic");
+        assert!(a.chars().all(|c| "bcdfghjklmnpqrstvwxz2456789".contains(c)), "{a}");
+        t.metadata.labels.insert("tier".into(), "front".into());
+        assert_ne!(a, pod_template_hash(&t), "another template, another hash");
+    }
+}

@@ -1,0 +1,11 @@
+//! The cluster around the scheduler: the simulation that feeds it pods in order, the
+//! controllers that create those pods (ownership, the DaemonSet controller's node rules) and the
+//! admission defaults a default cluster applies on the way.
+//!
+//! - [`simulate`]: nodes and workloads in, the report out;
+//! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
+//! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations.
+
+pub mod controllers;
+pub mod daemonset;
+pub mod simulate;

@@ -1,0 +1,982 @@
+//! The whole simulation: nodes and workloads in, a report of where every pod lands, why it
+//! cannot land elsewhere, what gets evicted and the smallest fix, out.
+//!
+//! Order of events, as in a cluster that receives the manifests in input order:
+//! 1. Pods that already name a node (`spec.nodeName`) are bound there first: they run, use
+//!    resources and host ports, and are checked against NoExecute taints.
+//! 2. Each workload, in input order, creates its pods one at a time; each pod is scheduled
+//!    against the cluster as the pods before it left it. DaemonSets follow the controller.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::cluster::controllers::{self, pod_owner, PodOwner};
+use crate::cluster::daemonset::{self, Blocker};
+use crate::explain::fixes::{self, Fix};
+use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
+use crate::input::field::FieldPath;
+use crate::input::validation::{validate_node, validate_workload};
+use crate::model::taints::{NO_EXECUTE, TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE};
+use crate::model::version::{FeatureGates, KubeVersion};
+use crate::model::{Container, Node, ObjectMeta, Pod, PodSpec, ResourceList, ResourceRequirements, Toleration};
+use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
+use crate::scheduler::hostports::wanted_host_ports;
+use crate::scheduler::plugins::node_resources_fit::PodRequests;
+use crate::scheduler::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
+use crate::scheduler::{schedule, schedule_with_requests, Detail, NodeVerdict, ScheduleResult, StaticCache};
+
+/// DefaultTolerationSeconds' default for not-ready and unreachable.
+pub const DEFAULT_TOLERATION_SECONDS: i64 = 300;
+
+#[derive(Debug, Clone)]
+pub struct SimulateOptions {
+    pub version: KubeVersion,
+    pub gates: FeatureGates,
+    /// Apply the admission plugins of a default cluster that change placement
+    /// (DefaultTolerationSeconds). On by default.
+    pub admission_defaults: bool,
+}
+
+impl Default for SimulateOptions {
+    fn default() -> Self {
+        Self::for_version(KubeVersion::DEFAULT)
+    }
+}
+
+impl SimulateOptions {
+    pub fn for_version(version: KubeVersion) -> Self {
+        Self { version, gates: FeatureGates::for_version(version), admission_defaults: true }
+    }
+
+    /// The default profile for these options, before any cluster objects are known.
+    pub fn scheduler_config(&self) -> SchedulerConfig {
+        SchedulerConfig { version: self.version, gates: self.gates, ..Default::default() }
+    }
+}
+
+/// The report, in the shape the CLI's JSON output promises (docs/cli.md, "JSON output").
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub kube_version: String,
+    pub workloads: Vec<WorkloadReport>,
+    pub warnings: Vec<String>,
+    pub evictions: Vec<Eviction>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkloadReport {
+    pub kind: &'static str,
+    pub namespace: String,
+    pub name: String,
+    /// Pods wanted: replicas, or for a DaemonSet the eligible nodes (`kubectl get ds` DESIRED).
+    pub desired: i64,
+    /// Pods placed (`kubectl get ds` CURRENT).
+    pub current: i64,
+    pub pods: Vec<PodReport>,
+    /// The verdict for one pod of the workload against the cluster as it stood before the
+    /// workload's pods were placed; for DaemonSets, whether the daemon pod runs there.
+    pub nodes: NodeReports,
+    pub fixes: Vec<Fix>,
+    /// What admission or the controller added to the pods, visible so nothing is magic.
+    pub defaults: Vec<String>,
+    /// Gatekeeper violations of the workload (`simulate --policy`); absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<crate::gatekeeper::Violation>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PodReport {
+    pub name: String,
+    pub node: Option<String>,
+    /// The FailedScheduling message when the pod stays Pending.
+    pub message: Option<String>,
+    /// Why the default scheduler never tries the pod; it stays Pending, holds nothing, and
+    /// no FailedScheduling event is written for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_attempted: Option<NotAttempted>,
+}
+
+impl PodReport {
+    pub fn scheduled(name: String, node: String) -> Self {
+        Self { name, node: Some(node), message: None, not_attempted: None }
+    }
+
+    /// Pending; `message` is the FailedScheduling message when a cycle ran.
+    pub fn pending(name: String, message: Option<String>) -> Self {
+        Self { name, node: None, message, not_attempted: None }
+    }
+
+    /// What a pending pod's status says: the FailedScheduling message, or why no cycle ran.
+    pub fn pending_text(&self) -> String {
+        match (&self.message, &self.not_attempted) {
+            (Some(m), _) => m.clone(),
+            (None, Some(n)) => format!("{}: {}", n.status, n.message),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+/// A pod the default scheduler leaves alone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotAttempted {
+    /// What `kubectl get pods` shows in STATUS: `SchedulingGated`, or `Pending`.
+    pub status: &'static str,
+    /// For a gated pod, the PodScheduled condition's message the API server writes; else
+    /// Placement's words.
+    pub message: String,
+    /// The plugin status or field behind it.
+    pub detail: String,
+}
+
+impl NotAttempted {
+    /// Scheduling gates (the SchedulingGates PreEnqueue plugin), or a `schedulerName` that
+    /// no profile of the default scheduler serves.
+    pub fn of(spec: &PodSpec) -> Option<Self> {
+        let gated = scheduling_gates::pre_enqueue(spec);
+        if !gated.is_success() {
+            return Some(Self {
+                status: "SchedulingGated",
+                message: "Scheduling is blocked due to non-empty scheduling gates".into(),
+                detail: format!("{}: {}", scheduling_gates::NAME, gated.reasons.join(", ")),
+            });
+        }
+        match spec.scheduler_name.as_deref() {
+            None | Some("") | Some(DEFAULT_SCHEDULER_NAME) => None,
+            Some(other) => Some(Self {
+                status: "Pending",
+                message: format!(
+                    "spec.schedulerName is {other:?}: the default scheduler serves only {DEFAULT_SCHEDULER_NAME:?}, so the pod waits for a scheduler of that name"
+                ),
+                detail: format!("schedulerName {other}"),
+            }),
+        }
+    }
+}
+
+/// A workload's per-node verdicts in cluster order; in JSON the contract's `nodes` object
+/// (node name to verdict). Typed rather than a JSON map: the playground re-evaluates on
+/// every edit and reads the verdicts back, so they are built and read without detours
+/// through `serde_json::Value`.
+#[derive(Debug, Clone, Default)]
+pub struct NodeReports(Vec<(String, NodeReport)>);
+
+impl NodeReports {
+    pub fn get(&self, node: &str) -> Option<&NodeReport> {
+        self.0.iter().find(|(n, _)| n == node).map(|(_, r)| r)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &NodeReport)> {
+        self.0.iter().map(|(n, r)| (n.as_str(), r))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl FromIterator<(String, NodeReport)> for NodeReports {
+    /// Node names are unique (`simulate` rejects duplicates), so this is a map.
+    fn from_iter<I: IntoIterator<Item = (String, NodeReport)>>(iter: I) -> Self {
+        Self(iter.into_iter().collect())
+    }
+}
+
+impl Serialize for NodeReports {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, report) in &self.0 {
+            map.serialize_entry(name, report)?;
+        }
+        map.end()
+    }
+}
+
+/// The per-node verdict of the JSON contract.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeReport {
+    pub fits: bool,
+    pub plugin: Option<&'static str>,
+    /// Upstream's reasons joined by ", ", exactly as they count in the FailedScheduling message.
+    pub reason: Option<String>,
+    pub detail: Option<String>,
+    pub score: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<Code>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Eviction {
+    pub namespace: String,
+    pub pod: String,
+    pub node: String,
+    pub taint: String,
+    /// `None`: at once; otherwise after the toleration's seconds.
+    pub after_seconds: Option<i64>,
+    pub message: String,
+}
+
+/// Validates, then simulates. Every invalid document is reported, not just the first.
+pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
+    validate(manifests, &opts.gates)?;
+    let cfg = SchedulerConfig {
+        spread_listers: std::sync::Arc::new(controllers::listers(manifests)),
+        ..opts.scheduler_config()
+    };
+    let mut sim = Simulation::new(manifests, opts, cfg);
+    sim.run(manifests);
+    Ok(sim.finish())
+}
+
+fn validate(manifests: &Manifests, gates: &FeatureGates) -> Result<(), Vec<InputError>> {
+    let mut errors = Vec::new();
+    let mut seen: BTreeMap<&str, &DocRef> = BTreeMap::new();
+    for (doc, node) in &manifests.nodes {
+        for error in validate_node(node) {
+            errors.push(InputError::Invalid { doc: doc.clone(), error });
+        }
+        if let Some(first) = seen.insert(&node.metadata.name, doc) {
+            errors.push(InputError::Invalid {
+                doc: doc.clone(),
+                error: crate::input::field::FieldError::invalid(
+                    &FieldPath::root("metadata.name"),
+                    serde_json::json!(node.metadata.name),
+                    &format!("duplicate node name (also {first})"),
+                ),
+            });
+        }
+    }
+    for w in &manifests.workloads {
+        for error in validate_workload(w, gates) {
+            errors.push(InputError::Invalid { doc: w.doc.clone(), error });
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(errors)
+    }
+}
+
+struct Simulation<'a> {
+    opts: &'a SimulateOptions,
+    cfg: SchedulerConfig,
+    nodes: Vec<NodeInfo>,
+    index: BTreeMap<String, usize>,
+    reports: Vec<WorkloadReport>,
+    warnings: Vec<String>,
+    evictions: Vec<Eviction>,
+    /// Pods placed on nodes with NoExecute taints, with their tolerations, for the NoExecute
+    /// check at the end.
+    placed: Vec<(String, String, usize, Vec<Toleration>)>,
+    requests: RequestsMemo,
+}
+
+/// The requests of the last pod asked about, with the spec fields they are computed from: a
+/// workload's pods share their containers, so each workload computes them once instead of
+/// once per cycle and once per binding.
+#[derive(Default)]
+struct RequestsMemo {
+    key: Option<RequestsKey>,
+    value: PodRequests,
+}
+
+#[derive(PartialEq)]
+struct RequestsKey {
+    init_containers: Vec<Container>,
+    containers: Vec<Container>,
+    overhead: ResourceList,
+    resources: Option<ResourceRequirements>,
+}
+
+impl RequestsMemo {
+    fn get(&mut self, spec: &PodSpec, cfg: &SchedulerConfig) -> &PodRequests {
+        let same = self.key.as_ref().is_some_and(|k| {
+            k.containers == spec.containers
+                && k.init_containers == spec.init_containers
+                && k.overhead == spec.overhead
+                && k.resources == spec.resources
+        });
+        if !same {
+            self.key = Some(RequestsKey {
+                init_containers: spec.init_containers.clone(),
+                containers: spec.containers.clone(),
+                overhead: spec.overhead.clone(),
+                resources: spec.resources.clone(),
+            });
+            self.value = PodRequests::of(spec, cfg);
+        }
+        &self.value
+    }
+}
+
+impl<'a> Simulation<'a> {
+    fn new(manifests: &Manifests, opts: &'a SimulateOptions, cfg: SchedulerConfig) -> Self {
+        let mut warnings = Vec::new();
+        let nodes: Vec<NodeInfo> = manifests.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
+        for n in &nodes {
+            if n.allocatable.is_none() {
+                warnings.push(format!(
+                    "Node {} has no status.allocatable: resources and pod count are not checked on it",
+                    n.name()
+                ));
+            }
+        }
+        if nodes.is_empty() && !manifests.workloads.is_empty() {
+            warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
+        }
+        for doc in &manifests.ignored {
+            warnings.push(format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind));
+        }
+        let index = nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
+        Self {
+            opts,
+            cfg,
+            nodes,
+            index,
+            reports: Vec::new(),
+            warnings,
+            evictions: Vec::new(),
+            placed: Vec::new(),
+            requests: RequestsMemo::default(),
+        }
+    }
+
+    fn run(&mut self, manifests: &Manifests) {
+        // Running pods first: they hold their resources before anything new is scheduled.
+        let (bound, rest): (Vec<usize>, Vec<usize>) =
+            (0..manifests.workloads.len()).partition(|&i| manifests.workloads[i].is_bound_pod());
+        let mut reports: Vec<(usize, WorkloadReport)> = Vec::with_capacity(manifests.workloads.len());
+        for position in bound.into_iter().chain(rest) {
+            let w = &manifests.workloads[position];
+            let report = if w.is_bound_pod() {
+                self.bind_running_pod(w)
+            } else if w.kind == WorkloadKind::DaemonSet {
+                self.run_daemonset(w)
+            } else {
+                self.run_replicas(w)
+            };
+            reports.push((position, report));
+        }
+        // Report in input order whatever order they ran in.
+        reports.sort_by_key(|(p, _)| *p);
+        self.reports = reports.into_iter().map(|(_, r)| r).collect();
+        self.check_no_execute();
+    }
+
+    fn finish(self) -> Report {
+        Report {
+            kube_version: self.opts.version.to_string(),
+            workloads: self.reports,
+            warnings: self.warnings,
+            evictions: self.evictions,
+        }
+    }
+
+    fn new_report(&self, w: &Workload) -> WorkloadReport {
+        WorkloadReport {
+            kind: w.kind.as_str(),
+            namespace: w.namespace.clone(),
+            name: w.name.clone(),
+            desired: 0,
+            current: 0,
+            pods: Vec::new(),
+            nodes: NodeReports::default(),
+            fixes: Vec::new(),
+            defaults: Vec::new(),
+            violations: Vec::new(),
+        }
+    }
+
+    /// The pod a workload creates: its template, what its controller adds (`owner`, from
+    /// [`pod_owner`]), API defaults, the given name. A bare Pod keeps its own owner references.
+    fn make_pod(&self, w: &Workload, owner: Option<&PodOwner>, name: String, spec: PodSpec) -> Pod {
+        let template_meta = &w.template.metadata;
+        let mut labels = template_meta.labels.clone();
+        let owner_references = match owner {
+            Some(owner) => {
+                if let Some((k, v)) = &owner.label {
+                    labels.insert(k.clone(), v.clone());
+                }
+                vec![owner.reference.clone()]
+            }
+            None if w.kind == WorkloadKind::Pod => template_meta.owner_references.clone(),
+            None => Vec::new(),
+        };
+        Pod {
+            metadata: ObjectMeta {
+                name,
+                namespace: Some(w.namespace.clone()),
+                labels,
+                annotations: template_meta.annotations.clone(),
+                owner_references,
+                ..Default::default()
+            },
+            spec,
+        }
+    }
+
+    /// Admission defaults that change placement; returns what was added.
+    fn admit(&self, spec: &mut PodSpec) -> Vec<String> {
+        let mut notes = api_defaults(spec, &self.opts.gates);
+        if self.opts.admission_defaults {
+            notes.extend(default_toleration_seconds(spec));
+        }
+        notes
+    }
+
+    fn bind_running_pod(&mut self, w: &Workload) -> WorkloadReport {
+        let mut report = self.new_report(w);
+        let mut spec = w.template.spec.clone();
+        report.defaults = self.admit(&mut spec);
+        let node = spec.node_name.clone();
+        report.desired = 1;
+        match self.index.get(&node).copied() {
+            Some(i) => {
+                let pod = self.make_pod(w, None, w.name.clone(), spec);
+                self.bind(i, &pod);
+                report.current = 1;
+                report.pods.push(PodReport::scheduled(w.name.clone(), node));
+            }
+            None => {
+                self.warnings
+                    .push(format!("{}: spec.nodeName {node:?} is not a Node in the input; the pod is ignored", w.doc));
+                report.pods.push(PodReport::pending(w.name.clone(), None));
+            }
+        }
+        report
+    }
+
+    fn run_replicas(&mut self, w: &Workload) -> WorkloadReport {
+        let mut report = self.new_report(w);
+        let mut spec = w.template.spec.clone();
+        report.defaults = self.admit(&mut spec);
+        report.desired = w.replicas;
+        let owner = pod_owner(w);
+        if let Some(waiting) = NotAttempted::of(&spec) {
+            // No cycle runs for these pods: they hold nothing. Still say where one would go
+            // once the scheduler takes it.
+            let pod = self.make_pod(w, owner.as_ref(), pod_name(w, 0), spec);
+            report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
+            report.pods = (0..w.replicas)
+                .map(|r| PodReport { not_attempted: Some(waiting.clone()), ..PodReport::pending(pod_name(w, r), None) })
+                .collect();
+            return report;
+        }
+        // A replica that found no node leaves the cluster unchanged, so every later replica,
+        // identical but for its name, gets the same answer.
+        let mut pending: Option<String> = None;
+        // Replicas share their spec, so the filters and scores that depend only on the spec
+        // and the Node objects are computed once for the workload.
+        let mut cache = StaticCache::default();
+        for r in 0..w.replicas {
+            let name = pod_name(w, r);
+            if let Some(message) = &pending {
+                report.pods.push(PodReport::pending(name, Some(message.clone())));
+                continue;
+            }
+            let pod = self.make_pod(w, owner.as_ref(), name.clone(), spec.clone());
+            // The first replica's verdicts are the report's node map; later replicas need
+            // verdicts only when they find no node (for the fixes).
+            let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
+            let requests = self.requests.get(&pod.spec, &self.cfg);
+            let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache), requests);
+            if r == 0 {
+                report.nodes = node_map(&result);
+            }
+            if result.node.is_none() {
+                report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
+            }
+            match result.node {
+                Some(i) => {
+                    self.bind(i, &pod);
+                    report.current += 1;
+                    report.pods.push(PodReport::scheduled(name, self.nodes[i].name().to_string()));
+                }
+                None => {
+                    pending = result.message.clone();
+                    report.pods.push(PodReport::pending(name, result.message));
+                }
+            }
+        }
+        if w.replicas == 0 {
+            // Still say where a pod would go: that is the question a scaled-to-zero workload asks.
+            let pod = self.make_pod(w, owner.as_ref(), pod_name(w, 0), spec);
+            let result = schedule(&pod, &self.nodes, &self.cfg, true);
+            report.nodes = node_map(&result);
+        }
+        report
+    }
+
+    fn run_daemonset(&mut self, w: &Workload) -> WorkloadReport {
+        let mut report = self.new_report(w);
+        let template = w.template.spec.clone();
+        let mut daemon_spec = template.clone();
+        daemonset::add_daemon_tolerations(&mut daemon_spec);
+        report.defaults.push(format!(
+            "DaemonSet controller tolerations: {}",
+            daemon_spec.tolerations[template.tolerations.len()..]
+                .iter()
+                .map(|t| format!("{}:{}", t.key, t.effect))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let mut eligible = Vec::new();
+        // Each node's verdict, by node index: ineligible nodes now, daemon pods' nodes below.
+        let mut verdicts: Vec<Option<NodeReport>> = vec![None; self.nodes.len()];
+        let should_run = daemonset::DaemonNodeCheck::new(&template, &self.cfg);
+        for (i, info) in self.nodes.iter().enumerate() {
+            let verdict = should_run.check(info.node());
+            if verdict.should_run {
+                eligible.push(i);
+                continue;
+            }
+            verdicts[i] = Some(not_eligible_report(&daemon_spec, info.node(), &verdict.blocked_by, &self.cfg));
+        }
+        report.desired = eligible.len() as i64;
+        let mut results: Vec<(usize, ScheduleResult)> = Vec::new();
+        // The daemon pods differ only in name and in the node their affinity pins them to,
+        // and admission reads neither: one pod is admitted once and re-pinned for each node.
+        let mut spec = daemon_spec.clone();
+        let admitted_notes = self.admit(&mut spec);
+        let template_affinity = spec.affinity.take();
+        let waiting = NotAttempted::of(&spec);
+        let owner = pod_owner(w);
+        let mut pod = self.make_pod(w, owner.as_ref(), String::new(), spec);
+        for &i in &eligible {
+            let node_name = self.nodes[i].name().to_string();
+            pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));
+            pod.metadata.name = format!("{}-{}", w.name, node_name);
+            // The pod is pinned to node i, so only node i is evaluated; the other nodes are
+            // counted in the FailedScheduling message as upstream counts them.
+            let requests = self.requests.get(&pod.spec, &self.cfg);
+            let result = schedule_with_requests(
+                &pod,
+                &self.nodes,
+                &self.cfg,
+                Detail::Candidates { hint: Some(i) },
+                None,
+                requests,
+            );
+            let position = result.verdicts.iter().position(|v| v.node == node_name);
+            if let Some(p) = position {
+                verdicts[i] = Some(node_report(&result.verdicts[p]));
+            }
+            if let Some(waiting) = &waiting {
+                // The controller creates the pod; the default scheduler never tries it.
+                report.pods.push(PodReport {
+                    not_attempted: Some(waiting.clone()),
+                    ..PodReport::pending(pod.metadata.name.clone(), None)
+                });
+                continue;
+            }
+            match result.node {
+                Some(n) => {
+                    self.bind(n, &pod);
+                    report.current += 1;
+                    report.pods.push(PodReport::scheduled(pod.metadata.name.clone(), node_name));
+                }
+                None => {
+                    report.pods.push(PodReport::pending(pod.metadata.name.clone(), result.message.clone()));
+                }
+            }
+            // The fixes read the verdict of the daemon pod's own node at this position.
+            if let Some(p) = position {
+                results.push((p, result));
+            }
+        }
+        if !eligible.is_empty() {
+            report.defaults.extend(admitted_notes);
+        }
+        report.nodes = self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.name().to_string(), v?))).collect();
+        report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
+        report
+    }
+
+    fn bind(&mut self, i: usize, pod: &Pod) {
+        let requests = self.requests.get(&pod.spec, &self.cfg);
+        let info = &mut self.nodes[i];
+        info.requested.add(&requests.request);
+        info.non_zero_requested.add(&requests.non_zero);
+        for p in wanted_host_ports(&pod.spec) {
+            info.used_ports.add(&p);
+        }
+        info.add_pod(PlacedPod::from_pod(pod));
+        // Node taints do not change during the simulation: a pod on a node without NoExecute
+        // taints is never evicted, so only the others are kept for the check at the end.
+        if !info.node().spec.taints.iter().any(|t| t.effect == NO_EXECUTE) {
+            return;
+        }
+        self.placed.push((
+            pod.metadata.namespace.clone().unwrap_or_default(),
+            pod.metadata.name.clone(),
+            i,
+            pod.spec.tolerations.clone(),
+        ));
+    }
+
+    /// The taint manager: a pod on a node with an untolerated NoExecute taint is evicted at
+    /// once; one whose tolerations all have tolerationSeconds, after the smallest of them.
+    fn check_no_execute(&mut self) {
+        let cmp = self.cfg.gates.taint_toleration_comparison_operators;
+        for (namespace, pod, i, tolerations) in &self.placed {
+            let node = &self.nodes[*i].node();
+            let mut min_seconds: Option<(i64, String)> = None;
+            for taint in node.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE) {
+                match tolerations.iter().find(|t| t.tolerates(taint, cmp)) {
+                    None => {
+                        self.evictions.push(Eviction {
+                            namespace: namespace.clone(),
+                            pod: pod.clone(),
+                            node: node.metadata.name.clone(),
+                            taint: taint.to_string(),
+                            after_seconds: None,
+                            message: format!("evicted at once: untolerated NoExecute taint {taint}"),
+                        });
+                        min_seconds = None;
+                        break;
+                    }
+                    Some(t) => {
+                        if let Some(s) = t.toleration_seconds {
+                            let s = s.max(0);
+                            if min_seconds.as_ref().is_none_or(|(m, _)| s < *m) {
+                                min_seconds = Some((s, taint.to_string()));
+                            }
+                        }
+                    }
+                }
+            }
+            if let Some((seconds, taint)) = min_seconds {
+                self.evictions.push(Eviction {
+                    namespace: namespace.clone(),
+                    pod: pod.clone(),
+                    node: node.metadata.name.clone(),
+                    taint: taint.clone(),
+                    after_seconds: Some(seconds),
+                    message: format!("evicted after {seconds}s: NoExecute taint {taint} is tolerated only for tolerationSeconds={seconds}"),
+                });
+            }
+        }
+    }
+}
+
+/// Pod names as the controllers spell them, without the random suffixes: StatefulSets use
+/// ordinals exactly; other controllers get `-<index>` in place of their hash suffix.
+fn pod_name(w: &Workload, replica: i64) -> String {
+    match w.kind {
+        WorkloadKind::Pod => w.name.clone(),
+        _ => format!("{}-{replica}", w.name),
+    }
+}
+
+/// API defaulting that changes placement: a container resource with a limit and no request
+/// requests its limit.
+///
+/// With `hostNetwork`, container ports without a hostPort get hostPort = containerPort
+/// (`SetDefaults_Pod`): the pod listens on the node's network either way.
+pub fn api_defaults(spec: &mut PodSpec, gates: &FeatureGates) -> Vec<String> {
+    let mut notes = Vec::new();
+    if spec.host_network {
+        for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+            for p in c.ports.iter_mut().filter(|p| p.host_port == 0 && p.container_port > 0) {
+                p.host_port = p.container_port;
+                notes.push(format!(
+                    "container {:?}: hostNetwork sets hostPort {} for containerPort {}",
+                    c.name, p.host_port, p.container_port
+                ));
+            }
+        }
+    }
+    for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
+        let limits = c.resources.limits.clone();
+        for (name, q) in limits {
+            if !c.resources.requests.contains_key(&name) {
+                notes.push(format!("container {:?}: requests.{name} defaulted to its limit {q}", c.name));
+                c.resources.requests.insert(name, q);
+            }
+        }
+    }
+    if gates.pod_level_resources {
+        notes.extend(default_pod_level_requests(spec));
+    }
+    notes
+}
+
+/// `defaultPodRequests` (pkg/apis/core/v1/defaults.go, PodLevelResources on): when pod-level
+/// limits are set, each supported resource without a pod-level request gets one: for the
+/// overcommittable ones (cpu, memory) the containers' effective request where they request
+/// it, else the pod-level limit; hugepages only from the pod-level limit. Runs after the
+/// containers' requests were defaulted from their limits, as `SetDefaults_Pod` orders it.
+///
+/// This is what the API server of 1.35.4 does, as the recorded corpus shows: a pod with
+/// pod-level `limits.cpu: 4` and a container requesting 50m holds 50m, and a pod with
+/// pod-level cpu/memory limits beside container hugepages gets no pod-level hugepages request.
+/// A later upstream revision inverts the hugepages rule (docs/fidelity.md, item 4).
+fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
+    let Some(pod_level) = spec.resources.as_ref().filter(|r| !r.limits.is_empty()) else {
+        return Vec::new();
+    };
+    let containers = crate::model::resources::pod_requests(
+        spec,
+        &crate::model::resources::PodResourcesOptions { exclude_overhead: true, ..Default::default() },
+    );
+    let mut added: Vec<(String, crate::model::quantity::Quantity, &str)> = Vec::new();
+    for (name, q) in &containers {
+        let overcommittable = !crate::model::resources::is_hugepages(name);
+        if crate::model::resources::is_supported_pod_level_resource(name)
+            && overcommittable
+            && !pod_level.requests.contains_key(name)
+        {
+            added.push((name.clone(), q.clone(), "the containers' requests"));
+        }
+    }
+    for (name, q) in &pod_level.limits {
+        let taken = pod_level.requests.contains_key(name) || added.iter().any(|(n, _, _)| n == name);
+        if crate::model::resources::is_supported_pod_level_resource(name) && !taken {
+            added.push((name.clone(), q.clone(), "its pod-level limit"));
+        }
+    }
+    let mut notes = Vec::new();
+    if let Some(pod_level) = spec.resources.as_mut() {
+        for (name, q, from) in added {
+            notes.push(format!("pod-level requests.{name} defaulted to {from}, {q}"));
+            pod_level.requests.insert(name, q);
+        }
+    }
+    notes
+}
+
+/// The DefaultTolerationSeconds admission plugin: tolerate not-ready and unreachable
+/// NoExecute taints for 300s unless the pod already tolerates them.
+pub fn default_toleration_seconds(spec: &mut PodSpec) -> Vec<String> {
+    let mut notes = Vec::new();
+    for key in [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE] {
+        let tolerated = spec
+            .tolerations
+            .iter()
+            .any(|t| (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty()));
+        if !tolerated {
+            spec.tolerations.push(Toleration {
+                key: key.into(),
+                operator: "Exists".into(),
+                value: String::new(),
+                effect: NO_EXECUTE.into(),
+                toleration_seconds: Some(DEFAULT_TOLERATION_SECONDS),
+            });
+            notes
+                .push(format!("DefaultTolerationSeconds: tolerates {key}:NoExecute for {DEFAULT_TOLERATION_SECONDS}s"));
+        }
+    }
+    notes
+}
+
+pub fn node_report(v: &NodeVerdict) -> NodeReport {
+    let fits = v.status.is_success();
+    NodeReport {
+        fits,
+        plugin: v.status.plugin,
+        reason: (!fits).then(|| v.status.reasons.join(", ")),
+        detail: v.status.detail.clone(),
+        score: v.score,
+        code: (!fits).then_some(v.status.code),
+    }
+}
+
+fn node_map(result: &ScheduleResult) -> NodeReports {
+    result.verdicts.iter().map(|v| (v.node.clone(), node_report(v))).collect()
+}
+
+/// Why the DaemonSet controller will not create a pod for this node, in the words the
+/// scheduler would use for the same check.
+fn not_eligible_report(
+    daemon_spec: &PodSpec,
+    node: &Node,
+    blocker: &Option<Blocker>,
+    cfg: &SchedulerConfig,
+) -> NodeReport {
+    let status = match blocker {
+        Some(Blocker::Taint(_)) => taint_toleration::filter(daemon_spec, node, cfg).with_plugin(taint_toleration::NAME),
+        Some(Blocker::NodeAffinity) => {
+            node_affinity::State::new(daemon_spec, cfg).filter(node).with_plugin(node_affinity::NAME)
+        }
+        Some(Blocker::NodeName(name)) => Status::new(Code::UnschedulableAndUnresolvable, node_name::ERR_REASON)
+            .with_plugin(node_name::NAME)
+            .with_detail(format!("template requests node {name:?}")),
+        None => Status::success(),
+    };
+    NodeReport {
+        fits: false,
+        plugin: status.plugin,
+        reason: Some(status.reasons.join(", ")),
+        detail: status.detail.map(|d| format!("{d}; the DaemonSet controller creates no pod here")),
+        score: None,
+        code: Some(status.code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::documents::parse_manifests;
+
+    fn run(yaml: &str, opts: &SimulateOptions) -> Report {
+        simulate(&parse_manifests(yaml, "").unwrap(), opts).unwrap()
+    }
+
+    /// Gated pods and pods for another scheduler are never attempted: they stay Pending
+    /// without a FailedScheduling message and hold nothing, so a later pod still fits.
+    #[test]
+    fn pods_the_default_scheduler_never_attempts() {
+        let node = "kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '110'}}\n";
+        let pod = |name: &str, extra: &str| {
+            format!("---\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{{extra}containers: [{{name: c, image: i, resources: {{requests: {{cpu: 800m}}}}}}]}}\n")
+        };
+        // (name, spec fields, want status)
+        let rows = [
+            ("gated", "schedulingGates: [{name: example.com/quota}], ", "SchedulingGated"),
+            ("other-scheduler", "schedulerName: my-scheduler, ", "Pending"),
+        ];
+        for (name, extra, status) in rows {
+            let yaml = format!("{node}{}{}", pod(name, extra), pod("later", ""));
+            let report = run(&yaml, &SimulateOptions::default());
+            let first = &report.workloads[0].pods[0];
+            assert_eq!((first.node.as_deref(), first.message.as_deref()), (None, None), "{name}");
+            assert_eq!(first.not_attempted.as_ref().map(|n| n.status), Some(status), "{name}");
+            assert_eq!(report.workloads[1].pods[0].node.as_deref(), Some("n"), "{name}: the first pod holds no cpu");
+            assert!(
+                report.workloads[0].nodes.get("n").is_some_and(|v| v.fits),
+                "{name}: where it would go is still shown"
+            );
+        }
+        let named = format!("{node}{}", pod("mine", "schedulerName: default-scheduler, "));
+        assert_eq!(run(&named, &SimulateOptions::default()).workloads[0].pods[0].node.as_deref(), Some("n"));
+    }
+
+    /// A Deployment's pods carry the ReplicaSet the Deployment controller creates as their
+    /// controller, and its pod-template-hash label.
+    #[test]
+    fn deployment_pods_belong_to_their_replicaset() {
+        let yaml = "kind: Node\nmetadata: {name: n}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
+        let m = parse_manifests(yaml, "").unwrap();
+        let owner = pod_owner(&m.workloads[0]).unwrap();
+        let (key, hash) = owner.label.clone().unwrap();
+        assert_eq!(key, controllers::POD_TEMPLATE_HASH_LABEL);
+        assert_eq!(owner.reference.name, format!("web-{hash}"));
+        assert_eq!((owner.reference.api_version.as_str(), owner.reference.kind.as_str()), ("apps/v1", "ReplicaSet"));
+        let listers = controllers::listers(&m);
+        let key = crate::scheduler::plugins::pod_topology_spread::Listers::controller_key(
+            "apps/v1",
+            "ReplicaSet",
+            "default",
+            &owner.reference.name,
+        );
+        assert!(listers.controllers.contains_key(&key), "the ReplicaSet is listed with its selector");
+    }
+
+    const NODES: &str = "
+kind: Node
+metadata: {name: ready}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: Node
+metadata: {name: failing}
+spec: {taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]}
+status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
+";
+
+    /// Quantities at the edge of i64 (`5368Ei` of memory saturates at i64::MAX) go through
+    /// the resource filter and both resource scores without overflowing: the fuzzer's
+    /// `parse_simulate` found LeastAllocated's `(cap - req) * 100` overflowing.
+    #[test]
+    fn huge_allocatable_and_requests_do_not_overflow() {
+        // (node allocatable, pod requests, the node the pod lands on, why)
+        let rows = [
+            ("{cpu: 1900m, memory: 5368Ei, pods: '815'}", "{cpu: 250m, memory: 512Mi}", Some("big"), "huge memory"),
+            (
+                "{cpu: '9223372036854775807', memory: 5368Ei, pods: '9'}",
+                "{cpu: 250m}",
+                Some("big"),
+                "cpu near i64::MAX",
+            ),
+            (
+                "{cpu: '1', memory: 1Gi, pods: '9'}",
+                "{cpu: '9223372036854775807', memory: 5368Ei}",
+                None,
+                "huge requests",
+            ),
+            (
+                "{cpu: 5368Ei, memory: 5368Ei, pods: 5368Ei}",
+                "{cpu: 5368Ei, memory: 5368Ei}",
+                Some("big"),
+                "all at the edge",
+            ),
+        ];
+        for (allocatable, requests, node, why) in rows {
+            let yaml = format!(
+                "kind: Node\nmetadata: {{name: big}}\nstatus: {{allocatable: {allocatable}}}\n---\n\
+                 kind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}\n---\n\
+                 kind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{template: {{spec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}}}}}\n"
+            );
+            let report = run(&yaml, &SimulateOptions::default());
+            let pod = &report.workloads[0].pods[0];
+            assert_eq!(pod.node.as_deref(), node, "{why}: {:?}", pod.message);
+            let score = report.workloads[0].nodes.iter().find(|(n, _)| *n == "big").and_then(|(_, r)| r.score);
+            assert!(node.is_none() || score.is_some_and(|s| (0..=1000).contains(&s)), "{why}: score {score:?}");
+        }
+    }
+
+    #[test]
+    fn default_toleration_seconds_admits_then_evicts() {
+        // The emptier, bigger node scores higher, and the admission plugin's 300s toleration
+        // lets the pod land on it, where the taint manager evicts it after 300s.
+        let yaml = format!("{NODES}---\nkind: Pod\nmetadata: {{name: web}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '1'}}}}}}]}}\n");
+        let report = run(&yaml, &SimulateOptions::default());
+        assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("failing"));
+        assert_eq!(report.evictions.len(), 1);
+        assert_eq!(report.evictions[0].after_seconds, Some(300));
+        assert!(report.workloads[0].defaults.iter().any(|d| d.contains("DefaultTolerationSeconds")));
+
+        let opts = SimulateOptions { admission_defaults: false, ..Default::default() };
+        let report = run(&yaml, &opts);
+        assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("ready"), "without admission the taint filters");
+        assert!(report.evictions.is_empty());
+    }
+
+    #[test]
+    fn running_pods_are_bound_first_and_evicted_at_once() {
+        let yaml = format!("{NODES}---\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: 1, template: {{spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '3'}}}}}}]}}}}}}\n---\nkind: Pod\nmetadata: {{name: old}}\nspec: {{nodeName: ready, tolerations: [{{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}}], containers: [{{name: c, image: i, resources: {{requests: {{cpu: '2'}}}}}}]}}\n---\nkind: Pod\nmetadata: {{name: stray}}\nspec: {{nodeName: failing, tolerations: [{{key: x, operator: Exists}}], containers: [{{name: c, image: i}}]}}\n");
+        let opts = SimulateOptions { admission_defaults: false, ..Default::default() };
+        let report = run(&yaml, &opts);
+        // The running pod holds 2 of ready's 4 cpus, so the 3-cpu replica cannot go there.
+        assert_eq!(report.workloads[0].name, "d", "reports keep input order");
+        assert_eq!(report.workloads[0].pods[0].node, None);
+        assert!(report.workloads[0].pods[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)."));
+        let stray = report.evictions.iter().find(|e| e.pod == "stray").expect("stray evicted");
+        assert_eq!(stray.after_seconds, None);
+        assert_eq!(stray.taint, "node.kubernetes.io/not-ready:NoExecute");
+    }
+
+    #[test]
+    fn api_defaults_request_the_limit() {
+        let mut spec = PodSpec::default();
+        let mut c = crate::model::Container::default();
+        c.resources.limits.insert("cpu".into(), crate::model::quantity::Quantity::parse("2").unwrap());
+        spec.containers.push(c);
+        let notes = api_defaults(&mut spec, &FeatureGates::default());
+        assert_eq!(spec.containers[0].resources.requests["cpu"].milli_value(), 2000);
+        assert_eq!(notes.len(), 1);
+    }
+}

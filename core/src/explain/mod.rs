@@ -1,0 +1,9 @@
+//! Explaining a simulation: the smallest fixes, checked before they are offered, and the
+//! report as text, markdown and JSON.
+//!
+//! - [`fixes`]: toleration, selector and request fixes as strategic-merge patches, with the
+//!   one strategic merge that both verifies and applies them;
+//! - [`render`]: the text and markdown reports, including the Gatekeeper section.
+
+pub mod fixes;
+pub mod render;

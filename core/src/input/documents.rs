@@ -1,0 +1,994 @@
+//! Reading manifests: multi-document YAML or JSON, `kind: List` (as `kubectl get -o yaml`
+//! prints), into typed Nodes and workloads, with errors that name the document, the field
+//! path and the bad value.
+//!
+//! YAML goes through [`crate::input::block_yaml`]'s fast reader first, and through serde_yaml when
+//! the text leaves its subset; serde_yaml writes every syntax error.
+//!
+//! Hostile input is bounded: the whole input is capped at [`MAX_INPUT_BYTES`], documents at
+//! [`MAX_DOCUMENTS`], nesting at 128 levels (both parsers' recursion limits), and YAML alias
+//! expansion by serde_yaml's repetition limit, so an alias bomb fails fast.
+
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::input::block_yaml::{self, Event, Prune};
+use crate::input::field::FieldError;
+use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodTemplateSpec, Service};
+
+/// 64 MiB: a 5,000-node `kubectl get nodes -o yaml` with managedFields is about 40 MiB.
+pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+pub const MAX_DOCUMENTS: usize = 100_000;
+/// Upper bound on pods one workload may ask for, to keep memory bounded.
+pub const MAX_REPLICAS: i64 = 10_000;
+
+/// Where a document came from, for error messages: `DaemonSet twistlock/defender (document 2)`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct DocRef {
+    /// 1-based position of the document in its source (list items count separately).
+    pub index: usize,
+    pub source: String,
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+}
+
+impl fmt::Display for DocRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = if self.kind.is_empty() { "object" } else { &self.kind };
+        match (&self.namespace, self.name.is_empty()) {
+            (Some(ns), false) => write!(f, "{kind} {ns}/{}", self.name)?,
+            (None, false) => write!(f, "{kind} {}", self.name)?,
+            _ => write!(f, "{kind} (unnamed)")?,
+        }
+        if self.source.is_empty() {
+            write!(f, " (document {})", self.index)
+        } else {
+            write!(f, " ({} document {})", self.source, self.index)
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum InputError {
+    #[error("{source_name}input is {size} bytes, over the {limit}-byte limit")]
+    TooLarge { source_name: String, size: usize, limit: usize },
+    #[error("{source_name}more than {limit} documents")]
+    TooManyDocuments { source_name: String, limit: usize },
+    #[error("{source_name}document {index}: invalid {format}: {message}")]
+    Syntax { source_name: String, index: usize, format: &'static str, message: String },
+    #[error("{doc}: {field}: {message}")]
+    Decode { doc: DocRef, field: String, message: String },
+    #[error("{doc}: {error}")]
+    Invalid { doc: DocRef, error: FieldError },
+}
+
+impl InputError {
+    /// The document the error is about, when it is about one.
+    pub fn doc(&self) -> Option<&DocRef> {
+        match self {
+            InputError::Decode { doc, .. } | InputError::Invalid { doc, .. } => Some(doc),
+            _ => None,
+        }
+    }
+}
+
+/// One raw document with its identity.
+#[derive(Debug, Clone)]
+pub struct RawDocument {
+    pub doc: DocRef,
+    pub api_version: String,
+    pub value: Value,
+}
+
+/// Splits `text` into documents (expanding `List` kinds) with nulls removed, as Go's
+/// `omitempty` would have them.
+pub fn split_documents(text: &str, source: &str) -> Result<Vec<RawDocument>, InputError> {
+    split(text, source, YamlReader::Fast(Prune::Nothing))
+}
+
+/// How YAML text is read.
+#[derive(Debug, Clone, Copy)]
+enum YamlReader {
+    /// [`block_yaml`] when the text is in its subset, else serde_yaml.
+    Fast(Prune),
+    /// serde_yaml alone: for texts the fast reader already gave up on, and the reference it
+    /// is tested against.
+    SerdeYaml,
+}
+
+fn split(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument>, InputError> {
+    let source_name = if source.is_empty() { String::new() } else { format!("{source}: ") };
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(InputError::TooLarge { source_name, size: text.len(), limit: MAX_INPUT_BYTES });
+    }
+    let trimmed = text.trim_start();
+    let mut values = Vec::new();
+    // Whether a mapping may have null members to remove.
+    let mut nulls = true;
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        for (i, v) in serde_json::Deserializer::from_str(text).into_iter::<Value>().enumerate() {
+            let v = v.map_err(|e| InputError::Syntax {
+                source_name: source_name.clone(),
+                index: i + 1,
+                format: "JSON",
+                message: e.to_string(),
+            })?;
+            values.push(v);
+            if values.len() > MAX_DOCUMENTS {
+                return Err(InputError::TooManyDocuments { source_name, limit: MAX_DOCUMENTS });
+            }
+        }
+    } else {
+        // libyaml's scanner is quadratic in flow nesting depth (100k `[` take minutes) and
+        // only then hits serde_yaml's recursion limit, so reject deep flow nesting up front.
+        if let Some((line, column)) =
+            flow_nesting_exceeds(text, MAX_FLOW_DEPTH).then(|| flow_nesting_beyond(text, MAX_FLOW_DEPTH)).flatten()
+        {
+            return Err(InputError::Syntax {
+                source_name,
+                index: 1 + text[..text.len().min(line_offset(text, line))].matches("\n---").count(),
+                format: "YAML",
+                message: format!("nesting deeper than {MAX_FLOW_DEPTH} levels at line {line} column {column}"),
+            });
+        }
+        let fast = match reader {
+            YamlReader::Fast(prune) => block_yaml::read_documents(text, prune, MAX_DOCUMENTS),
+            YamlReader::SerdeYaml => None,
+        };
+        if let Some(fast) = fast {
+            // Where the serde_yaml loop below would have stopped: the text had no syntax
+            // error up to there, or the fast reader would have given up.
+            if fast.values.len() > MAX_DOCUMENTS {
+                return Err(InputError::TooManyDocuments { source_name, limit: MAX_DOCUMENTS });
+            }
+            values = fast.values;
+            nulls = fast.nulls;
+        } else {
+            for (i, de) in serde_yaml::Deserializer::from_str(text).enumerate() {
+                let v = Value::deserialize(de).map_err(|e| InputError::Syntax {
+                    source_name: source_name.clone(),
+                    index: i + 1,
+                    format: "YAML",
+                    message: e.to_string(),
+                })?;
+                values.push(v);
+                if values.len() > MAX_DOCUMENTS {
+                    return Err(InputError::TooManyDocuments { source_name, limit: MAX_DOCUMENTS });
+                }
+            }
+        }
+    }
+
+    let documents = values.iter().map(|v| if is_list(v) { v["items"].as_array().map_or(0, Vec::len) } else { 1 }).sum();
+    let mut docs = Vec::with_capacity(documents);
+    for value in values {
+        for value in list_items(value) {
+            if let Some(raw) = admit(value, docs.len(), source, &source_name, nulls)? {
+                docs.push(raw);
+            }
+        }
+    }
+    Ok(docs)
+}
+
+/// The documents one value of the input stands for: the items of a List (a top-level array
+/// is a list of objects), or the value itself.
+fn list_items(value: Value) -> Vec<Value> {
+    let value = match value {
+        Value::Array(items) => Value::Object(
+            [("kind".to_string(), Value::from("List")), ("items".to_string(), Value::Array(items))]
+                .into_iter()
+                .collect(),
+        ),
+        other => other,
+    };
+    if !is_list(&value) {
+        return vec![value];
+    }
+    match value {
+        Value::Object(mut map) => match map.remove("items") {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// `value` as the document after `count` others, with nulls removed (when `nulls` says
+/// there may be some), or nothing for an empty one (`---` separators, comments only).
+fn admit(
+    mut value: Value,
+    count: usize,
+    source: &str,
+    source_name: &str,
+    nulls: bool,
+) -> Result<Option<RawDocument>, InputError> {
+    if nulls {
+        strip_nulls(&mut value);
+    }
+    match &value {
+        Value::Null => return Ok(None),
+        Value::Object(m) if m.is_empty() => return Ok(None),
+        Value::Object(_) => {}
+        other => {
+            return Err(InputError::Syntax {
+                source_name: source_name.to_string(),
+                index: count + 1,
+                format: "manifest",
+                message: format!("expected a Kubernetes object (a mapping), found {}", type_name(other)),
+            })
+        }
+    }
+    if count >= MAX_DOCUMENTS {
+        return Err(InputError::TooManyDocuments { source_name: source_name.to_string(), limit: MAX_DOCUMENTS });
+    }
+    let doc = doc_ref(&value, count + 1, source);
+    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+    Ok(Some(RawDocument { doc, api_version, value }))
+}
+
+/// Deeper than serde_yaml's own recursion limit (128), so no valid document is refused.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// The 1-based line and column where `[`/`{` nesting first exceeds `limit`, scanning once.
+/// Quotes count only where YAML can start a quoted scalar, so a stray apostrophe in a plain
+/// scalar (`don't`) does not hide what follows.
+fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
+    #[derive(PartialEq)]
+    enum State {
+        Plain,
+        Single,
+        Double,
+        Comment,
+    }
+    let (mut state, mut depth, mut line, mut column) = (State::Plain, 0usize, 1usize, 0usize);
+    let mut prev_significant = b'\n';
+    let mut prev = b'\n';
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        column += 1;
+        if b == b'\n' {
+            line += 1;
+            column = 0;
+            if state == State::Comment {
+                state = State::Plain;
+            }
+        }
+        match state {
+            State::Comment => {}
+            State::Single => {
+                if b == b'\'' {
+                    if bytes.get(i + 1) == Some(&b'\'') {
+                        i += 1;
+                    } else {
+                        state = State::Plain;
+                    }
+                }
+            }
+            State::Double => match b {
+                b'\\' => i += 1,
+                b'"' => state = State::Plain,
+                _ => {}
+            },
+            State::Plain => match b {
+                b'#' if prev.is_ascii_whitespace() => state = State::Comment,
+                b'\'' | b'"' if matches!(prev_significant, b'\n' | b':' | b'-' | b'[' | b'{' | b',' | b'?') => {
+                    state = if b == b'"' { State::Double } else { State::Single };
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > limit {
+                        return Some((line, column));
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            },
+        }
+        if !b.is_ascii_whitespace() || b == b'\n' {
+            prev_significant = b;
+        }
+        prev = b;
+        i += 1;
+    }
+    None
+}
+
+/// Whether [`flow_nesting_beyond`] finds something, in a fraction of its time: the same
+/// states, but jumping over bytes that cannot change them (it scans every input, 57 MiB for
+/// 5,000 kubectl nodes). Outside quotes and comments, the byte before a position is the one
+/// `flow_nesting_beyond` saw last (it skips bytes only inside quotes), so the previous and
+/// previous significant bytes are looked up instead of carried.
+fn flow_nesting_exceeds(text: &str, limit: usize) -> bool {
+    /// True for every byte that matters outside quotes (`"#'[]{}`), and for a few control
+    /// characters: `| 0x20` folds `[`/`{` and `]`/`}` together, so this vectorizes.
+    fn may_matter(c: u8) -> bool {
+        let x = c | 0x20;
+        (x == b'{') | (x == b'}') | (x == b'"') | (x == b'#') | (x == b'\'')
+    }
+    let b = text.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    loop {
+        i = crate::input::block_yaml::next_where(b, i, may_matter);
+        let Some(&c) = b.get(i) else { return false };
+        i += 1;
+        match c {
+            b'#' if i == 1 || b[i - 2].is_ascii_whitespace() => match crate::input::block_yaml::find_newline(&b[i..]) {
+                Some(n) => i += n,
+                None => return false,
+            },
+            b'\'' | b'"' => {
+                let before = b[..i - 1].iter().rposition(|&p| !p.is_ascii_whitespace() || p == b'\n');
+                if !matches!(before.map(|p| b[p]), None | Some(b'\n' | b':' | b'-' | b'[' | b'{' | b',' | b'?')) {
+                    continue;
+                }
+                // Inside the quotes: only the closing quote matters.
+                loop {
+                    i = crate::input::block_yaml::next_where(b, i, |q| q == c || (c == b'"' && q == b'\\'));
+                    if i >= b.len() {
+                        return false;
+                    }
+                    i += 1;
+                    if b[i - 1] == b'\\' || (c == b'\'' && b.get(i) == Some(&b'\'')) {
+                        i += 1;
+                        continue;
+                    }
+                    break;
+                }
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+}
+
+fn line_offset(text: &str, line: usize) -> usize {
+    text.split('\n').take(line.saturating_sub(1)).map(|l| l.len() + 1).sum()
+}
+
+fn is_list(v: &Value) -> bool {
+    v.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
+        && v.get("items").is_some_and(Value::is_array)
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+fn doc_ref(v: &Value, index: usize, source: &str) -> DocRef {
+    let meta = v.get("metadata");
+    let s = |x: Option<&Value>| x.and_then(Value::as_str).map(str::to_string);
+    DocRef {
+        index,
+        source: source.to_string(),
+        kind: s(v.get("kind")).unwrap_or_default(),
+        namespace: s(meta.and_then(|m| m.get("namespace"))),
+        name: s(meta.and_then(|m| m.get("name"))).unwrap_or_default(),
+    }
+}
+
+/// Removes `null` members recursively: the API treats them as absent.
+pub fn strip_nulls(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|_, x| !x.is_null());
+            map.values_mut().for_each(strip_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(strip_nulls),
+        _ => {}
+    }
+}
+
+/// Deserializes a typed value from a document, reporting the failing field path.
+pub fn decode<T: DeserializeOwned>(value: &Value, doc: &DocRef, prefix: &str) -> Result<T, InputError> {
+    // Tracking the path costs about as much as the decoding itself, and only errors need
+    // it: decode again with tracking after a failure (the same input fails the same way).
+    if let Ok(decoded) = T::deserialize(value) {
+        return Ok(decoded);
+    }
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let field = crate::input::field::FieldPath::under(prefix, &e.path().to_string()).to_string();
+        InputError::Decode { doc: doc.clone(), field, message: e.into_inner().to_string() }
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Typed objects
+
+/// The workload kinds whose pods Placement schedules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum WorkloadKind {
+    Pod,
+    Deployment,
+    ReplicaSet,
+    StatefulSet,
+    DaemonSet,
+    Job,
+    CronJob,
+    ReplicationController,
+}
+
+impl WorkloadKind {
+    pub fn parse(kind: &str) -> Option<Self> {
+        Some(match kind {
+            "Pod" => Self::Pod,
+            "Deployment" => Self::Deployment,
+            "ReplicaSet" => Self::ReplicaSet,
+            "StatefulSet" => Self::StatefulSet,
+            "DaemonSet" => Self::DaemonSet,
+            "Job" => Self::Job,
+            "CronJob" => Self::CronJob,
+            "ReplicationController" => Self::ReplicationController,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Pod => "Pod",
+            Self::Deployment => "Deployment",
+            Self::ReplicaSet => "ReplicaSet",
+            Self::StatefulSet => "StatefulSet",
+            Self::DaemonSet => "DaemonSet",
+            Self::Job => "Job",
+            Self::CronJob => "CronJob",
+            Self::ReplicationController => "ReplicationController",
+        }
+    }
+
+    /// Where the pod template sits in a manifest of this kind.
+    pub fn template_path(&self) -> &'static str {
+        match self {
+            Self::Pod => "",
+            Self::CronJob => "spec.jobTemplate.spec.template",
+            _ => "spec.template",
+        }
+    }
+
+    /// The pod spec's path, for error messages and patches.
+    pub fn pod_spec_path(&self) -> &'static str {
+        match self {
+            Self::Pod => "spec",
+            Self::CronJob => "spec.jobTemplate.spec.template.spec",
+            _ => "spec.template.spec",
+        }
+    }
+}
+
+/// A workload and the pods it asks for.
+#[derive(Debug, Clone)]
+pub struct Workload {
+    pub kind: WorkloadKind,
+    pub namespace: String,
+    pub name: String,
+    pub doc: DocRef,
+    /// Pods wanted at once (replicas, or parallelism for Jobs). Unused for DaemonSets.
+    pub replicas: i64,
+    pub template: PodTemplateSpec,
+    /// The controller's pod selector (`spec.selector`; a ReplicationController's label map
+    /// as `matchLabels`). `None` for a bare Pod and where the manifest gives none.
+    pub selector: Option<LabelSelector>,
+}
+
+impl Workload {
+    /// A bare Pod with `spec.nodeName` is already bound: it runs there and is not scheduled.
+    pub fn is_bound_pod(&self) -> bool {
+        self.kind == WorkloadKind::Pod && !self.template.spec.node_name.is_empty()
+    }
+}
+
+/// Everything read from the input.
+#[derive(Debug, Clone, Default)]
+pub struct Manifests {
+    pub nodes: Vec<(DocRef, Node)>,
+    pub workloads: Vec<Workload>,
+    /// Services: read for the selectors of PodTopologySpread's system default constraints.
+    pub services: Vec<(DocRef, Service)>,
+    /// Documents of other kinds, skipped with a warning.
+    pub ignored: Vec<DocRef>,
+}
+
+impl Manifests {
+    pub fn extend(&mut self, other: Manifests) {
+        self.nodes.extend(other.nodes);
+        self.workloads.extend(other.workloads);
+        self.services.extend(other.services);
+        self.ignored.extend(other.ignored);
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ControllerSpec {
+    replicas: Option<i64>,
+    template: PodTemplateSpec,
+    selector: Option<LabelSelector>,
+}
+
+/// A ReplicationController's spec: its selector is a plain label map.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct ReplicationControllerSpec {
+    replicas: Option<i64>,
+    template: PodTemplateSpec,
+    selector: Option<Labels>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct JobSpec {
+    parallelism: Option<i64>,
+    completions: Option<i64>,
+    template: PodTemplateSpec,
+    selector: Option<LabelSelector>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct CronJobSpec {
+    job_template: JobTemplate,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct JobTemplate {
+    spec: JobSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Envelope<S> {
+    metadata: ObjectMeta,
+    spec: S,
+}
+
+/// Reads every document of `text` into typed objects. Invalid documents are errors;
+/// unknown kinds are collected in [`Manifests::ignored`].
+pub fn parse_manifests(text: &str, source: &str) -> Result<Manifests, InputError> {
+    // The typed model reads no managedFields and no status but allocatable and capacity:
+    // kubectl output is mostly those, so the fast reader skips them.
+    manifests(text, source, YamlReader::Fast(Prune::UnreadFields))
+}
+
+/// [`parse_manifests`] as it was before the fast reader: serde_yaml, then decoding by
+/// reference with field paths. The reference for differential tests and the fuzz target.
+#[doc(hidden)]
+pub fn parse_manifests_reference(text: &str, source: &str) -> Result<Manifests, InputError> {
+    split(text, source, YamlReader::SerdeYaml).and_then(typed::<WithPaths>)
+}
+
+fn manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Manifests, InputError> {
+    if let YamlReader::Fast(prune) = reader {
+        let trimmed = text.trim_start();
+        let json = trimmed.starts_with('{') || trimmed.starts_with('[');
+        // Only where `split` would let the fast reader try: the guards' errors come from it.
+        if text.len() <= MAX_INPUT_BYTES && !json && !flow_nesting_exceeds(text, MAX_FLOW_DEPTH) {
+            match streamed(text, source, prune) {
+                Streamed::Done(manifests) => return Ok(manifests),
+                Streamed::SerdeYaml => reader = YamlReader::SerdeYaml,
+                Streamed::Again => {}
+            }
+        }
+    }
+    match typed::<Moving>(split(text, source, reader)?) {
+        Ok(manifests) => Ok(manifests),
+        Err(Stop::Invalid(e)) => Err(*e),
+        // Everything from the first pass is gone by now, so memory does not double.
+        Err(Stop::Retry) => typed::<WithPaths>(split(text, source, reader)?),
+    }
+}
+
+/// What reading a YAML text one object at a time came to.
+enum Streamed {
+    Done(Manifests),
+    /// The text leaves the fast reader's subset.
+    SerdeYaml,
+    /// An error, or items taken for a List's that were not: read it again the usual way,
+    /// which reports errors exactly.
+    Again,
+}
+
+/// [`manifests`] on the fast reader's events: each item of a top-level `items` sequence is
+/// decoded (and its Values dropped) as soon as it is read, before the next is built. In
+/// kubectl output `kind: List` comes after `items`, so the items are taken for a List's
+/// until the document ends and says otherwise.
+fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
+    let Some(mut events) = block_yaml::Events::new(text, prune, true) else { return Streamed::SerdeYaml };
+    let source_name = if source.is_empty() { String::new() } else { format!("{source}: ") };
+    let mut out = Manifests::default();
+    let (mut count, mut documents, mut streamed_items) = (0, 0, false);
+    let mut add =
+        |value: Value, nulls: bool, out: &mut Manifests| match admit(value, count, source, &source_name, nulls) {
+            Ok(None) => true,
+            Ok(Some(raw)) => {
+                count += 1;
+                add_typed::<Moving>(raw, out).is_ok()
+            }
+            Err(_) => false,
+        };
+    loop {
+        let (event, nulls) = (events.next(), events.nulls());
+        match event {
+            None => return Streamed::SerdeYaml,
+            Some(Event::End) => return Streamed::Done(out),
+            Some(Event::Item(value)) => {
+                streamed_items = true;
+                if !add(value, nulls, &mut out) {
+                    return Streamed::Again;
+                }
+            }
+            Some(Event::Document { value, items_replaced }) => {
+                documents += 1;
+                if documents > MAX_DOCUMENTS {
+                    return Streamed::Again;
+                }
+                if std::mem::take(&mut streamed_items) {
+                    // The items went out already: this must be the List they belong to.
+                    if items_replaced || !(value.is_array() || is_list(&value)) {
+                        return Streamed::Again;
+                    }
+                    continue;
+                }
+                for value in list_items(value) {
+                    if !add(value, nulls, &mut out) {
+                        return Streamed::Again;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// How documents become typed objects.
+trait Decoding {
+    type Error: From<InputError>;
+    fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef) -> Result<T, Self::Error>;
+}
+
+/// Moving the strings out of the Values: nothing is copied, but errors have no field path.
+/// Copying every label and annotation out of 5,000 kubectl nodes costs more than all the
+/// rest of the decoding.
+struct Moving;
+
+/// By reference with [`decode`], whose errors name the field.
+struct WithPaths;
+
+enum Stop {
+    Invalid(Box<InputError>),
+    /// A document did not decode: decode everything again [`WithPaths`], which reports the
+    /// first error exactly as before.
+    Retry,
+}
+
+impl From<InputError> for Stop {
+    fn from(e: InputError) -> Self {
+        Stop::Invalid(Box::new(e))
+    }
+}
+
+impl Decoding for Moving {
+    type Error = Stop;
+    fn decode<T: DeserializeOwned>(value: Value, _: &DocRef) -> Result<T, Stop> {
+        T::deserialize(value).map_err(|_| Stop::Retry)
+    }
+}
+
+impl Decoding for WithPaths {
+    type Error = InputError;
+    fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef) -> Result<T, InputError> {
+        decode(&value, doc, "")
+    }
+}
+
+fn typed<D: Decoding>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
+    // Sized up front: growing a large Vec while the decoded documents are being freed makes
+    // glibc's allocator consolidate its free lists over and over.
+    let nodes = docs.iter().filter(|d| d.doc.kind == "Node").count();
+    let mut out = Manifests {
+        nodes: Vec::with_capacity(nodes),
+        workloads: Vec::with_capacity(docs.len() - nodes),
+        services: Vec::new(),
+        ignored: Vec::new(),
+    };
+    for raw in docs {
+        add_typed::<D>(raw, &mut out)?;
+    }
+    Ok(out)
+}
+
+/// Decodes one document into `out`.
+fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D::Error> {
+    let RawDocument { doc, value, .. } = raw;
+    if doc.kind.is_empty() {
+        return Err(InputError::Decode {
+            doc,
+            field: "kind".into(),
+            message: "missing: every document needs `kind` (Node, Pod, Deployment, DaemonSet, ...)".into(),
+        }
+        .into());
+    }
+    if doc.kind == "Node" {
+        let node: Node = D::decode(value, &doc)?;
+        out.nodes.push((doc, node));
+        return Ok(());
+    }
+    if doc.kind == "Service" {
+        let service: Service = D::decode(value, &doc)?;
+        out.services.push((doc, service));
+        return Ok(());
+    }
+    let Some(kind) = WorkloadKind::parse(&doc.kind) else {
+        out.ignored.push(doc);
+        return Ok(());
+    };
+    let (metadata, replicas, template, selector) = match kind {
+        WorkloadKind::Pod => {
+            let pod: Pod = D::decode(value, &doc)?;
+            let template = PodTemplateSpec { metadata: pod.metadata.clone(), spec: pod.spec };
+            (pod.metadata, 1, template, None)
+        }
+        WorkloadKind::DaemonSet | WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
+            let e: Envelope<ControllerSpec> = D::decode(value, &doc)?;
+            (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, e.spec.selector)
+        }
+        WorkloadKind::ReplicationController => {
+            let e: Envelope<ReplicationControllerSpec> = D::decode(value, &doc)?;
+            // The API server defaults an empty selector to the template's labels.
+            let labels =
+                e.spec.selector.filter(|s| !s.is_empty()).unwrap_or_else(|| e.spec.template.metadata.labels.clone());
+            let selector = LabelSelector { match_labels: labels, ..Default::default() };
+            (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, Some(selector))
+        }
+        WorkloadKind::Job => {
+            let e: Envelope<JobSpec> = D::decode(value, &doc)?;
+            let n = job_pods(&e.spec);
+            (e.metadata, n, e.spec.template, e.spec.selector)
+        }
+        WorkloadKind::CronJob => {
+            let e: Envelope<CronJobSpec> = D::decode(value, &doc)?;
+            let n = job_pods(&e.spec.job_template.spec);
+            let spec = e.spec.job_template.spec;
+            (e.metadata, n, spec.template, spec.selector)
+        }
+    };
+    let replicas_field = match kind {
+        WorkloadKind::Job => "spec.parallelism",
+        WorkloadKind::CronJob => "spec.jobTemplate.spec.parallelism",
+        _ => "spec.replicas",
+    };
+    if !(0..=MAX_REPLICAS).contains(&replicas) {
+        return Err(InputError::Invalid {
+            doc,
+            error: FieldError::invalid(
+                &crate::input::field::FieldPath::root(replicas_field),
+                serde_json::json!(replicas),
+                &format!("must be between 0 and {MAX_REPLICAS} (Placement's simulation limit)"),
+            ),
+        }
+        .into());
+    }
+    out.workloads.push(Workload {
+        kind,
+        namespace: metadata.namespace_or_default().to_string(),
+        name: metadata.name.clone(),
+        doc,
+        replicas,
+        template,
+        selector,
+    });
+    Ok(())
+}
+
+/// Pods a Job runs at once: parallelism (default 1), capped by completions when set.
+fn job_pods(spec: &JobSpec) -> i64 {
+    let parallelism = spec.parallelism.unwrap_or(1);
+    match spec.completions {
+        Some(c) => parallelism.min(c),
+        None => parallelism,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lists_and_multiple_documents() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n---\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n---\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n---\nkind: ConfigMap\nmetadata: {name: c}\n";
+        let m = parse_manifests(text, "").unwrap();
+        assert_eq!(m.nodes.len(), 2);
+        assert_eq!(m.workloads[0].replicas, 3);
+        assert_eq!(m.workloads[0].namespace, "default");
+        assert_eq!(m.services[0].1.spec.selector.as_ref().map(|s| s["app"].as_str()), Some("web"));
+        assert_eq!(m.ignored[0].kind, "ConfigMap");
+    }
+
+    #[test]
+    fn errors_name_document_field_and_value() {
+        let text = "kind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: lots}}}]\n";
+        let err = parse_manifests(text, "ds.yaml").unwrap_err().to_string();
+        assert!(err.contains("DaemonSet twistlock/defender"), "{err}");
+        assert!(err.contains("spec.template.spec.containers[0].resources.requests.cpu"), "{err}");
+        assert!(err.contains("\"lots\""), "{err}");
+    }
+
+    #[test]
+    fn jobs_run_parallelism_capped_by_completions() {
+        let text = "kind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 5\n  completions: 2\n  template: {spec: {containers: []}}\n";
+        assert_eq!(parse_manifests(text, "").unwrap().workloads[0].replicas, 2);
+    }
+
+    #[test]
+    fn alias_bomb_fails_fast() {
+        let mut text = String::from("a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n");
+        let mut prev = 'a';
+        for c in 'b'..='j' {
+            text.push_str(&format!(
+                "{c}: &{c} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"
+            ));
+            prev = c;
+        }
+        assert!(split_documents(&text, "").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert!(split_documents(&deep, "").is_err());
+        let deep_yaml = format!("a: {}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let err = split_documents(&deep_yaml, "").unwrap_err().to_string();
+        assert!(err.contains("nesting deeper than 128 levels at line 1 column 132"), "{err}");
+    }
+
+    #[test]
+    fn quoted_brackets_do_not_count_as_nesting() {
+        let text = format!("a: \"{}\"\nb: 'it''s {}'\nc: don't [1]\n", "[".repeat(500), "{".repeat(500));
+        assert!(split_documents(&text, "").is_ok());
+    }
+
+    /// Everything parse_manifests returns, errors included, for comparing two ways of reading.
+    /// `Reference` is the pipeline from before the fast reader: serde_yaml, then decoding by
+    /// reference with field paths.
+    fn outcome(text: &str, reader: YamlReader) -> String {
+        let result = match reader {
+            YamlReader::Fast(_) => manifests(text, "src", reader),
+            YamlReader::SerdeYaml => parse_manifests_reference(text, "src"),
+        };
+        match result {
+            Ok(m) => format!("{m:?}"),
+            Err(e) => format!("error: {e} ({e:?})"),
+        }
+    }
+
+    #[test]
+    fn fast_reader_gives_the_same_manifests_as_serde_yaml() {
+        let kubectl = crate::testing::bench_common::kubectl_get_nodes_yaml(30);
+        assert!(block_yaml::read_stream(&kubectl, Prune::UnreadFields).is_some());
+        assert!(matches!(streamed(&kubectl, "src", Prune::UnreadFields), Streamed::Done(_)));
+        let not_a_list = "kind: Foo\nitems:\n- kind: Node\n  metadata: {name: a}\n";
+        assert!(matches!(streamed(not_a_list, "", Prune::UnreadFields), Streamed::Again));
+        let fast = outcome(&kubectl, YamlReader::Fast(Prune::UnreadFields));
+        assert!(fast.starts_with("Manifests { nodes: [(DocRef { index: 1"), "{}", &fast[..200]);
+        assert_eq!(fast, outcome(&kubectl, YamlReader::SerdeYaml));
+
+        // The gallery's files; placement-playground checks the texts it derives from them
+        // (the editors' halves, its synthetic cluster) through the public readers.
+        let mut texts: Vec<String> = crate::testing::example_manifests().into_iter().map(|(_, text)| text).collect();
+        let seeds = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/seeds");
+        for entry in std::fs::read_dir(seeds).into_iter().flatten().flatten() {
+            texts.extend(std::fs::read_to_string(entry.path()));
+        }
+        // Errors from the typed model, from serde_yaml, and from the guards.
+        texts.extend(
+            [
+                "kind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: lots}\n  conditions: []\n",
+                "kind: Node\nmetadata:\n  name: n\n  managedFields: 3\nspec:\n  taints: x\n",
+                "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1}}\n    ports: [{containerPort: x}]\n",
+                "kind: Deployment\nmetadata: {name: d}\nspec: {replicas: 20000}\n",
+                "a: [\n",
+                "- 1\n- kind: Node\n",
+                "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata:\n  name: &x b\n",
+                "---\n\n---\n---\nmetadata: {name: x}\n",
+                "kind: Node\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n",
+                "kind: Node\nmetadata: {name: a}\n---\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: -1}\n---\nkind: Node\nspec: {unschedulable: 3}\n",
+                "kind: CronJob\nmetadata: {name: c}\nspec: {jobTemplate: {spec: {template: {spec: {nodeSelector: [1]}}}}}\n",
+                // Streamed items: of a List after all or not, replaced, in a top-level
+                // sequence, with errors, around other documents.
+                "kind: Foo\nmetadata: {name: f}\nitems:\n- kind: Node\n  metadata: {name: a}\n",
+                "items:\n- kind: Node\n  metadata: {name: a}\nkind: NodeList\n---\nkind: Pod\nmetadata: {name: p}\n",
+                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\nitems:\n- kind: Node\n  metadata: {name: b}\n",
+                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\nitems: [{kind: Node, metadata: {name: b}}]\n",
+                "- kind: Node\n  metadata: {name: a}\n-\n- {}\n- kind: Pod\n  metadata: {name: p}\n",
+                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- 3\n",
+                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  spec: {taints: 3}\n",
+                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a, labels: {x: ~}}\n  status: {capacity: {cpu: ~}}\n",
+                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: &x {name: b}\n",
+                "kind: Pod\nmetadata: {name: p}\n---\nkind: List\nitems:\n- kind: Node\n  metadata:\n    name: a\n---\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 20000}\n",
+            ]
+            .map(String::from),
+        );
+        for text in &texts {
+            for prune in [Prune::UnreadFields, Prune::Nothing] {
+                assert_eq!(outcome(text, YamlReader::Fast(prune)), outcome(text, YamlReader::SerdeYaml), "{text}");
+            }
+            let fast = split(text, "s", YamlReader::Fast(Prune::Nothing)).map(|d| format!("{d:?}"));
+            let reference = split(text, "s", YamlReader::SerdeYaml).map(|d| format!("{d:?}"));
+            assert_eq!(fast, reference, "{text}");
+        }
+    }
+
+    #[test]
+    fn document_limit_holds_on_the_fast_path() {
+        let text = "---\na: 1\n".repeat(MAX_DOCUMENTS + 5);
+        assert!(matches!(split_documents(&text, ""), Err(InputError::TooManyDocuments { .. })));
+        let text = "---\n".repeat(MAX_DOCUMENTS + 5);
+        assert!(matches!(split_documents(&text, ""), Err(InputError::TooManyDocuments { .. })));
+    }
+
+    #[test]
+    fn fast_flow_nesting_check_agrees_with_the_exact_one() {
+        let mut texts: Vec<String> = [
+            "a: [[[",
+            "a: '[[[' [[",
+            "a: it's [[[ 'x''[[' [[",
+            "a: \"\\\"[[\" [[",
+            "# [[[\n[[",
+            "a: b # [[[\n- [[",
+            "a:\t'[[' [[",
+            "a: x'[[' [[",
+            "- \"[[\\\n[[\" [[",
+            "'[[",
+            "  \"[[",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        texts.push(crate::testing::bench_common::kubectl_get_nodes_yaml(3));
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..3000 {
+            let mut t = String::new();
+            for _ in 0..(x % 60) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                t.push_str(
+                    ["[", "]", "{", "}", "'", "\"", "\\", "#", " ", "\n", ":", "-", ",", "a", "\t", "?"]
+                        [(x % 16) as usize],
+                );
+            }
+            texts.push(t);
+        }
+        for text in &texts {
+            for limit in [0, 1, 2, 3, 5] {
+                let exact = flow_nesting_beyond(text, limit).is_some();
+                assert_eq!(flow_nesting_exceeds(text, limit), exact, "limit {limit}: {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn scalar_document_is_rejected() {
+        let err = split_documents("just a string", "").unwrap_err().to_string();
+        assert!(err.contains("expected a Kubernetes object"), "{err}");
+    }
+}

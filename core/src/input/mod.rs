@@ -1,0 +1,15 @@
+//! Reading input: YAML and JSON documents into typed objects, every error named by document,
+//! field path and value, in the API server's words.
+//!
+//! - [`documents`]: splitting streams and `kind: List`, decoding each document by kind;
+//! - [`block_yaml`]: a fast reader for the block-style YAML `kubectl` prints, with serde_yaml
+//!   as the exact fallback;
+//! - [`validation`]: the API server's validation of Pods, pod templates and Nodes;
+//! - [`field`]: field paths and field errors, as apimachinery shapes them;
+//! - [`source_map`]: from a field path back to its line in the text (the playground's markers).
+
+pub mod block_yaml;
+pub mod documents;
+pub mod field;
+pub mod source_map;
+pub mod validation;

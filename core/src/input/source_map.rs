@@ -1,0 +1,412 @@
+//! Where things sit in manifest text: the lines of each document (with `List` items counted
+//! the way [`crate::input::documents::split_documents`] counts them), the line of a field path such as
+//! `spec.template.spec.tolerations[0].operator`, and the line an [`InputError`] points at.
+//!
+//! Editors use this to put error markers at the failing line and to patch one document in
+//! place. It reads block-style YAML by indentation, the form `kubectl get -o yaml` and hand
+//! written manifests use; inside flow collections (`{cpu: 1}`) and JSON it stops at the
+//! deepest line it can name, which is the line holding the value.
+
+use serde_json::Value;
+
+use crate::input::documents::InputError;
+
+/// One document of a text, as `split_documents` numbers them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocSpan {
+    /// 1-based, as [`crate::input::documents::DocRef::index`].
+    pub index: usize,
+    /// 1-based first and last line (inclusive) of the raw document chunk; for a `List` item,
+    /// of the item.
+    pub first_line: usize,
+    pub last_line: usize,
+    /// 1-based lines of the whole `---` chunk holding the document.
+    pub chunk_first_line: usize,
+    pub chunk_last_line: usize,
+    /// Position in the chunk's `items` when the chunk is a `List`.
+    pub list_item: Option<usize>,
+}
+
+/// A `---`-separated chunk of YAML text: 1-based line range, excluding the separator lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub first_line: usize,
+    pub last_line: usize,
+}
+
+/// True for a YAML document separator line (`---`, optionally followed by a space and more).
+fn is_separator(line: &str) -> bool {
+    line == "---" || line.starts_with("--- ") || line.starts_with("---\t") || line == "..."
+}
+
+/// Splits YAML text into raw chunks at `---` lines. Empty text gives one empty chunk.
+pub fn chunks(text: &str) -> Vec<Chunk> {
+    let mut out = Vec::new();
+    let mut first = 1;
+    let mut n = 0;
+    for (i, line) in text.lines().enumerate() {
+        n = i + 1;
+        if is_separator(line.trim_end_matches('\r')) {
+            if n > first {
+                out.push(Chunk { first_line: first, last_line: n - 1 });
+            }
+            first = n + 1;
+        }
+    }
+    if n >= first {
+        out.push(Chunk { first_line: first, last_line: n });
+    }
+    out
+}
+
+/// The text of lines `first..=last` (1-based).
+pub fn lines_text(text: &str, first: usize, last: usize) -> String {
+    let mut s = String::new();
+    for line in text.lines().skip(first.saturating_sub(1)).take((last + 1).saturating_sub(first)) {
+        s.push_str(line);
+        s.push('\n');
+    }
+    s
+}
+
+fn is_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with('{') || t.starts_with('[')
+}
+
+fn is_list(v: &Value) -> bool {
+    v.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
+        && v.get("items").is_some_and(Value::is_array)
+}
+
+/// The documents of a YAML text with their lines, numbered as `split_documents` numbers them
+/// (empty documents skipped, `List` items counted one by one). Chunks that do not parse are
+/// skipped. JSON text gives no spans.
+pub fn document_spans(text: &str) -> Vec<DocSpan> {
+    if is_json(text) {
+        return Vec::new();
+    }
+    let all: Vec<&str> = text.lines().collect();
+    let mut spans = Vec::new();
+    for chunk in chunks(text) {
+        let body = lines_text(text, chunk.first_line, chunk.last_line);
+        let Ok(mut value) = serde_yaml::from_str::<Value>(&body) else { continue };
+        crate::input::documents::strip_nulls(&mut value);
+        if is_list(&value) {
+            let items = value["items"].as_array().map(Vec::len).unwrap_or(0);
+            let lines = Lines::new(&all, chunk.first_line, chunk.last_line);
+            let items_block = lines.find(&[Seg::Key("items".into())]);
+            let starts: Vec<usize> = (0..items)
+                .map(|i| match &items_block {
+                    Some(_) => lines.find(&[Seg::Key("items".into()), Seg::Index(i)]).unwrap_or(chunk.first_line),
+                    None => chunk.first_line,
+                })
+                .collect();
+            for (i, item) in value["items"].as_array().into_iter().flatten().enumerate() {
+                if item.as_object().is_none_or(|m| m.is_empty()) {
+                    continue;
+                }
+                let first = starts[i];
+                let last = starts.get(i + 1).map(|n| n.saturating_sub(1).max(first)).unwrap_or(chunk.last_line);
+                spans.push(DocSpan {
+                    index: spans.len() + 1,
+                    first_line: first,
+                    last_line: last,
+                    chunk_first_line: chunk.first_line,
+                    chunk_last_line: chunk.last_line,
+                    list_item: Some(i),
+                });
+            }
+        } else if value.as_object().is_some_and(|m| !m.is_empty()) {
+            spans.push(DocSpan {
+                index: spans.len() + 1,
+                first_line: chunk.first_line,
+                last_line: chunk.last_line,
+                chunk_first_line: chunk.first_line,
+                chunk_last_line: chunk.last_line,
+                list_item: None,
+            });
+        }
+    }
+    spans
+}
+
+/// The 1-based line of `field` (a path such as `spec.containers[0].resources.requests.cpu`)
+/// inside document `doc_index` (1-based) of `text`: the line of the deepest part of the path
+/// that can be found, else the document's first content line.
+pub fn locate(text: &str, doc_index: usize, field: &str) -> Option<usize> {
+    let span = document_spans(text).into_iter().find(|s| s.index == doc_index)?;
+    let all: Vec<&str> = text.lines().collect();
+    let lines = Lines::new(&all, span.first_line, span.last_line);
+    let fallback = lines.first_content_line().unwrap_or(span.first_line);
+    let field = field.trim_start_matches('.');
+    if field.is_empty() {
+        return Some(fallback);
+    }
+    // The API server reports a Node's `spec.taints` as `metadata.taints`.
+    let aliased = field.strip_prefix("metadata.taints").map(|rest| format!("spec.taints{rest}"));
+    let field = aliased.as_deref().unwrap_or(field);
+    // A `List` item starts with `- `: walk the mapping after the dash.
+    let mut block = match span.list_item {
+        Some(_) => index_in(&lines.root(), 0).map(|(_, b)| b).unwrap_or_else(|| lines.root()),
+        None => lines.root(),
+    };
+    let mut found = None;
+    let mut rest = field;
+    while !rest.is_empty() {
+        let Some((line, child, next)) = lines.step(&block, rest) else { break };
+        found = Some(line);
+        block = child;
+        rest = next.trim_start_matches('.');
+    }
+    Some(found.unwrap_or(fallback))
+}
+
+/// The line an input error points at, in the text it came from: the field's line for
+/// decode and validation errors, the reported line for YAML syntax errors.
+pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
+    match error {
+        InputError::Decode { doc, field, .. } => locate(text, doc.index, field),
+        InputError::Invalid { doc, error } => locate(text, doc.index, &error.field),
+        InputError::Syntax { message, index, .. } => syntax_line(message)
+            .or_else(|| document_spans(text).into_iter().find(|s| s.index == *index).map(|s| s.first_line)),
+        _ => None,
+    }
+}
+
+/// `... at line 7 column 3` in parser messages.
+fn syntax_line(message: &str) -> Option<usize> {
+    let at = message.rfind("line ")?;
+    let digits: String = message[at + 5..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok().filter(|n: &usize| *n > 0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small indentation walker over block YAML.
+
+#[derive(Debug, Clone, PartialEq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+/// A line as the walker sees it: its number, the column where its content starts, and the
+/// content (for a sequence entry's first line, the content after `- `).
+#[derive(Debug, Clone, Copy)]
+struct View<'a> {
+    no: usize,
+    indent: usize,
+    content: &'a str,
+}
+
+struct Lines<'a> {
+    views: Vec<View<'a>>,
+}
+
+/// A block: a run of views (indices into `Lines::views`), with the first line possibly
+/// re-viewed (the content after a `- `).
+#[derive(Debug, Clone)]
+struct Block<'a> {
+    views: Vec<View<'a>>,
+}
+
+fn significant(content: &str) -> bool {
+    !content.is_empty() && !content.starts_with('#')
+}
+
+impl<'a> Lines<'a> {
+    fn new(all: &[&'a str], first: usize, last: usize) -> Self {
+        let mut views = Vec::new();
+        for no in first..=last.min(all.len()) {
+            let raw = all[no - 1].trim_end_matches('\r');
+            let content = raw.trim_start_matches(' ');
+            if !significant(content.trim_end()) {
+                continue;
+            }
+            views.push(View { no, indent: raw.len() - content.len(), content: content.trim_end() });
+        }
+        Self { views }
+    }
+
+    fn first_content_line(&self) -> Option<usize> {
+        self.views.first().map(|v| v.no)
+    }
+
+    fn root(&self) -> Block<'a> {
+        Block { views: self.views.clone() }
+    }
+
+    fn find(&self, path: &[Seg]) -> Option<usize> {
+        let mut block = self.root();
+        let mut line = None;
+        for seg in path {
+            let (l, child) = match seg {
+                Seg::Key(k) => key_in(&block, k)?,
+                Seg::Index(i) => index_in(&block, *i)?,
+            };
+            line = Some(l);
+            block = child;
+        }
+        line
+    }
+
+    /// One step down `rest`: a `[i]` index or the longest key at this level that `rest`
+    /// starts with. Returns the line, the child block and what is left of the path.
+    fn step<'p>(&self, block: &Block<'a>, rest: &'p str) -> Option<(usize, Block<'a>, &'p str)> {
+        if let Some(inner) = rest.strip_prefix('[') {
+            let close = inner.find(']')?;
+            let token = &inner[..close];
+            let after = &inner[close + 1..];
+            if let Ok(i) = token.parse::<usize>() {
+                if let Some((line, child)) = index_in(block, i) {
+                    return Some((line, child, after));
+                }
+            }
+            // `[key]`, as FieldPath::key writes map keys.
+            let (line, child) = key_in(block, token)?;
+            return Some((line, child, after));
+        }
+        let base = block.views.first()?.indent;
+        let mut best: Option<(usize, usize)> = None; // (view position, key length)
+        for (pos, v) in block.views.iter().enumerate() {
+            if v.indent != base {
+                continue;
+            }
+            let Some(key) = key_of(v.content) else { continue };
+            let matches =
+                rest.starts_with(key) && matches!(rest.as_bytes().get(key.len()), None | Some(b'.') | Some(b'['));
+            if matches && best.is_none_or(|(_, len)| key.len() > len) {
+                best = Some((pos, key.len()));
+            }
+        }
+        let (pos, len) = best?;
+        Some((block.views[pos].no, child_block(block, pos), &rest[len..]))
+    }
+}
+
+/// The key of a `key: value` or `key:` line, unquoted.
+fn key_of(content: &str) -> Option<&str> {
+    let content = content.strip_prefix("- ").unwrap_or(content);
+    if let Some(q) = content.chars().next().filter(|c| *c == '"' || *c == '\'') {
+        let inner = &content[1..];
+        let end = inner.find(q)?;
+        return inner[end + 1..].starts_with(':').then_some(&inner[..end]);
+    }
+    let colon = content.find(": ").or_else(|| content.strip_suffix(':').map(str::len))?;
+    let key = content[..colon].trim_end();
+    (!key.is_empty() && !key.starts_with(['{', '[', '-'])).then_some(key)
+}
+
+/// The lines that belong to the view at `pos`: following lines indented deeper, and a
+/// sequence written at the key's own indentation (`key:\n- a`).
+fn child_block<'a>(block: &Block<'a>, pos: usize) -> Block<'a> {
+    let head = block.views[pos];
+    let mut views = Vec::new();
+    let mut seq_at_same_indent = false;
+    for (k, v) in block.views.iter().enumerate().skip(pos + 1) {
+        let deeper = v.indent > head.indent;
+        let seq = v.indent == head.indent && (v.content == "-" || v.content.starts_with("- "));
+        if k == pos + 1 && seq {
+            seq_at_same_indent = true;
+        }
+        if deeper || (seq && seq_at_same_indent) {
+            views.push(*v);
+        } else {
+            break;
+        }
+    }
+    Block { views }
+}
+
+fn key_in<'a>(block: &Block<'a>, key: &str) -> Option<(usize, Block<'a>)> {
+    let base = block.views.first()?.indent;
+    let pos = block.views.iter().position(|v| v.indent == base && key_of(v.content) == Some(key))?;
+    Some((block.views[pos].no, child_block(block, pos)))
+}
+
+/// The `i`-th `- ` entry at the block's indentation; its first line is re-viewed as the
+/// content after the dash so that `- name: x` continues as a mapping.
+fn index_in<'a>(block: &Block<'a>, i: usize) -> Option<(usize, Block<'a>)> {
+    let base = block.views.first()?.indent;
+    let entries: Vec<usize> = block
+        .views
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.indent == base && (v.content == "-" || v.content.starts_with("- ")))
+        .map(|(p, _)| p)
+        .collect();
+    let &pos = entries.get(i)?;
+    let head = block.views[pos];
+    let end = entries.get(i + 1).copied().unwrap_or(block.views.len());
+    let mut views = Vec::new();
+    if head.content != "-" {
+        let after = head.content[1..].trim_start_matches(' ');
+        let indent = head.indent + (head.content.len() - after.len());
+        views.push(View { no: head.no, indent, content: after });
+    }
+    views.extend(block.views[pos + 1..end].iter().filter(|v| v.indent > base).copied());
+    Some((head.no, Block { views }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::simulate::{simulate, SimulateOptions};
+    use crate::input::documents::parse_manifests;
+
+    const TEXT: &str = "# two documents\nkind: Node\nmetadata:\n  name: a\n---\n---\napiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: b}\n- kind: Pod\n  metadata:\n    name: p\n  spec:\n    tolerations:\n    - key: k\n      operator: Eq\n    containers:\n    - name: c\n      resources:\n        requests:\n          cpu: lots\n";
+
+    #[test]
+    fn spans_number_documents_like_split_documents() {
+        let spans = document_spans(TEXT);
+        assert_eq!(spans.len(), 3);
+        assert_eq!((spans[0].first_line, spans[0].last_line), (1, 4));
+        assert_eq!((spans[1].first_line, spans[1].last_line, spans[1].list_item), (10, 11, Some(0)));
+        assert_eq!((spans[2].first_line, spans[2].last_line), (12, 23));
+        assert_eq!(spans[2].chunk_first_line, 7);
+    }
+
+    #[test]
+    fn locates_fields_by_path() {
+        assert_eq!(locate(TEXT, 1, "metadata.name"), Some(4));
+        assert_eq!(locate(TEXT, 3, "spec.tolerations[0].operator"), Some(18));
+        assert_eq!(locate(TEXT, 3, "spec.containers[0].resources.requests.cpu"), Some(23));
+        // Flow style: the deepest line found.
+        assert_eq!(locate(TEXT, 2, "metadata.name"), Some(11));
+        // Unknown field: the deepest known parent.
+        assert_eq!(locate(TEXT, 3, "spec.nodeSelector"), Some(15));
+        assert_eq!(locate(TEXT, 3, ""), Some(12));
+    }
+
+    #[test]
+    fn keys_with_dots_and_sequences_at_key_indent() {
+        let text = "kind: Node\nmetadata:\n  labels:\n    kubernetes.io/os: linux\n    a.b: c\nspec:\n  taints:\n  - key: x\n    effect: Bad\n";
+        assert_eq!(locate(text, 1, "metadata.labels.a.b"), Some(5));
+        assert_eq!(locate(text, 1, "spec.taints[0].effect"), Some(9));
+        assert_eq!(locate(text, 1, "metadata.taints[0].effect"), Some(9), "upstream's path for taints");
+        assert_eq!(locate(text, 1, "metadata.labels[kubernetes.io/os]"), Some(4));
+    }
+
+    #[test]
+    fn error_lines_for_decode_validation_and_syntax_errors() {
+        let pod = "kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n";
+        let err = parse_manifests(pod, "w").unwrap_err();
+        assert_eq!(error_line(pod, &err), Some(9));
+
+        let invalid =
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - key: k\n    operator: Eq\n  containers: [{name: c, image: i}]\n";
+        let errors = simulate(&parse_manifests(invalid, "w").unwrap(), &SimulateOptions::default()).unwrap_err();
+        assert_eq!(error_line(invalid, &errors[0]), Some(6));
+
+        let broken = "kind: Pod\nmetadata:\n  name: [p\n";
+        let err = parse_manifests(broken, "w").unwrap_err();
+        assert!(error_line(broken, &err).is_some_and(|l| l >= 3), "{err}");
+    }
+
+    #[test]
+    fn chunks_split_at_separators() {
+        assert_eq!(chunks("a: 1\n---\nb: 2\n").len(), 2);
+        assert_eq!(chunks("---\na: 1\n")[0], Chunk { first_line: 2, last_line: 2 });
+        assert_eq!(lines_text("a\nb\nc\n", 2, 3), "b\nc\n");
+    }
+}

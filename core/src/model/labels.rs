@@ -1,0 +1,542 @@
+//! Label keys, values and selectors (`k8s.io/apimachinery/pkg/labels`, `util/validation`).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::input::field::{FieldError, FieldPath};
+use crate::model::{LabelSelector, Labels};
+
+const QUALIFIED_NAME_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
+const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
+
+/// Read access to a set of labels, so one selector implementation matches both a manifest's
+/// [`Labels`] map and a node's prepared [`LabelIndex`].
+pub trait LabelLookup {
+    fn label(&self, key: &str) -> Option<&str>;
+}
+
+impl LabelLookup for Labels {
+    fn label(&self, key: &str) -> Option<&str> {
+        self.get(key).map(String::as_str)
+    }
+}
+
+/// A node's labels laid out for the scheduler's per-node loop.
+///
+/// A scheduling cycle looks up the same few keys (a nodeSelector, affinity terms, topology
+/// keys) on every node. In a `BTreeMap` each lookup compares against up to a dozen keys that
+/// are separate heap strings, mostly sharing a long `kubernetes.io/` prefix, so over thousands
+/// of nodes the cycle waits on cache misses. Here a lookup hashes the key, probes an
+/// open-addressing table at most half full (usually one cache line), and reads the entry's
+/// text once to confirm the key: hashes may collide, equality is always decided on the text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelIndex {
+    /// A power of two of slots, empty when there are no labels.
+    slots: Box<[LabelSlot]>,
+    /// Every key followed by its value, back to back.
+    text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LabelSlot {
+    /// The key hash's high 32 bits (the low bits chose the slot).
+    tag: u32,
+    /// Offset of the key in `text`; `u32::MAX` for an empty slot.
+    start: u32,
+    key_len: u32,
+    value_len: u32,
+}
+
+impl LabelSlot {
+    const EMPTY: Self = Self { tag: 0, start: u32::MAX, key_len: 0, value_len: 0 };
+}
+
+impl LabelIndex {
+    /// Labels whose text exceeds 4 GiB cannot occur: input is capped far below that
+    /// (`documents::MAX_INPUT_BYTES`); such a map would be indexed as empty.
+    pub fn new(labels: &Labels) -> Self {
+        let text_len: usize = labels.iter().map(|(k, v)| k.len() + v.len()).sum();
+        if labels.is_empty() || u32::try_from(text_len).is_err() {
+            return Self::default();
+        }
+        let mut slots = vec![LabelSlot::EMPTY; (labels.len() * 2).next_power_of_two()].into_boxed_slice();
+        let mask = slots.len() - 1;
+        let mut text = String::with_capacity(text_len);
+        for (k, v) in labels {
+            let hash = label_key_hash(k);
+            let mut i = hash as usize & mask;
+            while slots[i].start != u32::MAX {
+                i = (i + 1) & mask;
+            }
+            // In range: the total text length was checked above.
+            slots[i] = LabelSlot {
+                tag: (hash >> 32) as u32,
+                start: text.len() as u32,
+                key_len: k.len() as u32,
+                value_len: v.len() as u32,
+            };
+            text.push_str(k);
+            text.push_str(v);
+        }
+        Self { slots, text }
+    }
+}
+
+impl LabelLookup for LabelIndex {
+    fn label(&self, key: &str) -> Option<&str> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let hash = label_key_hash(key);
+        let (mask, tag) = (self.slots.len() - 1, (hash >> 32) as u32);
+        let mut i = hash as usize & mask;
+        // The table is at most half full, so the probe meets an empty slot.
+        loop {
+            let slot = self.slots[i];
+            if slot.start == u32::MAX {
+                return None;
+            }
+            let (start, key_end) = (slot.start as usize, slot.start as usize + slot.key_len as usize);
+            if slot.tag == tag && self.text.get(start..key_end) == Some(key) {
+                return self.text.get(key_end..key_end + slot.value_len as usize);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+}
+
+/// A fixed multiply-rotate hash (FxHash's constant) over 8-byte words: deterministic, with no
+/// per-process seed, as the core has no randomness; collisions only cost a text comparison.
+fn label_key_hash(key: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut hash = key.len() as u64;
+    for chunk in key.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+    }
+    hash
+}
+
+/// Operators of a label requirement, spelled as in node selectors and label selectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Operator {
+    In,
+    NotIn,
+    Exists,
+    DoesNotExist,
+    Gt,
+    Lt,
+}
+
+impl Operator {
+    pub const NODE_SELECTOR_SUPPORTED: [&'static str; 6] = ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "In" => Self::In,
+            "NotIn" => Self::NotIn,
+            "Exists" => Self::Exists,
+            "DoesNotExist" => Self::DoesNotExist,
+            "Gt" => Self::Gt,
+            "Lt" => Self::Lt,
+            _ => return None,
+        })
+    }
+}
+
+/// One `key op values` requirement of a selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Requirement {
+    pub key: String,
+    pub operator: Operator,
+    pub values: Vec<String>,
+}
+
+impl Requirement {
+    /// `labels.NewRequirement` with its validation; `path` is where errors point.
+    pub fn new(key: &str, operator: Operator, values: &[String], path: &FieldPath) -> Result<Self, FieldError> {
+        validate_label_key(key, &path.child("key"))?;
+        let values_path = path.child("values");
+        match operator {
+            Operator::In | Operator::NotIn if values.is_empty() => {
+                return Err(FieldError::invalid(
+                    &values_path,
+                    serde_json::json!(values),
+                    "for 'in', 'notin' operators, values set can't be empty",
+                ));
+            }
+            Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
+                return Err(FieldError::invalid(
+                    &values_path,
+                    serde_json::json!(values),
+                    "values set must be empty for exists and does not exist",
+                ));
+            }
+            Operator::Gt | Operator::Lt => {
+                if values.len() != 1 {
+                    return Err(FieldError::invalid(
+                        &values_path,
+                        serde_json::json!(values),
+                        "for 'Gt', 'Lt' operators, exactly one value is required",
+                    ));
+                }
+                if values[0].parse::<i64>().is_err() {
+                    return Err(FieldError::invalid(
+                        &values_path.index(0),
+                        serde_json::json!(values[0]),
+                        "for 'Gt', 'Lt' operators, the value must be an integer",
+                    ));
+                }
+            }
+            _ => {}
+        }
+        for (i, v) in values.iter().enumerate() {
+            validate_label_value(v, &values_path.index(i))?;
+        }
+        Ok(Self { key: key.to_string(), operator, values: values.to_vec() })
+    }
+
+    /// `Requirement.Matches`. `Gt`/`Lt` use `strconv.ParseInt`, so `0206 > 0204` holds here,
+    /// unlike taint comparisons.
+    pub fn matches<L: LabelLookup + ?Sized>(&self, labels: &L) -> bool {
+        let value = labels.label(&self.key);
+        let listed = |v: &str| self.values.iter().any(|x| x == v);
+        match self.operator {
+            Operator::In => value.is_some_and(listed),
+            Operator::NotIn => value.is_none_or(|v| !listed(v)),
+            Operator::Exists => value.is_some(),
+            Operator::DoesNotExist => value.is_none(),
+            Operator::Gt | Operator::Lt => {
+                let (Some(v), Some(bound)) = (value, self.values.first()) else {
+                    return false;
+                };
+                let (Some(v), Some(bound)) = (go_parse_int(v), go_parse_int(bound)) else {
+                    return false;
+                };
+                if self.operator == Operator::Gt {
+                    v > bound
+                } else {
+                    v < bound
+                }
+            }
+        }
+    }
+}
+
+/// `strconv.ParseInt(s, 10, 64)`: optional sign, decimal digits, leading zeros allowed.
+pub fn go_parse_int(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse::<i64>().ok()
+}
+
+impl fmt::Display for Requirement {
+    /// The `labels.Selector` string form, values sorted as apimachinery prints them.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sorted: BTreeSet<&str> = self.values.iter().map(String::as_str).collect();
+        let joined = sorted.into_iter().collect::<Vec<_>>().join(",");
+        match self.operator {
+            Operator::In => write!(f, "{} in ({joined})", self.key),
+            Operator::NotIn => write!(f, "{} notin ({joined})", self.key),
+            Operator::Exists => write!(f, "{}", self.key),
+            Operator::DoesNotExist => write!(f, "!{}", self.key),
+            Operator::Gt => write!(f, "{}>{joined}", self.key),
+            Operator::Lt => write!(f, "{}<{joined}", self.key),
+        }
+    }
+}
+
+/// A conjunction of requirements. `Nothing` is the selector that matches no object
+/// (`labels.Nothing()`), distinct from the empty selector that matches everything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selector {
+    Nothing,
+    All(Vec<Requirement>),
+}
+
+impl Selector {
+    pub fn everything() -> Self {
+        Selector::All(Vec::new())
+    }
+
+    pub fn matches<L: LabelLookup + ?Sized>(&self, labels: &L) -> bool {
+        match self {
+            Selector::Nothing => false,
+            Selector::All(reqs) => reqs.iter().all(|r| r.matches(labels)),
+        }
+    }
+
+    /// `metav1.LabelSelectorAsSelector`: nil selects nothing, empty selects everything.
+    pub fn from_label_selector(selector: Option<&LabelSelector>, path: &FieldPath) -> Result<Self, FieldError> {
+        let Some(selector) = selector else {
+            return Ok(Selector::Nothing);
+        };
+        let mut reqs = Vec::new();
+        for (k, v) in &selector.match_labels {
+            reqs.push(Requirement::new(k, Operator::In, std::slice::from_ref(v), &path.child("matchLabels"))?);
+        }
+        for (i, expr) in selector.match_expressions.iter().enumerate() {
+            let p = path.child("matchExpressions").index(i);
+            let op = match expr.operator.as_str() {
+                "In" => Operator::In,
+                "NotIn" => Operator::NotIn,
+                "Exists" => Operator::Exists,
+                "DoesNotExist" => Operator::DoesNotExist,
+                other => {
+                    return Err(FieldError::not_supported(
+                        &p.child("operator"),
+                        other,
+                        &["In", "NotIn", "Exists", "DoesNotExist"],
+                    ))
+                }
+            };
+            reqs.push(Requirement::new(&expr.key, op, &expr.values, &p)?);
+        }
+        Ok(Selector::All(reqs))
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Selector::Nothing => f.write_str("<nothing>"),
+            Selector::All(reqs) => {
+                let parts: Vec<String> = reqs.iter().map(ToString::to_string).collect();
+                f.write_str(&parts.join(","))
+            }
+        }
+    }
+}
+
+/// `validation.IsQualifiedName` for label keys, with upstream's messages: the first of them.
+pub fn validate_label_key(key: &str, path: &FieldPath) -> Result<(), FieldError> {
+    match qualified_name_errors(key).into_iter().next() {
+        Some(msg) => Err(FieldError::invalid(path, serde_json::json!(key), &msg)),
+        None => Ok(()),
+    }
+}
+
+/// `validation.IsQualifiedName`: every message, in upstream's order (an empty name gets two).
+pub fn qualified_name_errors(key: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    let parts: Vec<&str> = key.split('/').collect();
+    let name = match parts.as_slice() {
+        [name] => *name,
+        [prefix, name] => {
+            if prefix.is_empty() {
+                errs.push("prefix part must be non-empty".to_string());
+            } else {
+                errs.extend(dns1123_subdomain_errors(prefix).into_iter().map(|m| format!("prefix part {m}")));
+            }
+            *name
+        }
+        _ => {
+            errs.push(format!(
+                "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
+            ));
+            return errs;
+        }
+    };
+    if name.is_empty() {
+        errs.push("name part must be non-empty".into());
+    } else if name.len() > 63 {
+        errs.push("name part must be no more than 63 characters".into());
+    }
+    if !is_qualified_name_part(name) {
+        errs.push(format!(
+            "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '{QUALIFIED_NAME_FMT}')"
+        ));
+    }
+    errs
+}
+
+/// `validation.IsValidLabelValue`: the first message.
+pub fn validate_label_value(value: &str, path: &FieldPath) -> Result<(), FieldError> {
+    match label_value_errors(value).into_iter().next() {
+        Some(msg) => Err(FieldError::invalid(path, serde_json::json!(value), &msg)),
+        None => Ok(()),
+    }
+}
+
+/// `validation.IsValidLabelValue`: every message.
+pub fn label_value_errors(value: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if value.len() > 63 {
+        errs.push("must be no more than 63 characters".to_string());
+    }
+    if !value.is_empty() && !is_qualified_name_part(value) {
+        errs.push(format!("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '{LABEL_VALUE_FMT}')"));
+    }
+    errs
+}
+
+/// `([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]`, non-empty.
+fn is_qualified_name_part(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_alphanumeric()
+        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
+}
+
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
+fn is_dns1123_label(l: &str) -> bool {
+    let b = l.as_bytes();
+    let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    !b.is_empty() && alnum(&b[0]) && alnum(&b[b.len() - 1]) && b.iter().all(|c| alnum(c) || *c == b'-')
+}
+
+fn is_dns1123_subdomain(s: &str) -> bool {
+    s.split('.').all(is_dns1123_label)
+}
+
+/// `validation.IsDNS1123Subdomain`: object names, node names, label-key prefixes.
+pub fn dns1123_subdomain_errors(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 253 {
+        errs.push("must be no more than 253 characters".into());
+    }
+    if !is_dns1123_subdomain(s) {
+        errs.push("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into());
+    }
+    errs
+}
+
+/// `validation.IsDNS1123Label`: namespaces, container names.
+pub fn dns1123_label_errors(s: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    if s.len() > 63 {
+        errs.push("must be no more than 63 characters".into());
+    }
+    if !is_dns1123_label(s) {
+        if is_dns1123_subdomain(s) {
+            errs.push("must not contain dots".into());
+        } else {
+            errs.push("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')".into());
+        }
+    }
+    errs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn labels(pairs: &[(&str, &str)]) -> Labels {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    fn req(key: &str, op: Operator, values: &[&str]) -> Requirement {
+        let values: Vec<String> = values.iter().map(|s| s.to_string()).collect();
+        Requirement::new(key, op, &values, &FieldPath::root("r")).unwrap()
+    }
+
+    #[test]
+    fn requirement_rows() {
+        let l = labels(&[("zone", "a"), ("gen", "0206")]);
+        // (requirement, matches, why)
+        let rows = [
+            (req("zone", Operator::In, &["a", "b"]), true, "value listed"),
+            (req("zone", Operator::NotIn, &["a"]), false, "value excluded"),
+            (req("missing", Operator::NotIn, &["a"]), true, "absent key satisfies NotIn"),
+            (req("zone", Operator::Exists, &[]), true, "present"),
+            (req("zone", Operator::DoesNotExist, &[]), false, "present"),
+            (req("gen", Operator::Gt, &["0204"]), true, "ParseInt accepts leading zeros"),
+            (req("zone", Operator::Gt, &["1"]), false, "non-integer label never compares"),
+            (req("missing", Operator::Lt, &["1"]), false, "absent key never compares"),
+        ];
+        for (r, expected, why) in rows {
+            assert_eq!(r.matches(&l), expected, "{r}: {why}");
+        }
+    }
+
+    #[test]
+    fn requirement_validation_messages() {
+        let p = FieldPath::root("root").index(0);
+        let err = Requirement::new("foo", Operator::Exists, &["x".into()], &p).unwrap_err();
+        assert_eq!(err.field, "root[0].values");
+        assert_eq!(err.detail, "values set must be empty for exists and does not exist");
+        let err = Requirement::new("invalid key", Operator::In, &["x".into()], &p).unwrap_err();
+        assert!(err.detail.starts_with("name part must consist"), "{}", err.detail);
+        assert!(Requirement::new("example.com/a", Operator::In, &["x".into()], &p).is_ok());
+        assert!(Requirement::new("Example.com/a", Operator::In, &["x".into()], &p).is_err());
+        assert!(
+            Requirement::new("a", Operator::Gt, &["-1".into()], &p).is_err(),
+            "label value must start alphanumeric"
+        );
+    }
+
+    #[test]
+    fn label_index_answers_as_the_map_does() {
+        let l = labels(&[
+            ("kubernetes.io/hostname", "node-a"),
+            ("kubernetes.io/os", "linux"),
+            ("topology.kubernetes.io/zone", "eastus-1"),
+            ("empty", ""),
+            ("a", "b"),
+        ]);
+        let index = LabelIndex::new(&l);
+        // (key, why)
+        let rows = [
+            ("kubernetes.io/hostname", "long shared prefix"),
+            ("kubernetes.io/os", "shorter key with the same prefix"),
+            ("empty", "an empty value is present, not absent"),
+            ("a", "one-byte key"),
+            ("kubernetes.io/arch", "absent key with a shared prefix"),
+            ("", "empty key"),
+            ("ab", "the text of one key followed by the next key's first byte"),
+        ];
+        for (key, why) in rows {
+            assert_eq!(index.label(key), l.label(key), "{key}: {why}");
+        }
+        assert_eq!(LabelIndex::new(&Labels::new()).label("a"), None);
+    }
+
+    #[test]
+    fn label_index_confirms_keys_on_the_text() {
+        // Forge colliding tags: every slot claims every hash; only the text tells keys apart.
+        let l = labels(&[("x", "1"), ("y", "2"), ("zz", "3")]);
+        let mut index = LabelIndex::new(&l);
+        for key in ["x", "y", "zz", "w"] {
+            let tag = (label_key_hash(key) >> 32) as u32;
+            index.slots.iter_mut().filter(|s| s.start != u32::MAX).for_each(|s| s.tag = tag);
+            assert_eq!(index.label(key), l.label(key), "{key}");
+        }
+    }
+
+    #[test]
+    fn label_index_of_many_labels_finds_each() {
+        let l: Labels = (0..200).map(|i| (format!("example.com/key-{i}"), format!("v{i}"))).collect();
+        let index = LabelIndex::new(&l);
+        assert!(index.slots.len() >= 400, "at most half full");
+        for (k, v) in &l {
+            assert_eq!(index.label(k), Some(v.as_str()), "{k}");
+        }
+        assert_eq!(index.label("example.com/key-200"), None);
+    }
+
+    #[test]
+    fn selectors_match_an_index_like_a_map() {
+        let l = labels(&[("zone", "a"), ("gen", "0206")]);
+        let index = LabelIndex::new(&l);
+        for r in [
+            req("zone", Operator::In, &["a", "b"]),
+            req("zone", Operator::NotIn, &["a"]),
+            req("missing", Operator::DoesNotExist, &[]),
+            req("gen", Operator::Gt, &["0204"]),
+        ] {
+            assert_eq!(r.matches(&index), r.matches(&l), "{r}");
+        }
+    }
+
+    #[test]
+    fn nil_and_empty_label_selectors_differ() {
+        let p = FieldPath::root("s");
+        assert_eq!(Selector::from_label_selector(None, &p).unwrap(), Selector::Nothing);
+        let empty = LabelSelector::default();
+        assert!(Selector::from_label_selector(Some(&empty), &p).unwrap().matches(&Labels::new()));
+    }
+}

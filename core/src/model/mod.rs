@@ -1,0 +1,390 @@
+//! The Kubernetes object fields that placement depends on, with the API's JSON names.
+//!
+//! Everything else in a manifest (status conditions, managedFields, images, ...) is ignored
+//! while deserializing, so `kubectl get -o yaml` output parses as is. Fields whose values the API
+//! server validates (operators, effects) stay strings here: the scheduler treats some invalid
+//! values lazily (an unknown node-selector operator just never matches), so validation is a
+//! separate pass in [`crate::input::validation`] that knows which mistakes are fatal.
+//!
+//! Submodules hold the textual forms and the rules on them: [`quantity`] (exact resource
+//! quantities), [`labels`] (selectors and label validation), [`taints`] (taints and
+//! tolerations), [`node_selector`] (node selector terms as the API and the DaemonSet controller
+//! read them), [`resources`] (a pod's effective requests) and [`version`] (Kubernetes releases
+//! and feature gates).
+
+pub mod labels;
+pub mod node_selector;
+pub mod quantity;
+pub mod resources;
+pub mod taints;
+pub mod version;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::quantity::Quantity;
+
+pub type Labels = BTreeMap<String, String>;
+pub type ResourceList = BTreeMap<String, Quantity>;
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ObjectMeta {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub generate_name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: Labels,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub owner_references: Vec<OwnerReference>,
+}
+
+/// The namespace of an object that names none (or an empty one).
+pub const DEFAULT_NAMESPACE: &str = "default";
+
+impl ObjectMeta {
+    /// The object's namespace, `default` when it names none: the one place that rule lives.
+    pub fn namespace_or_default(&self) -> &str {
+        namespace_or_default(self.namespace.as_deref())
+    }
+
+    /// `metav1.GetControllerOf`: the owner reference with `controller: true`.
+    pub fn controller(&self) -> Option<&OwnerReference> {
+        self.owner_references.iter().find(|r| r.controller == Some(true))
+    }
+}
+
+/// `namespace`, or `default` when it is absent or empty.
+pub fn namespace_or_default(namespace: Option<&str>) -> &str {
+    namespace.filter(|n| !n.is_empty()).unwrap_or(DEFAULT_NAMESPACE)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct OwnerReference {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub controller: Option<bool>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+/// A Service, for the one thing the scheduler reads of it: the selector that PodTopologySpread's
+/// system default constraints count pods by.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Service {
+    pub metadata: ObjectMeta,
+    pub spec: ServiceSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ServiceSpec {
+    /// `None` selects nothing (not everything): such a Service has no pods of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selector: Option<Labels>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Node {
+    pub metadata: ObjectMeta,
+    pub spec: NodeSpec,
+    pub status: NodeStatus,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSpec {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub taints: Vec<Taint>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unschedulable: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeStatus {
+    /// `None` when the manifest has no `status.allocatable` at all: such a node is treated as
+    /// unconstrained for resources (hand-written nodes rarely carry status).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allocatable: Option<ResourceList>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<ResourceList>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Taint {
+    pub key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    pub effect: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Toleration {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub operator: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub value: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub effect: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub toleration_seconds: Option<i64>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pods
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pod {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodTemplateSpec {
+    pub metadata: ObjectMeta,
+    pub spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSpec {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub node_name: String,
+    /// `None` and `Some(empty)` differ: NodeAffinity's PreFilter skips only a nil selector.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_selector: Option<Labels>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub affinity: Option<Affinity>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tolerations: Vec<Toleration>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub init_containers: Vec<Container>,
+    pub containers: Vec<Container>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub overhead: ResourceList,
+    /// Pod-level resources (`PodLevelResources` feature).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ResourceRequirements>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub host_network: bool,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduler_name: Option<String>,
+    /// While any gate is left the scheduler does not try the pod (`SchedulingGates`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scheduling_gates: Vec<PodSchedulingGate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority_class_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PodSchedulingGate {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Container {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub image: String,
+    #[serde(skip_serializing_if = "ResourceRequirements::is_empty")]
+    pub resources: ResourceRequirements,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<ContainerPort>,
+    /// `Always` on an init container makes it a restartable sidecar.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_policy: Option<String>,
+}
+
+impl Container {
+    pub fn is_restartable_init(&self) -> bool {
+        self.restart_policy.as_deref() == Some("Always")
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ResourceRequirements {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub requests: ResourceList,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub limits: ResourceList,
+}
+
+impl ResourceRequirements {
+    pub fn is_empty(&self) -> bool {
+        self.requests.is_empty() && self.limits.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerPort {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    pub container_port: i32,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub host_port: i32,
+    #[serde(rename = "hostIP", skip_serializing_if = "String::is_empty")]
+    pub host_ip: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub protocol: String,
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Affinity {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity: Option<NodeAffinity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_affinity: Option<PodAffinity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_anti_affinity: Option<PodAffinity>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct NodeAffinity {
+    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Option::is_none")]
+    pub required: Option<NodeSelector>,
+    #[serde(rename = "preferredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Vec::is_empty")]
+    pub preferred: Vec<PreferredSchedulingTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelector {
+    pub node_selector_terms: Vec<NodeSelectorTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelectorTerm {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<NodeSelectorRequirement>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub match_fields: Vec<NodeSelectorRequirement>,
+}
+
+impl NodeSelectorTerm {
+    pub fn is_empty(&self) -> bool {
+        self.match_expressions.is_empty() && self.match_fields.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSelectorRequirement {
+    pub key: String,
+    pub operator: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PreferredSchedulingTerm {
+    #[serde(skip_serializing_if = "is_zero")]
+    pub weight: i32,
+    pub preference: NodeSelectorTerm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(default)]
+pub struct PodAffinity {
+    #[serde(rename = "requiredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Vec::is_empty")]
+    pub required: Vec<PodAffinityTerm>,
+    #[serde(rename = "preferredDuringSchedulingIgnoredDuringExecution", skip_serializing_if = "Vec::is_empty")]
+    pub preferred: Vec<WeightedPodAffinityTerm>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodAffinityTerm {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub namespaces: Vec<String>,
+    pub topology_key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub namespace_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub match_label_keys: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mismatch_label_keys: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WeightedPodAffinityTerm {
+    pub weight: i32,
+    pub pod_affinity_term: PodAffinityTerm,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelector {
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub match_labels: Labels,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct LabelSelectorRequirement {
+    pub key: String,
+    pub operator: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TopologySpreadConstraint {
+    pub max_skew: i32,
+    pub topology_key: String,
+    pub when_unsatisfiable: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<LabelSelector>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_domains: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_affinity_policy: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_taints_policy: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub match_label_keys: Vec<String>,
+}

@@ -1,0 +1,1012 @@
+//! One scheduling cycle for one pod: PreFilter, Filter (stopping at each node's first failing
+//! plugin), PostFilter's preemption message, Score with the default weights, and selection.
+//!
+//! Deviations from kube-scheduler, all deliberate and documented in docs/modelling.md:
+//! - every node is filtered and scored (upstream stops after `numFeasibleNodesToFind` in
+//!   clusters above 100 nodes and rotates its starting node);
+//! - ties between equally scored nodes go to the node listed first (upstream picks one at
+//!   random);
+//! - every pod has the same priority, so preemption never finds victims;
+//! - ImageLocality and the volume plugins are not modelled.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use crate::model::resources::Resource;
+use crate::model::{Pod, PodSpec, Toleration};
+use crate::scheduler::fit_error::{absent_nodes_reason, empty_intersection_reason, format_message, FitError};
+use crate::scheduler::framework::{Code, NodeInfo, SchedulerConfig, Status};
+use crate::scheduler::hostports::HostPort;
+use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
+use crate::scheduler::plugins::{
+    default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
+    pod_topology_spread, taint_toleration,
+};
+use crate::scheduler::profile::{FilterPlugin, ScorePlugin};
+
+pub const ERR_NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
+
+/// The verdict for one node.
+#[derive(Debug, Clone, Serialize)]
+pub struct NodeVerdict {
+    pub node: String,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub insufficient: Vec<InsufficientResource>,
+    /// Weighted total over the score plugins; `None` for nodes that did not fit.
+    pub score: Option<i64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plugin_scores: Vec<PluginScore>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginScore {
+    pub plugin: &'static str,
+    /// After the plugin's NormalizeScore, before the weight.
+    pub score: i64,
+    pub weight: i64,
+}
+
+/// The outcome of one scheduling cycle.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScheduleResult {
+    /// Index into the cluster's nodes of the chosen node.
+    pub node: Option<usize>,
+    /// One verdict per cluster node, in cluster order (only failing nodes without `explain`).
+    pub verdicts: Vec<NodeVerdict>,
+    /// The FailedScheduling message when no node fits.
+    pub message: Option<String>,
+}
+
+/// How much of the per-node outcome a caller needs. The decision and the FailedScheduling
+/// message are the same in every mode; only the verdicts returned differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// Every node's verdict, in cluster order, with the score breakdown of the nodes that fit
+    /// (`schedule(.., explain = true)`).
+    Explain,
+    /// Only the failing nodes' verdicts, in cluster order: enough for the FailedScheduling
+    /// message and for fixes (`schedule(.., explain = false)`).
+    Failures,
+    /// No verdicts when a node is chosen, as `Failures` when none is: what replicas after the
+    /// first need, without building a verdict per failing node on every cycle.
+    Decision,
+    /// As `Explain`, except that nodes a PreFilter result removed (the other nodes, for a
+    /// DaemonSet's pinned pod) are counted in the message but neither evaluated nor listed.
+    /// Upstream does the same: the scheduler only filters the nodes a PreFilterResult names.
+    ///
+    /// `hint` is where the caller expects the one node the result names (a daemon pod's own
+    /// node). It is checked by name and, node names being unique as `simulate` ensures, saves
+    /// comparing the name with every node's.
+    Candidates { hint: Option<usize> },
+}
+
+/// Per-node outcomes that depend only on the pod's spec and the Node object, never on the
+/// pods bound to the node: the first four filters (NodeUnschedulable, NodeName,
+/// TaintToleration, NodeAffinity: upstream's Filter order starts with them, so a node they
+/// reject never reaches the others) and the raw TaintToleration and NodeAffinity scores.
+///
+/// Replicas of one workload have the same spec, so `simulate` keeps one cache per workload and
+/// each replica after the first re-runs only NodePorts, NodeResourcesFit, PodTopologySpread,
+/// InterPodAffinity and the resource scores. The cache checks its key (the spec and the node
+/// slice) on every use and starts over when either differs; the Node objects in the slice must
+/// not change while it is in use (binding pods to them is fine).
+#[derive(Debug, Default)]
+pub struct StaticCache {
+    key: Option<(PodSpec, usize, usize)>,
+    entries: Vec<StaticEntry>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum StaticEntry {
+    Unknown,
+    /// Rejected by this static filter. Its status (reason strings, detail) is built only when
+    /// a verdict or the FailedScheduling message asks for it: a cycle that finds a node never
+    /// does, and most cycles do.
+    Fail(FilterPlugin),
+    /// Passed the static filters; raw (not normalized) static scores.
+    Pass {
+        taint: i64,
+        affinity: i64,
+    },
+}
+
+/// Whether a static filter (`FilterPlugin::is_static`) rejects the node, without building
+/// its status.
+fn static_rejects(
+    filter: FilterPlugin,
+    spec: &PodSpec,
+    affinity: &node_affinity::State,
+    node: &NodeInfo,
+    cfg: &SchedulerConfig,
+) -> bool {
+    match filter {
+        FilterPlugin::NodeUnschedulable => node_unschedulable::rejects(spec, node.node(), cfg),
+        FilterPlugin::NodeName => node_name::rejects(spec, node.node()),
+        FilterPlugin::TaintToleration => taint_toleration::rejects(spec, node.node(), cfg),
+        FilterPlugin::NodeAffinity => affinity.rejects(node),
+        _ => false,
+    }
+}
+
+/// A static filter's status, with its reasons and detail, for a node it rejects.
+fn static_status(filter: FilterPlugin, ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> Status {
+    let spec = &ctx.pod.spec;
+    let status = match filter {
+        FilterPlugin::NodeUnschedulable => node_unschedulable::filter(spec, node.node(), cfg),
+        FilterPlugin::NodeName => node_name::filter(spec, node.node()),
+        FilterPlugin::TaintToleration => taint_toleration::filter(spec, node.node(), cfg),
+        FilterPlugin::NodeAffinity => ctx.affinity.filter(node),
+        _ => Status::success(),
+    };
+    status.with_plugin(filter.name())
+}
+
+/// The profile's static filters as a check over nodes, for callers outside a cycle (the
+/// admission policy's fast path) that must agree with it: the same plugins, in the same
+/// order, with the same PreFilter skips.
+pub struct StaticFilters<'a> {
+    spec: &'a PodSpec,
+    affinity: node_affinity::State<'a>,
+    filters: Vec<FilterPlugin>,
+    cfg: &'a SchedulerConfig,
+}
+
+impl<'a> StaticFilters<'a> {
+    pub fn new(spec: &'a PodSpec, cfg: &'a SchedulerConfig) -> Self {
+        let skipped: Vec<&str> = [
+            (node_name::NAME, node_name::pre_filter(spec).0),
+            (node_affinity::NAME, node_affinity::pre_filter(spec, cfg).0),
+        ]
+        .into_iter()
+        .filter(|(_, status)| status.code == Code::Skip)
+        .map(|(name, _)| name)
+        .collect();
+        let filters = cfg.profile.static_filters().filter(|f| !skipped.contains(&f.name())).collect();
+        Self { spec, affinity: node_affinity::State::new(spec, cfg), filters, cfg }
+    }
+
+    /// The first static filter that rejects the node.
+    pub fn rejecting(&self, node: &NodeInfo) -> Option<FilterPlugin> {
+        self.filters.iter().copied().find(|&f| static_rejects(f, self.spec, &self.affinity, node, self.cfg))
+    }
+}
+
+impl StaticCache {
+    fn prepare(&mut self, spec: &PodSpec, nodes: &[NodeInfo]) {
+        let valid = self
+            .key
+            .as_ref()
+            .is_some_and(|(s, ptr, len)| *ptr == nodes.as_ptr() as usize && *len == nodes.len() && s == spec);
+        if !valid {
+            self.key = Some((spec.clone(), nodes.as_ptr() as usize, nodes.len()));
+            self.entries = vec![StaticEntry::Unknown; nodes.len()];
+        }
+    }
+}
+
+/// Everything computed once per pod so the per-node work stays small.
+struct PodContext<'a> {
+    pod: &'a Pod,
+    request: Resource,
+    /// The incoming pod's requests as NodeResourcesFit's score reads them.
+    least_allocated_request: Resource,
+    wanted_ports: Vec<HostPort>,
+    affinity: node_affinity::State<'a>,
+    score_tolerations: Vec<Toleration>,
+    /// The static filters not skipped, in order.
+    static_filters: Vec<FilterPlugin>,
+    /// Whether PreFilter skipped the filters that run on every node on every cycle.
+    skip_ports: bool,
+    skip_spread: bool,
+    skip_inter_pod: bool,
+    inter_pod: inter_pod_affinity::PreFilterState,
+    spread: pod_topology_spread::PreFilterState,
+}
+
+/// Schedules `pod` onto one of `nodes` (the cluster, in input order).
+///
+/// With `explain` every node's verdict and score breakdown is returned; without it only the
+/// failing nodes' reasons are kept (enough for the FailedScheduling message).
+pub fn schedule(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig, explain: bool) -> ScheduleResult {
+    let detail = if explain { Detail::Explain } else { Detail::Failures };
+    schedule_with(pod, nodes, cfg, detail, None)
+}
+
+/// An evaluated node's outcome in a cycle (nodes a PreFilter result removed have none).
+enum Outcome {
+    /// Rejected by a static filter.
+    StaticFail(FilterPlugin),
+    /// Rejected by NodePorts, NodeResourcesFit, PodTopologySpread or InterPodAffinity.
+    DynamicFail(Box<(Status, Vec<InsufficientResource>)>),
+    /// Fits; the index into the feasible list.
+    Feasible(usize),
+}
+
+/// [`schedule`] with a choice of [`Detail`] and, for replicas of one workload, a
+/// [`StaticCache`] shared between their cycles.
+pub fn schedule_with(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    detail: Detail,
+    cache: Option<&mut StaticCache>,
+) -> ScheduleResult {
+    schedule_with_requests(pod, nodes, cfg, detail, cache, &PodRequests::of(&pod.spec, cfg))
+}
+
+/// [`schedule_with`] for a pod whose [`PodRequests`] the caller already has (they must be
+/// `PodRequests::of(&pod.spec, cfg)`): the pods of one workload share them.
+pub fn schedule_with_requests(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    detail: Detail,
+    cache: Option<&mut StaticCache>,
+    requests: &PodRequests,
+) -> ScheduleResult {
+    if nodes.is_empty() {
+        // `ErrNoNodesAvailable`, returned before any plugin runs.
+        return ScheduleResult { node: None, verdicts: Vec::new(), message: Some(ERR_NO_NODES_AVAILABLE.into()) };
+    }
+    let spec = &pod.spec;
+    let mut skipped = BTreeSet::new();
+    let mut restricted: Option<BTreeSet<String>> = None;
+    let mut restricting_plugins: Vec<&'static str> = Vec::new();
+    let mut unschedulable_prefilter: Option<Status> = None;
+
+    // PreFilter, in the default profile's order. An unresolvable status ends the cycle; an
+    // Unschedulable one lets the others run (kubernetes#119770).
+    let mut run_pre_filter =
+        |name: &'static str, (status, names): (Status, Option<BTreeSet<String>>)| -> Option<Status> {
+            match status.code {
+                Code::Skip => {
+                    skipped.insert(name);
+                    None
+                }
+                Code::UnschedulableAndUnresolvable => Some(status.with_plugin(name)),
+                Code::Unschedulable => {
+                    unschedulable_prefilter = Some(status.with_plugin(name));
+                    None
+                }
+                Code::Success => {
+                    if let Some(names) = names {
+                        restricting_plugins.push(name);
+                        restricted = Some(match restricted.take() {
+                            None => names,
+                            Some(prev) => prev.intersection(&names).cloned().collect(),
+                        });
+                        if restricted.as_ref().is_some_and(BTreeSet::is_empty) {
+                            return Some(
+                                Status::new(
+                                    Code::UnschedulableAndUnresolvable,
+                                    empty_intersection_reason(&restricting_plugins),
+                                )
+                                .with_plugin(name),
+                            );
+                        }
+                    }
+                    None
+                }
+            }
+        };
+
+    let (ports_status, wanted_ports) = node_ports::pre_filter(spec);
+    let (spread_status, spread) = pod_topology_spread::pre_filter(pod, nodes, cfg);
+    let (inter_status, inter_pod) = inter_pod_affinity::pre_filter(pod, nodes, cfg);
+    let pre_filters = [
+        (node_name::NAME, node_name::pre_filter(spec)),
+        (node_affinity::NAME, node_affinity::pre_filter(spec, cfg)),
+        (node_ports::NAME, (ports_status, None)),
+        (node_resources_fit::NAME, (node_resources_fit::pre_filter(spec, cfg), None)),
+        (pod_topology_spread::NAME, (spread_status, None)),
+        (inter_pod_affinity::NAME, (inter_status, None)),
+    ];
+    let mut rejection = None;
+    for (name, outcome) in pre_filters {
+        if let Some(status) = run_pre_filter(name, outcome) {
+            rejection = Some(status);
+            break;
+        }
+    }
+    // DynamicResources' PreFilter runs last, so an unresolvable rejection (or an empty
+    // intersection of PreFilter results) ends the cycle before it writes its state.
+    if let Some(status) = rejection {
+        return pre_filter_rejection(status, nodes, PostFilter::before_dynamic_resources(cfg));
+    }
+    if let Some(status) = unschedulable_prefilter {
+        return pre_filter_rejection(status, nodes, PostFilter::after_pre_filter(cfg));
+    }
+
+    let ctx = PodContext {
+        pod,
+        request: requests.request.clone(),
+        least_allocated_request: requests.least_allocated.clone(),
+        wanted_ports,
+        affinity: node_affinity::State::new(spec, cfg),
+        score_tolerations: taint_toleration::score_tolerations(spec),
+        skip_ports: skipped.contains(node_ports::NAME),
+        skip_spread: skipped.contains(pod_topology_spread::NAME),
+        skip_inter_pod: skipped.contains(inter_pod_affinity::NAME),
+        static_filters: cfg.profile.static_filters().filter(|f| !skipped.contains(f.name())).collect(),
+        inter_pod,
+        spread,
+    };
+
+    // Which nodes to evaluate, in cluster order: all, or those a PreFilter result names. The
+    // others are absent: counted in the message, never filtered, and (for a DaemonSet's pinned
+    // pod, whose cycle names one node) never walked, so such a cycle does not grow with the
+    // cluster.
+    let hint = match detail {
+        Detail::Candidates { hint } => hint,
+        _ => None,
+    };
+    let candidates: Option<Vec<usize>> = restricted.as_ref().map(|names| named_nodes(nodes, names, hint));
+    let mut cache = cache;
+    if let Some(c) = cache.as_deref_mut() {
+        c.prepare(spec, nodes);
+    }
+    let mut outcomes: Vec<(usize, Outcome)> = Vec::with_capacity(candidates.as_ref().map_or(nodes.len(), Vec::len));
+    let mut feasible = Vec::new();
+    // The raw static scores of the feasible nodes, in `feasible` order.
+    let mut raw_static = Vec::new();
+    let mut evaluate = |i: usize| {
+        let node = &nodes[i];
+        let entry = match cache.as_deref_mut() {
+            Some(c) => {
+                if matches!(c.entries[i], StaticEntry::Unknown) {
+                    c.entries[i] = static_entry(&ctx, node, cfg);
+                }
+                c.entries[i]
+            }
+            None => static_entry(&ctx, node, cfg),
+        };
+        let outcome = match entry {
+            StaticEntry::Fail(filter) => Outcome::StaticFail(filter),
+            StaticEntry::Unknown | StaticEntry::Pass { .. } => match run_dynamic_filters(&ctx, node, cfg) {
+                Some(fail) => Outcome::DynamicFail(Box::new(fail)),
+                None => {
+                    feasible.push(i);
+                    raw_static.push(match entry {
+                        StaticEntry::Pass { taint, affinity } => (taint, affinity),
+                        _ => (0, 0),
+                    });
+                    Outcome::Feasible(feasible.len() - 1)
+                }
+            },
+        };
+        outcomes.push((i, outcome));
+    };
+    match &candidates {
+        Some(c) => c.iter().for_each(|&i| evaluate(i)),
+        None => (0..nodes.len()).for_each(evaluate),
+    }
+
+    // A node's status; `None` for an absent node.
+    let status_of = |i: usize, outcome: Option<&Outcome>| -> Option<(Status, Vec<InsufficientResource>)> {
+        match outcome {
+            None => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
+            Some(Outcome::StaticFail(filter)) => Some((static_status(*filter, &ctx, &nodes[i], cfg), Vec::new())),
+            Some(Outcome::DynamicFail(f)) => Some((f.0.clone(), f.1.clone())),
+            Some(Outcome::Feasible(_)) => None,
+        }
+    };
+    // Every node in cluster order (absent ones too) when `list_absent`, else the evaluated ones.
+    let listed = |list_absent: bool| -> Vec<(usize, Option<&Outcome>)> {
+        if list_absent && candidates.is_some() {
+            in_cluster_order(nodes.len(), &outcomes).collect()
+        } else {
+            outcomes.iter().map(|(i, o)| (*i, Some(o))).collect()
+        }
+    };
+    let unscored = |i: usize, (status, insufficient): (Status, Vec<InsufficientResource>)| NodeVerdict {
+        node: nodes[i].name().to_string(),
+        status,
+        insufficient,
+        score: None,
+        plugin_scores: Vec::new(),
+    };
+    let failing_verdicts = |list_absent: bool| -> Vec<NodeVerdict> {
+        listed(list_absent).into_iter().filter_map(|(i, o)| status_of(i, o).map(|s| unscored(i, s))).collect()
+    };
+
+    if feasible.is_empty() {
+        let list_absent = !matches!(detail, Detail::Candidates { .. });
+        let verdicts = failing_verdicts(list_absent);
+        let absent = nodes.len() - outcomes.len();
+        let failures = outcomes
+            .iter()
+            .map(|(i, o)| match o {
+                Outcome::Feasible(_) => Failure::None,
+                _ => status_of(*i, Some(o)).map_or(Failure::None, |(status, _)| Failure::Status(status)),
+            })
+            .chain(std::iter::repeat_with(|| Failure::Absent).take(absent));
+        let message = fit_error_message(
+            nodes.len(),
+            failures,
+            &restricting_plugins,
+            restricted.is_some(),
+            PostFilter::after_pre_filter(cfg),
+        );
+        return ScheduleResult { node: None, verdicts, message: Some(message) };
+    }
+
+    let breakdown = matches!(detail, Detail::Explain | Detail::Candidates { .. });
+    let (totals, parts) = score_nodes(&ctx, nodes, &feasible, &raw_static, cfg, breakdown);
+    // Highest total wins; on a tie the node listed first (upstream samples one at random).
+    let best = feasible.iter().zip(&totals).fold(None::<(usize, i64)>, |best, (&i, &s)| match best {
+        Some((_, b)) if b >= s => best,
+        _ => Some((i, s)),
+    });
+    let verdicts = match detail {
+        Detail::Decision => Vec::new(),
+        Detail::Failures => failing_verdicts(true),
+        Detail::Explain | Detail::Candidates { .. } => {
+            let mut parts = parts.into_iter();
+            listed(detail == Detail::Explain)
+                .into_iter()
+                .map(|(i, o)| match o {
+                    Some(Outcome::Feasible(k)) => NodeVerdict {
+                        node: nodes[i].name().to_string(),
+                        status: Status::success(),
+                        insufficient: Vec::new(),
+                        score: Some(totals[*k]),
+                        plugin_scores: parts.next().unwrap_or_default(),
+                    },
+                    _ => unscored(i, status_of(i, o).unwrap_or((Status::success(), Vec::new()))),
+                })
+                .collect()
+        }
+    };
+    ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None }
+}
+
+/// The indices of the nodes named, in cluster order. A DaemonSet's pod names one node: where
+/// the `hint` holds it, that is the answer (node names are unique); else each node's name is
+/// compared with it rather than searched for in the set.
+fn named_nodes(nodes: &[NodeInfo], names: &BTreeSet<String>, hint: Option<usize>) -> Vec<usize> {
+    let only = names.first().filter(|_| names.len() == 1);
+    if let (Some(only), Some(h)) = (only, hint) {
+        if nodes.get(h).is_some_and(|n| n.name() == only) {
+            return vec![h];
+        }
+    }
+    let matching = |name: &str| match only {
+        Some(only) => name == only,
+        None => names.contains(name),
+    };
+    nodes.iter().enumerate().filter(|(_, n)| matching(n.name())).map(|(i, _)| i).collect()
+}
+
+/// Every node index in order with its outcome, `None` for the nodes `outcomes` (sorted by
+/// index) does not hold.
+fn in_cluster_order(n: usize, outcomes: &[(usize, Outcome)]) -> impl Iterator<Item = (usize, Option<&Outcome>)> {
+    let mut next = outcomes.iter().peekable();
+    (0..n).map(move |i| match next.peek() {
+        Some((j, _)) if *j == i => (i, next.next().map(|(_, o)| o)),
+        _ => (i, None),
+    })
+}
+
+/// The status of a node a PreFilter result removed.
+fn absent_status(restricting_plugins: &[&'static str], allowed: Option<&BTreeSet<String>>) -> Status {
+    Status::new(Code::UnschedulableAndUnresolvable, absent_nodes_reason(restricting_plugins))
+        .with_plugin(restricting_plugins.first().copied().unwrap_or(node_affinity::NAME))
+        .with_detail(format!(
+            "pod is restricted to node(s) {}",
+            allowed.map(|a| a.iter().cloned().collect::<Vec<_>>().join(", ")).unwrap_or_default()
+        ))
+}
+
+/// One node's part in the FailedScheduling message.
+enum Failure {
+    /// Removed by a PreFilter result.
+    Absent,
+    /// Rejected by a filter.
+    Status(Status),
+    /// Fits.
+    None,
+}
+
+/// `FitError.Error()` when no node fits: the histogram of the evaluated nodes' reasons, the
+/// removed nodes under `AbsentNodesStatus`, and DefaultPreemption's message over all nodes.
+fn fit_error_message(
+    num_all_nodes: usize,
+    failures: impl Iterator<Item = Failure>,
+    restricting_plugins: &[&'static str],
+    restricted: bool,
+    post_filter: PostFilter,
+) -> String {
+    let absent_reason = absent_nodes_reason(restricting_plugins);
+    let (mut absent, mut not_helpful, mut no_victims) = (0, 0, 0);
+    let mut statuses = Vec::new();
+    for failure in failures {
+        match failure {
+            Failure::Absent => {
+                absent += 1;
+                // Nodes a PreFilter removed are unresolvable.
+                not_helpful += 1;
+            }
+            Failure::Status(status) => {
+                if status.code == Code::UnschedulableAndUnresolvable {
+                    not_helpful += 1;
+                } else {
+                    no_victims += 1;
+                }
+                statuses.push(status);
+            }
+            Failure::None => {}
+        }
+    }
+    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in statuses.iter().flat_map(|s| &s.reasons) {
+        *histogram.entry(r).or_default() += 1;
+    }
+    if restricted && absent > 0 {
+        *histogram.entry(&absent_reason).or_default() += absent;
+    }
+    format_message(num_all_nodes, "", &histogram, &post_filter.message(not_helpful, no_victims))
+}
+
+/// The static filters in order: the first that rejects the node, or the raw static scores of
+/// a node that passes them all.
+fn static_entry(ctx: &PodContext, node: &NodeInfo, cfg: &SchedulerConfig) -> StaticEntry {
+    for &filter in &ctx.static_filters {
+        if static_rejects(filter, &ctx.pod.spec, &ctx.affinity, node, cfg) {
+            return StaticEntry::Fail(filter);
+        }
+    }
+    StaticEntry::Pass {
+        taint: taint_toleration::score(&ctx.score_tolerations, node.node(), cfg),
+        affinity: ctx.affinity.score(node),
+    }
+}
+
+/// The filters that depend on what is bound to the node or elsewhere in the cluster, in the
+/// profile's order; `None` when the node passes them all.
+fn run_dynamic_filters(
+    ctx: &PodContext,
+    node: &NodeInfo,
+    cfg: &SchedulerConfig,
+) -> Option<(Status, Vec<InsufficientResource>)> {
+    for filter in cfg.profile.dynamic_filters() {
+        let (status, insufficient) = match filter {
+            FilterPlugin::NodePorts if !ctx.skip_ports => (node_ports::filter(&ctx.wanted_ports, node), Vec::new()),
+            FilterPlugin::NodeResourcesFit => node_resources_fit::filter(&ctx.request, node, cfg),
+            FilterPlugin::PodTopologySpread if !ctx.skip_spread => {
+                (pod_topology_spread::filter(&ctx.spread, ctx.pod, node), Vec::new())
+            }
+            FilterPlugin::InterPodAffinity if !ctx.skip_inter_pod => {
+                (inter_pod_affinity::filter(&ctx.inter_pod, ctx.pod, node), Vec::new())
+            }
+            _ => continue,
+        };
+        if !status.is_success() {
+            return Some((status.with_plugin(filter.name()), insufficient));
+        }
+    }
+    None
+}
+
+/// Scores every feasible node with the profile's score plugins and weights; returns the
+/// totals in `feasible` order and, with `breakdown`, each node's per-plugin scores.
+fn score_nodes(
+    ctx: &PodContext,
+    nodes: &[NodeInfo],
+    feasible: &[usize],
+    raw_static: &[(i64, i64)],
+    cfg: &SchedulerConfig,
+    breakdown: bool,
+) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
+    // Each plugin's normalized score per feasible node; `None` where the plugin does not
+    // score the node (BalancedAllocation for a best-effort pod).
+    let per_plugin: Vec<(ScorePlugin, i64, Vec<Option<i64>>)> = cfg
+        .profile
+        .scores
+        .iter()
+        .map(|&(plugin, weight)| (plugin, weight, plugin_scores(plugin, ctx, nodes, feasible, raw_static, cfg)))
+        .collect();
+    let mut totals = Vec::with_capacity(feasible.len());
+    let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
+    for k in 0..feasible.len() {
+        let scored = per_plugin.iter().filter_map(|(plugin, weight, scores)| scores[k].map(|s| (*plugin, *weight, s)));
+        totals.push(scored.clone().map(|(_, weight, score)| score * weight).sum());
+        if breakdown {
+            all_parts.push(
+                scored.map(|(plugin, weight, score)| PluginScore { plugin: plugin.name(), score, weight }).collect(),
+            );
+        }
+    }
+    (totals, all_parts)
+}
+
+/// One score plugin's normalized scores for the feasible nodes, in `feasible` order.
+fn plugin_scores(
+    plugin: ScorePlugin,
+    ctx: &PodContext,
+    nodes: &[NodeInfo],
+    feasible: &[usize],
+    raw_static: &[(i64, i64)],
+    cfg: &SchedulerConfig,
+) -> Vec<Option<i64>> {
+    let all = |v: Vec<i64>| v.into_iter().map(Some).collect();
+    match plugin {
+        ScorePlugin::TaintToleration => {
+            let mut taint: Vec<i64> = raw_static.iter().map(|r| r.0).collect();
+            default_normalize_score(crate::scheduler::plugins::MAX_NODE_SCORE, true, &mut taint);
+            all(taint)
+        }
+        ScorePlugin::NodeAffinity => {
+            let mut affinity: Vec<i64> = raw_static.iter().map(|r| r.1).collect();
+            default_normalize_score(crate::scheduler::plugins::MAX_NODE_SCORE, false, &mut affinity);
+            all(affinity)
+        }
+        ScorePlugin::NodeResourcesFit => feasible
+            .iter()
+            .map(|&i| Some(node_resources_fit::least_allocated_score(&ctx.least_allocated_request, &nodes[i])))
+            .collect(),
+        ScorePlugin::PodTopologySpread => all(pod_topology_spread::score(ctx.pod, nodes, feasible, cfg)),
+        // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node
+        // (a daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
+        ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(0)],
+        ScorePlugin::InterPodAffinity => all(inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg)),
+        ScorePlugin::NodeResourcesBalancedAllocation => {
+            feasible.iter().map(|&i| node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i])).collect()
+        }
+    }
+}
+
+/// A PreFilter rejection: every node shares the status, and the message carries only the
+/// PreFilter's reasons.
+fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFilter) -> ScheduleResult {
+    let verdicts: Vec<NodeVerdict> = nodes
+        .iter()
+        .map(|n| NodeVerdict {
+            node: n.name().to_string(),
+            status: status.clone(),
+            insufficient: Vec::new(),
+            score: None,
+            plugin_scores: Vec::new(),
+        })
+        .collect();
+    let (not_helpful, no_victims) =
+        if status.code == Code::UnschedulableAndUnresolvable { (nodes.len(), 0) } else { (0, nodes.len()) };
+    let fit_error = FitError {
+        num_all_nodes: nodes.len(),
+        pre_filter_msg: status.reasons.join(", "),
+        post_filter_msg: post_filter.message(not_helpful, no_victims),
+        ..Default::default()
+    };
+    ScheduleResult { node: None, verdicts, message: Some(fit_error.message()) }
+}
+
+/// The PostFilter plugins of the profile, in order, as they stand when a cycle finds no node.
+///
+/// With DynamicResourceAllocation on, DynamicResources runs before DefaultPreemption
+/// (`applyFeatureGates` in upstream's default_plugins.go). For a pod without resource claims
+/// its PostFilter returns Unschedulable with `no new claims to deallocate`, and the framework
+/// joins every Unschedulable PostFilter's reasons with ", " (`RunPostFilterPlugins`), so the
+/// message reads `... no new claims to deallocate, preemption: 0/N nodes ...`. When a
+/// PreFilter plugin ordered before it rejected the pod, its PreFilter never wrote its cycle
+/// state: its PostFilter fails with the state store's `not found` error, which ends the
+/// PostFilter stage before preemption and becomes the message's last part.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PostFilter {
+    /// DefaultPreemption alone.
+    Preemption,
+    /// DynamicResources, then DefaultPreemption.
+    DynamicResourcesThenPreemption,
+    /// DynamicResources without its cycle state: the stage ends in an error.
+    DynamicResourcesStateMissing,
+}
+
+impl PostFilter {
+    /// After every PreFilter ran (a Filter-stage failure or an Unschedulable PreFilter).
+    fn after_pre_filter(cfg: &SchedulerConfig) -> Self {
+        if cfg.gates.dynamic_resource_allocation {
+            Self::DynamicResourcesThenPreemption
+        } else {
+            Self::Preemption
+        }
+    }
+
+    /// After a PreFilter plugin ordered before DynamicResources ended the cycle.
+    fn before_dynamic_resources(cfg: &SchedulerConfig) -> Self {
+        if cfg.gates.dynamic_resource_allocation {
+            Self::DynamicResourcesStateMissing
+        } else {
+            Self::Preemption
+        }
+    }
+
+    fn message(self, not_helpful: usize, no_victims: usize) -> String {
+        match self {
+            Self::Preemption => preemption_message(not_helpful, no_victims),
+            Self::DynamicResourcesThenPreemption => {
+                let preemption = preemption_message(not_helpful, no_victims);
+                if preemption.is_empty() {
+                    NO_NEW_CLAIMS.to_string()
+                } else {
+                    format!("{NO_NEW_CLAIMS}, {preemption}")
+                }
+            }
+            Self::DynamicResourcesStateMissing => STATE_NOT_FOUND.to_string(),
+        }
+    }
+}
+
+/// DynamicResources' PostFilter reason for a pod without resource claims.
+const NO_NEW_CLAIMS: &str = "no new claims to deallocate";
+/// `framework.ErrNotFound`, what reading a cycle state key nobody wrote returns.
+const STATE_NOT_FOUND: &str = "not found";
+
+/// DefaultPreemption's PostFilter message over the failing nodes. Unresolvable nodes are not
+/// worth preempting on; on the others, with every pod at the same priority, there is never a
+/// victim.
+fn preemption_message(not_helpful: usize, no_victims: usize) -> String {
+    let total = not_helpful + no_victims;
+    if total == 0 {
+        return String::new();
+    }
+    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
+    if not_helpful > 0 {
+        histogram.insert("Preemption is not helpful for scheduling", not_helpful);
+    }
+    if no_victims > 0 {
+        histogram.insert("No preemption victims found for incoming pod", no_victims);
+    }
+    format!("preemption: {}", format_message(total, "", &histogram, ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::quantity::Quantity;
+    use crate::model::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Taint};
+
+    fn node(name: &str, cpu: &str, taint: Option<&str>) -> NodeInfo {
+        let mut n = Node::default();
+        n.metadata.name = name.into();
+        n.status.allocatable = Some(
+            [("cpu", cpu), ("memory", "8Gi"), ("pods", "110")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), Quantity::parse(v).unwrap()))
+                .collect(),
+        );
+        if let Some(key) = taint {
+            n.spec.taints.push(Taint { key: key.into(), value: String::new(), effect: "NoSchedule".into() });
+        }
+        NodeInfo::new(n)
+    }
+
+    fn pod(cpu: &str) -> Pod {
+        let mut p = Pod::default();
+        p.metadata.name = "p".into();
+        p.metadata.namespace = Some("default".into());
+        let mut c = crate::model::Container::default();
+        c.resources.requests.insert("cpu".into(), Quantity::parse(cpu).unwrap());
+        p.spec.containers.push(c);
+        p
+    }
+
+    /// Required node affinity with one term per entry, each term a list of
+    /// `metadata.name In [...]` requirements.
+    fn pin(p: &mut Pod, terms: &[&[&[&str]]]) {
+        let field = |values: &[&str]| NodeSelectorRequirement {
+            key: "metadata.name".into(),
+            operator: "In".into(),
+            values: values.iter().map(|s| s.to_string()).collect(),
+        };
+        let terms = terms
+            .iter()
+            .map(|reqs| NodeSelectorTerm {
+                match_expressions: vec![],
+                match_fields: reqs.iter().map(|r| field(r)).collect(),
+            })
+            .collect();
+        p.spec.affinity = Some(crate::model::Affinity {
+            node_affinity: Some(crate::model::NodeAffinity {
+                required: Some(NodeSelector { node_selector_terms: terms }),
+                preferred: vec![],
+            }),
+            ..Default::default()
+        });
+    }
+
+    #[test]
+    fn failed_scheduling_messages() {
+        // Without DynamicResources in the profile (before 1.34): DefaultPreemption alone.
+        let cfg = SchedulerConfig::for_version(crate::model::version::KubeVersion::new(1, 33));
+        // Node a could hold the pod if it were empty (so preemption is the question), but
+        // 1.5 of its 3 cpus are taken.
+        let mut busy = node("a", "3", None);
+        busy.requested.milli_cpu = 1500;
+        let cluster = [busy, node("b", "4", Some("gpu")), node("c", "4", Some("gpu"))];
+        // (pod, expected message, why)
+        let mut pinned = pod("2");
+        pin(&mut pinned, &[&[&["a"]]]);
+        let mut conflict = pod("1");
+        pin(&mut conflict, &[&[&["a"], &["b"]]]);
+        let rows = [
+            (
+                pod("2"),
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint {gpu: }. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "histogram sorted byte-wise; cpu is resolvable by preemption, taints are not",
+            ),
+            (
+                pinned,
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "a pinned pod (as a DaemonSet's) counts the other nodes as absent",
+            ),
+            (
+                conflict,
+                "0/3 nodes are available: pod affinity terms conflict. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+                "a PreFilter rejection replaces the per-node histogram",
+            ),
+        ];
+        for (p, expected, why) in rows {
+            let r = schedule(&p, &cluster, &cfg, true);
+            assert_eq!(r.node, None, "{why}");
+            assert_eq!(r.message.as_deref(), Some(expected), "{why}");
+        }
+        // With it (1.34+): its PostFilter text for a pod without claims comes first, and after
+        // a PreFilter rejection that ran before its PreFilter, its missing state ends the stage.
+        let dra = SchedulerConfig::for_version(crate::model::version::KubeVersion::new(1, 35));
+        let mut conflict = pod("1");
+        pin(&mut conflict, &[&[&["a"], &["b"]]]);
+        let rows = [
+            (
+                pod("2"),
+                "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
+                "Filter failures: DynamicResources, then DefaultPreemption",
+            ),
+            (conflict, "0/3 nodes are available: pod affinity terms conflict. not found", "PreFilter rejection: no preemption"),
+        ];
+        for (p, expected, why) in rows {
+            let r = schedule(&p, &cluster, &dra, true);
+            assert_eq!(r.message.as_deref(), Some(expected), "{why}");
+        }
+        let too_big = schedule(&pod("5"), &cluster[..1], &dra, true);
+        assert_eq!(
+            too_big.message.as_deref(),
+            Some("0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."),
+            "a request above allocatable is unresolvable: no preemption can help"
+        );
+    }
+
+    #[test]
+    fn first_failing_plugin_decides_and_is_named() {
+        let cfg = SchedulerConfig::default();
+        let cluster = [node("b", "1", Some("gpu"))];
+        let r = schedule(&pod("2"), &cluster, &cfg, true);
+        // TaintToleration runs before NodeResourcesFit, so cpu is never mentioned.
+        assert_eq!(r.verdicts[0].status.plugin, Some("TaintToleration"));
+        assert_eq!(r.verdicts[0].status.detail.as_deref(), Some("untolerated taint {gpu: } (NoSchedule)"));
+    }
+
+    #[test]
+    fn least_allocated_spreads_and_ties_go_to_the_first_node() {
+        let cfg = SchedulerConfig::default();
+        let mut cluster = vec![node("a", "4", None), node("b", "4", None)];
+        let first = schedule(&pod("1"), &cluster, &cfg, true);
+        assert_eq!(first.node, Some(0), "equal scores: the node listed first");
+        assert_eq!(first.verdicts[0].score, first.verdicts[1].score);
+        cluster[0].requested.milli_cpu += 1000;
+        cluster[0].non_zero_requested.milli_cpu += 1000;
+        let second = schedule(&pod("1"), &cluster, &cfg, true);
+        assert_eq!(second.node, Some(1), "the emptier node scores higher");
+    }
+
+    #[test]
+    fn without_explain_only_failures_are_kept() {
+        let cfg = SchedulerConfig::default();
+        let cluster = [node("a", "4", None), node("b", "4", Some("gpu"))];
+        let r = schedule(&pod("1"), &cluster, &cfg, false);
+        assert_eq!(r.node, Some(0));
+        assert_eq!(r.verdicts.len(), 1);
+        assert_eq!(r.verdicts[0].node, "b");
+    }
+
+    /// The DaemonSet fast path (only the pinned node evaluated) gives the same decision and
+    /// the same FailedScheduling message as evaluating every node, and its one verdict is the
+    /// full path's verdict for that node.
+    #[test]
+    fn candidates_only_evaluates_the_pinned_node_with_the_same_message() {
+        let cfg = SchedulerConfig::default();
+        let mut busy = node("a", "3", None);
+        busy.requested.milli_cpu = 1500;
+        let cluster = [busy, node("b", "4", Some("gpu")), node("c", "4", None), node("d", "1", None)];
+        // (pinned node, cpu request, why)
+        let rows = [
+            ("a", "2", "does not fit: Insufficient cpu, resolvable"),
+            ("d", "2", "above allocatable: unresolvable"),
+            ("b", "1", "untolerated taint on the pinned node"),
+            ("c", "1", "fits"),
+        ];
+        for (target, cpu, why) in rows {
+            let mut p = pod(cpu);
+            pin(&mut p, &[&[&[target]]]);
+            let full = schedule(&p, &cluster, &cfg, true);
+            let i = cluster.iter().position(|n| n.name() == target).unwrap();
+            // No hint, the right one, and a wrong one (ignored after the name check).
+            for hint in [None, Some(i), Some((i + 1) % cluster.len()), Some(99)] {
+                let fast = schedule_with(&p, &cluster, &cfg, Detail::Candidates { hint }, None);
+                assert_eq!(fast.node, full.node, "{why}, {hint:?}");
+                assert_eq!(fast.message, full.message, "{why}, {hint:?}");
+                assert_eq!(fast.verdicts.len(), 1, "{why}, {hint:?}: only the pinned node is listed");
+                let (a, b) = (&fast.verdicts[0], &full.verdicts[i]);
+                assert_eq!(
+                    (&a.node, &a.status, &a.insufficient, a.score),
+                    (&b.node, &b.status, &b.insufficient, b.score)
+                );
+                assert_eq!(format!("{:?}", a.plugin_scores), format!("{:?}", b.plugin_scores), "{why}");
+            }
+        }
+    }
+
+    /// A shared StaticCache and `Decision` give the same answers as fresh full cycles while
+    /// pods are bound between cycles, and the cache starts over for another spec.
+    #[test]
+    fn static_cache_and_decision_match_full_cycles() {
+        let cfg = SchedulerConfig::default();
+        let mut cluster = vec![node("a", "2", None), node("b", "4", Some("gpu")), node("c", "3", None)];
+        let mut cache = StaticCache::default();
+        for round in 0..8 {
+            let p = pod("1");
+            let full = schedule(&p, &cluster, &cfg, false);
+            let fast = schedule_with(&p, &cluster, &cfg, Detail::Decision, Some(&mut cache));
+            assert_eq!(fast.node, full.node, "round {round}");
+            assert_eq!(fast.message, full.message, "round {round}");
+            if full.node.is_some() {
+                assert!(fast.verdicts.is_empty(), "Decision lists nothing when a node is chosen");
+            } else {
+                let names = |r: &ScheduleResult| r.verdicts.iter().map(|v| v.node.clone()).collect::<Vec<_>>();
+                assert_eq!(names(&fast), names(&full), "round {round}: as Failures when none fits");
+            }
+            if round == 3 {
+                // Another spec through the same cache must not reuse the first spec's entries.
+                let other = schedule_with(&pod("5"), &cluster, &cfg, Detail::Failures, Some(&mut cache));
+                assert_eq!(other.message, schedule(&pod("5"), &cluster, &cfg, false).message);
+            }
+            if let Some(i) = full.node {
+                cluster[i].requested.milli_cpu += 1000;
+                cluster[i].non_zero_requested.milli_cpu += 1000;
+            }
+        }
+    }
+
+    /// The single-feasible-node shortcut relies on InterPodAffinity normalizing one score to 0
+    /// whatever its raw value.
+    #[test]
+    fn inter_pod_affinity_scores_a_single_node_zero() {
+        let cfg = SchedulerConfig::default();
+        let mut a = node("a", "4", None);
+        a.update_node(|n| {
+            n.metadata.labels.insert("zone".into(), "z1".into());
+        });
+        let mut existing = pod("1");
+        existing.metadata.labels.insert("app".into(), "db".into());
+        a.add_pod(crate::scheduler::framework::PlacedPod::from_pod(&existing));
+        let mut p = pod("1");
+        let term = crate::model::PodAffinityTerm {
+            label_selector: Some(crate::model::LabelSelector {
+                match_labels: [("app".to_string(), "db".to_string())].into_iter().collect(),
+                ..Default::default()
+            }),
+            topology_key: "zone".into(),
+            ..Default::default()
+        };
+        p.spec.affinity = Some(crate::model::Affinity {
+            pod_affinity: Some(crate::model::PodAffinity {
+                preferred: vec![crate::model::WeightedPodAffinityTerm { weight: 50, pod_affinity_term: term }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        });
+        let cluster = [a, node("b", "4", None)];
+        let both = inter_pod_affinity::score(&p, &cluster, &[0, 1], &cfg);
+        assert_eq!(both, vec![100, 0], "the term matters when two nodes compete");
+        assert_eq!(inter_pod_affinity::score(&p, &cluster, &[0], &cfg), vec![0]);
+    }
+}

@@ -1,0 +1,229 @@
+//! The scheduling framework's vocabulary: status codes, plugin statuses, the per-node state
+//! plugins read (`NodeInfo`), and the profile configuration.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::model::labels::LabelIndex;
+use crate::model::node_selector::SelectableNode;
+use crate::model::resources::Resource;
+use crate::model::version::{FeatureGates, KubeVersion};
+use crate::model::{Labels, Node, NodeAffinity, Pod, PodAffinityTerm, WeightedPodAffinityTerm};
+use crate::scheduler::hostports::HostPortInfo;
+
+/// `framework.Code`, as upstream names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Code {
+    Success,
+    Unschedulable,
+    UnschedulableAndUnresolvable,
+    Skip,
+}
+
+/// A plugin's verdict. `reasons` are upstream's exact strings; `detail` is Placement's own
+/// explanation (which taint, which label, how much cpu) and never replaces a reason.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Status {
+    pub code: Code,
+    pub reasons: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl Status {
+    pub fn success() -> Self {
+        Self { code: Code::Success, reasons: Vec::new(), plugin: None, detail: None }
+    }
+
+    pub fn skip() -> Self {
+        Self { code: Code::Skip, ..Self::success() }
+    }
+
+    pub fn new(code: Code, reason: impl Into<String>) -> Self {
+        Self { code, reasons: vec![reason.into()], plugin: None, detail: None }
+    }
+
+    pub fn with_reasons(code: Code, reasons: Vec<String>) -> Self {
+        Self { code, reasons, plugin: None, detail: None }
+    }
+
+    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+        self.detail = Some(detail.into());
+        self
+    }
+
+    pub fn with_plugin(mut self, plugin: &'static str) -> Self {
+        self.plugin = Some(plugin);
+        self
+    }
+
+    pub fn is_success(&self) -> bool {
+        self.code == Code::Success
+    }
+
+    pub fn is_rejected(&self) -> bool {
+        matches!(self.code, Code::Unschedulable | Code::UnschedulableAndUnresolvable)
+    }
+}
+
+/// A PreFilter result restricting the candidate nodes (`framework.PreFilterResult`);
+/// `None` means all nodes.
+pub type NodeNames = Option<BTreeSet<String>>;
+
+/// A pod as the scheduler's cache holds it on a node: enough to answer inter-pod affinity,
+/// topology spread and NoExecute questions about it later.
+#[derive(Debug, Clone)]
+pub struct PlacedPod {
+    pub namespace: String,
+    pub name: String,
+    pub labels: Labels,
+    pub required_affinity: Vec<PodAffinityTerm>,
+    pub required_anti_affinity: Vec<PodAffinityTerm>,
+    pub preferred_affinity: Vec<WeightedPodAffinityTerm>,
+    pub preferred_anti_affinity: Vec<WeightedPodAffinityTerm>,
+}
+
+impl PlacedPod {
+    pub fn from_pod(pod: &Pod) -> Self {
+        let affinity = pod.spec.affinity.as_ref();
+        let pa = affinity.and_then(|a| a.pod_affinity.as_ref());
+        let paa = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
+        Self {
+            namespace: pod.metadata.namespace_or_default().to_string(),
+            name: pod.metadata.name.clone(),
+            labels: pod.metadata.labels.clone(),
+            required_affinity: pa.map(|a| a.required.clone()).unwrap_or_default(),
+            required_anti_affinity: paa.map(|a| a.required.clone()).unwrap_or_default(),
+            preferred_affinity: pa.map(|a| a.preferred.clone()).unwrap_or_default(),
+            preferred_anti_affinity: paa.map(|a| a.preferred.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// Any pod affinity or anti-affinity term, required or preferred.
+    pub fn has_affinity(&self) -> bool {
+        !(self.required_affinity.is_empty()
+            && self.required_anti_affinity.is_empty()
+            && self.preferred_affinity.is_empty()
+            && self.preferred_anti_affinity.is_empty())
+    }
+}
+
+/// What the scheduler knows about one node: the node and the pods bound to it.
+///
+/// The Node itself is read-only once wrapped (build a new `NodeInfo` to change it): its labels
+/// are indexed for the per-node loop, and the index must not go stale.
+#[derive(Debug, Clone)]
+pub struct NodeInfo {
+    node: Node,
+    labels: LabelIndex,
+    /// `status.allocatable`; `None` when the manifest had none (treated as unlimited).
+    pub allocatable: Option<Resource>,
+    pub requested: Resource,
+    /// Requests with scoring's non-zero defaults.
+    pub non_zero_requested: Resource,
+    pub used_ports: HostPortInfo,
+    pods: Vec<PlacedPod>,
+    /// How many of `pods` have any pod (anti-)affinity term, and how many a required
+    /// anti-affinity term (upstream's `PodsWithAffinity`, `PodsWithRequiredAntiAffinity`): so
+    /// InterPodAffinity skips nodes whose pods cannot matter without walking them.
+    pods_with_affinity: usize,
+    pods_with_required_anti_affinity: usize,
+}
+
+impl NodeInfo {
+    pub fn new(node: Node) -> Self {
+        let allocatable = node.status.allocatable.as_ref().map(Resource::from_list);
+        Self {
+            labels: LabelIndex::new(&node.metadata.labels),
+            node,
+            allocatable,
+            requested: Resource::default(),
+            non_zero_requested: Resource::default(),
+            used_ports: HostPortInfo::default(),
+            pods: Vec::new(),
+            pods_with_affinity: 0,
+            pods_with_required_anti_affinity: 0,
+        }
+    }
+
+    pub fn node(&self) -> &Node {
+        &self.node
+    }
+
+    /// Changes the Node and re-indexes its labels. `allocatable` is its own field and is
+    /// not recomputed.
+    pub fn update_node(&mut self, change: impl FnOnce(&mut Node)) {
+        change(&mut self.node);
+        self.labels = LabelIndex::new(&self.node.metadata.labels);
+    }
+
+    pub fn name(&self) -> &str {
+        &self.node.metadata.name
+    }
+
+    /// The pods bound to the node, in binding order.
+    pub fn pods(&self) -> &[PlacedPod] {
+        &self.pods
+    }
+
+    /// Binds a pod to the node (its requests and ports are the caller's to add).
+    pub fn add_pod(&mut self, pod: PlacedPod) {
+        self.pods_with_affinity += usize::from(pod.has_affinity());
+        self.pods_with_required_anti_affinity += usize::from(!pod.required_anti_affinity.is_empty());
+        self.pods.push(pod);
+    }
+
+    pub fn has_pods_with_affinity(&self) -> bool {
+        self.pods_with_affinity > 0
+    }
+
+    pub fn has_pods_with_required_anti_affinity(&self) -> bool {
+        self.pods_with_required_anti_affinity > 0
+    }
+
+    /// The node's labels, indexed: what the per-node loop should look labels up in.
+    pub fn labels(&self) -> &LabelIndex {
+        &self.labels
+    }
+}
+
+impl SelectableNode for NodeInfo {
+    type Labels = LabelIndex;
+    fn labels(&self) -> &LabelIndex {
+        &self.labels
+    }
+    fn node_name(&self) -> &str {
+        &self.node.metadata.name
+    }
+}
+
+/// The default profile's `schedulerName`: the API server defaults an empty
+/// `spec.schedulerName` to it, and the default scheduler handles only pods that name it.
+pub const DEFAULT_SCHEDULER_NAME: &str = "default-scheduler";
+
+/// The profile: feature gates, plugin arguments and the version whose wording to use.
+#[derive(Debug, Clone, Default)]
+pub struct SchedulerConfig {
+    pub version: KubeVersion,
+    pub gates: FeatureGates,
+    /// `NodeAffinityArgs.addedAffinity`: enforced on every pod of the profile.
+    pub added_affinity: Option<NodeAffinity>,
+    /// `NodeResourcesFitArgs.ignoredResources` / `ignoredResourceGroups`.
+    pub ignored_resources: Vec<String>,
+    pub ignored_resource_groups: Vec<String>,
+    /// What PodTopologySpread's listers hold (Services, ReplicaSets, StatefulSets,
+    /// ReplicationControllers), for its system default constraints. Shared: it is the same
+    /// for every cycle of a simulation.
+    pub spread_listers: std::sync::Arc<crate::scheduler::plugins::pod_topology_spread::Listers>,
+    /// The plugins the cycle runs, their order and weights.
+    pub profile: crate::scheduler::profile::Profile,
+}
+
+impl SchedulerConfig {
+    pub fn for_version(version: KubeVersion) -> Self {
+        Self { version, gates: FeatureGates::for_version(version), ..Default::default() }
+    }
+}
