@@ -7,7 +7,8 @@
 use crate::apply_fix::{apply_patch_to_text, ApplyError};
 use crate::node_table::{self, NodeRow};
 use crate::share::SharedState;
-use placement_core::cluster::simulate::{api_defaults, simulate, Eviction, PodReport, Report, SimulateOptions};
+use placement_core::cluster::defaults::api_defaults;
+use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, SimulateOptions};
 use placement_core::explain::fixes::Fix;
 use placement_core::input::documents::{parse_manifests, InputError, Manifests};
 use placement_core::input::source_map::error_line;

@@ -4,8 +4,10 @@
 //!
 //! - [`simulate`]: nodes and workloads in, the report out;
 //! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
-//! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations.
+//! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations;
+//! - [`defaults`]: API defaulting and the admission defaults that change placement.
 
 pub mod controllers;
 pub mod daemonset;
+pub mod defaults;
 pub mod simulate;

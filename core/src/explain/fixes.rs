@@ -121,8 +121,8 @@ pub fn suggest(
 fn verify(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) {
     let Some(patch) = &f.patch else { return };
     let Some(mut spec) = apply_to_spec(&w.template.spec, patch, w.kind) else { return };
-    crate::cluster::simulate::api_defaults(&mut spec, &cfg.gates);
-    crate::cluster::simulate::default_toleration_seconds(&mut spec);
+    crate::cluster::defaults::api_defaults(&mut spec, &cfg.gates);
+    crate::cluster::defaults::default_toleration_seconds(&mut spec);
     let patched = Pod { metadata: pod.metadata.clone(), spec };
     let result = schedule(&patched, nodes, cfg, true);
     let targeted: Vec<_> = result.verdicts.iter().filter(|v| f.nodes.contains(&v.node)).collect();

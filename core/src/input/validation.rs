@@ -177,7 +177,7 @@ fn api_view(given: &PodSpec, pod_labels: &Labels, gates: &FeatureGates) -> PodSp
     let mut spec = given.clone();
     // The same defaulting the simulation applies (requests from limits, pod-level requests,
     // host ports for hostNetwork), so validation judges the spec that gets scheduled.
-    crate::cluster::simulate::api_defaults(&mut spec, gates);
+    crate::cluster::defaults::api_defaults(&mut spec, gates);
     for c in spec.containers.iter_mut().chain(spec.init_containers.iter_mut()) {
         for p in c.ports.iter_mut().filter(|p| p.protocol.is_empty()) {
             p.protocol = "TCP".into();
