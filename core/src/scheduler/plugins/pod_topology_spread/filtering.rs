@@ -1,0 +1,91 @@
+//! PreFilter and Filter (`filtering.go`): `DoNotSchedule` constraints.
+
+use super::*;
+
+/// What PreFilter computed over every node, read by Filter per node.
+#[derive(Debug, Clone, Default)]
+pub struct PreFilterState {
+    constraints: Vec<Constraint>,
+    /// Per constraint: topology value -> matching pods, for every eligible domain.
+    tp_value_to_match_num: Vec<BTreeMap<String, i64>>,
+    /// Per constraint: the smallest count over the eligible domains (`MaxInt32` when none).
+    min_match_num: Vec<i64>,
+}
+
+impl PreFilterState {
+    /// `minMatchNum`: the global minimum, 0 while there are fewer domains than `minDomains`.
+    fn min_match_num(&self, i: usize) -> (i64, bool) {
+        match self.constraints[i].min_domains {
+            Some(min_domains) if (self.tp_value_to_match_num[i].len() as i64) < i64::from(min_domains) => (0, true),
+            _ => (self.min_match_num[i], false),
+        }
+    }
+}
+
+/// Over all nodes (`nodes`, the whole cluster): `Skip` when the pod has no `DoNotSchedule`
+/// constraints.
+pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Status, PreFilterState) {
+    let constraints = match constraints_of(pod, DO_NOT_SCHEDULE, cfg) {
+        Ok(c) => c,
+        Err(e) => {
+            // Upstream returns an Error status; Placement reports it as unresolvable.
+            let reason = format!("get constraints from pod: obtaining pod's hard topology spread constraints: {e}");
+            return (Status::new(Code::UnschedulableAndUnresolvable, reason), PreFilterState::default());
+        }
+    };
+    if constraints.is_empty() {
+        return (Status::skip(), PreFilterState::default());
+    }
+
+    let namespace = pod_namespace(pod);
+    let required = RequiredNodeAffinity::from_pod(&pod.spec);
+    let mut counts = vec![BTreeMap::<String, i64>::new(); constraints.len()];
+    for info in nodes {
+        let labels = &info.node().metadata.labels;
+        if !has_all_keys(labels, &constraints) {
+            continue;
+        }
+        for (i, c) in constraints.iter().enumerate() {
+            if !c.includes_node(pod, info.node(), &required, cfg) {
+                continue;
+            }
+            let n = count_matching(info.pods(), &c.selector, namespace);
+            *counts[i].entry(labels[&c.topology_key].clone()).or_default() += n;
+        }
+    }
+    let min_match_num = counts.iter().map(|m| m.values().copied().min().unwrap_or(i64::from(i32::MAX))).collect();
+    (Status::success(), PreFilterState { constraints, tp_value_to_match_num: counts, min_match_num })
+}
+
+/// For each constraint in order: the node must have the topology key (else unresolvable), and
+/// `matching pods in the node's domain + (1 if the pod matches) - global minimum <= maxSkew`.
+pub fn filter(state: &PreFilterState, pod: &Pod, node: &NodeInfo) -> Status {
+    let labels = &node.node().metadata.labels;
+    for (i, c) in state.constraints.iter().enumerate() {
+        let key = &c.topology_key;
+        let Some(value) = labels.get(key) else {
+            return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
+                .with_detail(format!("the node has no {key} label, the topologyKey of a DoNotSchedule constraint"));
+        };
+        let (min, below_min_domains) = state.min_match_num(i);
+        let self_match = i64::from(c.selector.matches(&pod.metadata.labels));
+        let domains = &state.tp_value_to_match_num[i];
+        let match_num = domains.get(value).copied().unwrap_or(0);
+        if match_num + self_match - min <= i64::from(c.max_skew) {
+            continue;
+        }
+        let mut detail = format!("{key}={value} would have {} matching pods", match_num + self_match);
+        if below_min_domains {
+            detail.push_str(&format!(
+                ", and with {} eligible {key} domain(s), fewer than minDomains {}, the minimum counts as 0",
+                domains.len(),
+                c.min_domains.unwrap_or(1)
+            ));
+        } else if let Some((least, n)) = domains.iter().min_by_key(|(_, n)| **n) {
+            detail.push_str(&format!(", the least loaded {key} ({least}) has {n}"));
+        }
+        detail.push_str(&format!(" (maxSkew {}, counting pods with {})", c.max_skew, describe_selector(&c.selector)));
+        return Status::new(Code::Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH).with_detail(detail);
+    }
+    Status::success()
+}
