@@ -8,17 +8,17 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
-/// (d) The playground's re-evaluation: `evaluation::evaluate` of `synthetic(200, 20)` (parse
+/// (d) The playground's re-evaluation: `evaluation::Evaluation::of` of `synthetic(200, 20)` (parse
 /// both editors, simulate 20 workloads over 200 nodes, build the matrix and capacity views),
 /// natively; the browser number (wasm) is in BENCHMARKS.md, Playground.
 fn playground(c: &mut Criterion) {
     let state = placement_playground::evaluation::synthetic(200, 20);
-    let check = placement_playground::evaluation::evaluate(&state);
+    let check = placement_playground::evaluation::Evaluation::of(&state);
     assert!(check.is_ok(), "{:?}", check.errors);
 
     let mut g = c.benchmark_group("playground_evaluate_200_nodes_20_workloads");
     g.sample_size(20).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(6));
-    g.bench_function("evaluate", |b| b.iter(|| placement_playground::evaluation::evaluate(black_box(&state))));
+    g.bench_function("evaluate", |b| b.iter(|| placement_playground::evaluation::Evaluation::of(black_box(&state))));
     g.finish();
 }
 

@@ -14,7 +14,7 @@
 //!   tainted nodes, pinned daemon pods that do not fit, and pending workloads with fixes);
 //! - `core/`: outputs computed in-process: `schedule()` of the bench pod against the bench
 //!   cluster with and without `explain`, `simulate()` of the DaemonSet scenario over 1,000
-//!   nodes, and `evaluation::evaluate` of `synthetic(200, 20)`, `synthetic(40, 12)` and every
+//!   nodes, and `evaluation::Evaluation::of` of `synthetic(200, 20)`, `synthetic(40, 12)` and every
 //!   gallery example (Debug-printed: the evaluation has no serialized form).
 
 #[path = "../../core/benches/common/mod.rs"]
@@ -27,7 +27,7 @@ use placement_core::cluster::simulate::{simulate, SimulateOptions};
 use placement_core::model::version::KubeVersion;
 use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::schedule;
-use placement_playground::evaluation::{evaluate, synthetic};
+use placement_playground::evaluation::{synthetic, Evaluation};
 use placement_playground::share::SharedState;
 use serde_json::json;
 
@@ -290,7 +290,7 @@ fn main() {
     let (nodes, workloads) = placement_playground::gallery::split_nodes(&mixed);
     states.push(("mixed".into(), SharedState { workloads, nodes, ..Default::default() }));
     for (name, state) in states {
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         let mut text = String::new();
         writeln!(text, "{eval:#?}").unwrap();
         write(&core, &format!("playground_{name}.txt"), &text);

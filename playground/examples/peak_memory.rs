@@ -8,7 +8,7 @@
 //!   filter_score_decision          the same with Detail::Decision (the chosen node only)
 //!   deployment                     simulate() 5,000 nodes + a 1,000-replica Deployment
 //!   daemonset                      simulate() --nodes nodes + a DaemonSet (70% eligible)
-//!   playground                     evaluation::evaluate(synthetic(200, 20)): parse, simulate, views
+//!   playground                     evaluation::Evaluation::of(synthetic(200, 20)): parse, simulate, views
 //!   gen_kubectl_yaml PATH          write the 5,000-node `kubectl get nodes -o yaml` to PATH
 //!   gen_kubectl_json PATH          the same as `kubectl get nodes -o json` (pretty, 4 spaces)
 //!   parse PATH                     read PATH, then parse_manifests() it
@@ -113,7 +113,7 @@ fn main() {
         "playground" => {
             let state = placement_playground::evaluation::synthetic(200, 20);
             Box::new(move || {
-                let eval = placement_playground::evaluation::evaluate(black_box(&state));
+                let eval = placement_playground::evaluation::Evaluation::of(black_box(&state));
                 format!("workloads={} errors={}", eval.workloads.len(), eval.errors.len())
             })
         }

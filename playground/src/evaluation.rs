@@ -170,54 +170,61 @@ impl Evaluation {
     }
 }
 
-/// Parses both texts, simulates, and builds the views.
-pub fn evaluate(state: &SharedState) -> Evaluation {
-    let mut eval = Evaluation::default();
-    let mut opts = SimulateOptions::default();
-    if !state.kube_version.trim().is_empty() {
-        match KubeVersion::parse(state.kube_version.trim()) {
-            Ok(v) => opts = SimulateOptions::for_version(v),
-            Err(e) => eval.errors.push(EditorError { editor: Editor::Options, line: None, field: None, message: e }),
-        }
-    }
-    opts.admission_defaults = state.admission_defaults;
-
-    let nodes = parse_manifests(&state.nodes, NODES_SOURCE);
-    let workloads = parse_manifests(&state.workloads, WORKLOADS_SOURCE);
-    if let Ok(m) = &nodes {
-        eval.node_rows = Some(node_table::rows(&m.nodes));
-    }
-    eval.misplaced =
-        nodes.as_ref().map(|m| m.workloads.len()).unwrap_or(0) + workloads.as_ref().map(|m| m.nodes.len()).unwrap_or(0);
-    let mut manifests = Manifests::default();
-    for (result, editor) in [(nodes, Editor::Nodes), (workloads, Editor::Workloads)] {
-        match result {
-            Ok(m) => manifests.extend(m),
-            Err(e) => eval.errors.push(place(state, editor, &e)),
-        }
-    }
-    if !eval.errors.is_empty() {
-        return eval;
-    }
-    let report = match simulate(&manifests, &opts) {
-        Ok(r) => r,
-        Err(errors) => {
-            for e in &errors {
-                let editor = match e.doc().map(|d| d.source.as_str()) {
-                    Some(NODES_SOURCE) => Editor::Nodes,
-                    _ => Editor::Workloads,
-                };
-                eval.errors.push(place(state, editor, e));
+impl Evaluation {
+    /// Parses both texts, simulates, and builds the views.
+    pub fn of(state: &SharedState) -> Evaluation {
+        let mut eval = Evaluation::default();
+        let mut opts = SimulateOptions::default();
+        if !state.kube_version.trim().is_empty() {
+            match state.kube_version.trim().parse::<KubeVersion>() {
+                Ok(v) => opts = SimulateOptions::for_version(v),
+                Err(e) => eval.errors.push(EditorError {
+                    editor: Editor::Options,
+                    line: None,
+                    field: None,
+                    message: e.to_string(),
+                }),
             }
+        }
+        opts.admission_defaults = state.admission_defaults;
+
+        let nodes = parse_manifests(&state.nodes, NODES_SOURCE);
+        let workloads = parse_manifests(&state.workloads, WORKLOADS_SOURCE);
+        if let Ok(m) = &nodes {
+            eval.node_rows = Some(node_table::rows(&m.nodes));
+        }
+        eval.misplaced = nodes.as_ref().map(|m| m.workloads.len()).unwrap_or(0)
+            + workloads.as_ref().map(|m| m.nodes.len()).unwrap_or(0);
+        let mut manifests = Manifests::default();
+        for (result, editor) in [(nodes, Editor::Nodes), (workloads, Editor::Workloads)] {
+            match result {
+                Ok(m) => manifests.extend(m),
+                Err(e) => eval.errors.push(place(state, editor, &e)),
+            }
+        }
+        if !eval.errors.is_empty() {
             return eval;
         }
-    };
-    let cfg = opts.scheduler_config();
-    build_views(&mut eval, &manifests, &report, &cfg);
-    eval.warnings = report.warnings.clone();
-    eval.evictions = report.evictions.clone();
-    eval.report = Some(report);
-    eval
+        let report = match simulate(&manifests, &opts) {
+            Ok(r) => r,
+            Err(errors) => {
+                for e in &errors {
+                    let editor = match e.doc().map(|d| d.source.as_str()) {
+                        Some(NODES_SOURCE) => Editor::Nodes,
+                        _ => Editor::Workloads,
+                    };
+                    eval.errors.push(place(state, editor, e));
+                }
+                return eval;
+            }
+        };
+        let cfg = opts.scheduler_config();
+        build_views(&mut eval, &manifests, &report, &cfg);
+        eval.warnings = report.warnings.clone();
+        eval.evictions = report.evictions.clone();
+        eval.report = Some(report);
+        eval
+    }
 }
 
 fn place(state: &SharedState, editor: Editor, error: &InputError) -> EditorError {
@@ -428,7 +435,7 @@ mod tests {
     #[test]
     fn daemonset_example_view_and_fix() {
         let state = example_state("daemonset-tainted-pool");
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         assert!(eval.is_ok(), "{:?}", eval.errors);
         let w = &eval.workloads[0];
         assert_eq!((w.desired, w.current), (1, 1));
@@ -448,7 +455,7 @@ mod tests {
 
         let next = apply_fix(&state, &eval, 0, 0).unwrap();
         assert_eq!(next.nodes, state.nodes);
-        let eval = evaluate(&next);
+        let eval = Evaluation::of(&next);
         assert_eq!((eval.workloads[0].desired, eval.workloads[0].current), (2, 2));
         assert!(eval.workloads[0].cells.iter().all(|c| c.state == CellState::Fits));
     }
@@ -458,7 +465,7 @@ mod tests {
         let mut state = example_state("daemonset-tainted-pool");
         state.workloads =
             state.workloads.replace("memory: 512Mi}\n          limits", "memory: lots}\n          limits");
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         let e = eval.errors_in(Editor::Workloads).next().expect("an error");
         let line = e.line.unwrap();
         assert!(state.workloads.lines().nth(line - 1).unwrap().contains("lots"), "line {line}");
@@ -466,22 +473,22 @@ mod tests {
 
         state = example_state("daemonset-tainted-pool");
         state.nodes = state.nodes.replace("effect: NoSchedule", "effect: Sometimes");
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         let e = eval.errors_in(Editor::Nodes).next().expect("an error");
         assert!(state.nodes.lines().nth(e.line.unwrap() - 1).unwrap().contains("Sometimes"), "{e:?}");
 
         state.kube_version = "banana".into();
-        assert!(evaluate(&state).errors_in(Editor::Options).next().is_some());
+        assert!(Evaluation::of(&state).errors_in(Editor::Options).next().is_some());
     }
 
     #[test]
     fn misplaced_documents_are_counted_and_sorted() {
         let e = gallery::find("daemonset-tainted-pool").unwrap();
         let state = SharedState { workloads: e.source.to_string(), ..Default::default() };
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         assert_eq!(eval.misplaced, 2);
         let sorted = sort_documents(&state);
-        let eval2 = evaluate(&sorted);
+        let eval2 = Evaluation::of(&sorted);
         assert_eq!(eval2.misplaced, 0);
         assert_eq!(eval2.nodes.len(), 2);
         assert_eq!(eval2.workloads[0].desired, eval.workloads[0].desired);
@@ -489,7 +496,7 @@ mod tests {
 
     #[test]
     fn synthetic_cluster_evaluates() {
-        let eval = evaluate(&synthetic(20, 8));
+        let eval = Evaluation::of(&synthetic(20, 8));
         assert!(eval.is_ok(), "{:?}", eval.errors);
         assert_eq!(eval.nodes.len(), 20);
         assert_eq!(eval.workloads.len(), 8);

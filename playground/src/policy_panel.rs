@@ -271,14 +271,14 @@ spec:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluation::evaluate;
+    use crate::evaluation::Evaluation;
     use crate::gallery;
 
     #[test]
     fn the_daemonset_example_goes_through_the_policy() {
         let (nodes, workloads) = gallery::find("daemonset-tainted-pool").unwrap().split();
         let state = SharedState { nodes, workloads, ..Default::default() };
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         let settings = default_settings(&state);
         let verdict = review(&state, &eval, 0, &settings).unwrap();
         assert!(verdict.response_json.contains("\"accepted\""), "{}", verdict.response_json);
@@ -332,7 +332,7 @@ spec:
             gatekeeper: GATEKEEPER_SAMPLE.into(),
             ..Default::default()
         };
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         let verdicts = review_all(&state, &eval, "{}").unwrap();
         let rows: Vec<(String, bool)> = verdicts.iter().map(|v| (v.label.clone(), v.verdict.accepted)).collect();
         assert_eq!(

@@ -125,7 +125,7 @@ impl Playground {
 
     pub fn reevaluate(&mut self) {
         let start = (self.clock)();
-        let eval = Arc::new(evaluation::evaluate(&self.state));
+        let eval = Arc::new(evaluation::Evaluation::of(&self.state));
         self.eval_ms = (self.clock)() - start;
         if eval.is_ok() {
             self.last_good = Some(eval.clone());

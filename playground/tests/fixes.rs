@@ -4,7 +4,7 @@
 //! patched text again, and check that the pods reach the nodes the fix names.
 
 use placement_core::cluster::simulate::{simulate, SimulateOptions};
-use placement_playground::evaluation::{apply_fix, evaluate, CellState};
+use placement_playground::evaluation::{apply_fix, CellState, Evaluation};
 use placement_playground::gallery::{find, EXAMPLES};
 use placement_playground::share::SharedState;
 
@@ -16,7 +16,7 @@ fn example_state(id: &str) -> SharedState {
 #[test]
 fn the_daemonset_fix_applied_to_the_text_covers_both_nodes() {
     let state = example_state("daemonset-tainted-pool");
-    let eval = evaluate(&state);
+    let eval = Evaluation::of(&state);
     let w = &eval.workloads[0];
     assert_eq!((w.kind.as_str(), w.desired, w.current), ("DaemonSet", 1, 1));
     let fix = &w.fixes[0];
@@ -46,7 +46,7 @@ fn every_verified_gallery_fix_reaches_its_nodes_once_applied() {
     let mut checked = 0;
     for e in EXAMPLES {
         let state = example_state(e.id);
-        let eval = evaluate(&state);
+        let eval = Evaluation::of(&state);
         assert!(eval.is_ok(), "{}: {:?}", e.id, eval.errors);
         for (wi, w) in eval.workloads.iter().enumerate() {
             for (fi, fix) in w.fixes.iter().enumerate() {
@@ -55,7 +55,7 @@ fn every_verified_gallery_fix_reaches_its_nodes_once_applied() {
                 }
                 let what = format!("{} {} fix {fi} ({})", e.id, w.label(), fix.description);
                 let next = apply_fix(&state, &eval, wi, fi).unwrap_or_else(|err| panic!("{what}: {err}"));
-                let after = evaluate(&next);
+                let after = Evaluation::of(&next);
                 assert!(after.is_ok(), "{what}: {:?}", after.errors);
                 let patched = after.workloads.iter().find(|v| v.key() == w.key()).expect("the workload is still there");
                 for node in &fix.nodes {

@@ -108,7 +108,7 @@ pub fn bench(nodes: u32, workloads: u32, runs: u32) -> String {
         // An edit, as a user would make: a different replica count each run.
         state.workloads = state.workloads.replacen("replicas: 10", &format!("replicas: {}", 10 + (i % 2)), 1);
         let start = now_ms();
-        let eval = evaluation::evaluate(&state);
+        let eval = evaluation::Evaluation::of(&state);
         times.push(now_ms() - start);
         ok &= eval.is_ok();
     }
