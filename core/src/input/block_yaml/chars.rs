@@ -1,0 +1,91 @@
+//! Characters and lines: the character subset, and the byte scans every line goes through.
+
+/// Whether every character is one libyaml accepts and none is a line break other than
+/// `\n` and `\r\n`: libyaml rejects control characters anywhere (comments included), treats
+/// NEL, LS and PS as line breaks, and skips a BOM at the start of a line.
+pub(super) fn in_character_subset(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if let Some(chunk) = b.get(i..i + 16) {
+            // Written to vectorize: printable ASCII, tab and line feed.
+            if chunk.iter().fold(true, |ok, &c| ok & ((c.wrapping_sub(0x20) < 0x5f) | (c == b'\n') | (c == b'\t'))) {
+                i += 16;
+                continue;
+            }
+        }
+        let c = b[i];
+        if c < 0x80 {
+            let ok =
+                (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t' || (c == b'\r' && b.get(i + 1) == Some(&b'\n'));
+            if !ok {
+                return false;
+            }
+            i += 1;
+            continue;
+        }
+        let Some(ch) = text[i..].chars().next() else { return false };
+        let cp = ch as u32;
+        let ok = match cp {
+            0xA0..=0xD7FF => cp != 0x2028 && cp != 0x2029,
+            0xE000..=0xFFFD => cp != 0xFEFF,
+            0x10000.. => true,
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+        i += ch.len_utf8();
+    }
+    true
+}
+
+/// The index of the first `\n`, eight bytes at a time: lines are short, so this beats
+/// wider vector scans, whose setup costs more than the line.
+pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
+    const NL: u64 = LO * b'\n' as u64;
+    let mut i = 0;
+    while let Some(word) = s.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().ok()?) ^ NL;
+        // The lowest flagged byte is exactly the first zero byte.
+        let zero = w.wrapping_sub(LO) & !w & HI;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    s[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The number of leading spaces, eight at a time (indentation is most of a YAML line).
+pub(super) fn spaces(s: &str) -> usize {
+    const SPACES: u64 = LO * b' ' as u64;
+    let b = s.as_bytes();
+    let mut i = 0;
+    while let Some(word) = b.get(i..i + 8) {
+        let other = u64::from_le_bytes(word.try_into().unwrap_or_default()) ^ SPACES;
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + b[i..].iter().take_while(|&&c| c == b' ').count()
+}
+
+/// The index of the first byte from `from` on for which `wanted` holds, or `s.len()`.
+/// Tests 32 bytes at a time first, which compilers turn into vector compares: these scans
+/// (the nesting check over the whole input, long plain scalars) mostly meet bytes that do
+/// not matter.
+#[inline(always)]
+pub(crate) fn next_where(s: &[u8], mut from: usize, wanted: impl Fn(u8) -> bool) -> usize {
+    while let Some(chunk) = s.get(from..from + 32) {
+        if chunk.iter().fold(false, |any, &c| any | wanted(c)) {
+            return from + chunk.iter().position(|&c| wanted(c)).unwrap_or(0);
+        }
+        from += 32;
+    }
+    s.get(from..).and_then(|rest| rest.iter().position(|&c| wanted(c))).map_or(s.len(), |p| from + p)
+}
