@@ -91,7 +91,7 @@ fn run_simulate(
     gates: &[String],
     policy_files: &[String],
 ) -> ExitCode {
-    let version = match KubeVersion::parse(version) {
+    let version = match version.parse::<KubeVersion>() {
         Ok(v) => v,
         Err(e) => return fail(&format!("--kube-version: {e}")),
     };
@@ -252,7 +252,7 @@ fn run_conformance(path: &str) -> ExitCode {
     };
     let report = match conformance::run(&text) {
         Ok(r) => r,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e.to_string()),
     };
     for f in &report.failures {
         println!("FAIL {}: {}", f.id, f.message);

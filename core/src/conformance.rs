@@ -46,9 +46,16 @@ impl ConformanceReport {
     }
 }
 
+/// A vectors file that cannot be read as a JSON array of vectors.
+#[derive(Debug, thiserror::Error)]
+pub enum ConformanceError {
+    #[error("vectors file: {0}")]
+    Vectors(#[source] serde_json::Error),
+}
+
 /// Runs every vector in `vectors_json` (the top-level array of vectors.json).
-pub fn run(vectors_json: &str) -> Result<ConformanceReport, String> {
-    let vectors: Vec<Value> = serde_json::from_str(vectors_json).map_err(|e| format!("vectors file: {e}"))?;
+pub fn run(vectors_json: &str) -> Result<ConformanceReport, ConformanceError> {
+    let vectors: Vec<Value> = serde_json::from_str(vectors_json).map_err(ConformanceError::Vectors)?;
     let mut report = ConformanceReport::default();
     for v in &vectors {
         let id = v.get("id").and_then(Value::as_str).unwrap_or("<no id>").to_string();
@@ -389,7 +396,7 @@ fn str_of(v: &Value) -> &str {
 fn gates(input: &Value) -> Result<FeatureGates, String> {
     let mut g = FeatureGates::default();
     for (name, value) in input["featureGates"].as_object().into_iter().flatten() {
-        g.set(name, value.as_bool().unwrap_or(false))?;
+        g.set(name, value.as_bool().unwrap_or(false)).map_err(|e| e.to_string())?;
     }
     Ok(g)
 }

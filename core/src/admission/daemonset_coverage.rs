@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::settings::{decode_setting, CompiledSelector, Inventory, Mode, Pattern, PoolSet, Settings, SettingsError};
-use super::workload::Target;
+use super::workload::{Target, WorkloadError};
 use crate::cluster::daemonset::add_daemon_tolerations;
 use crate::input::documents::WorkloadKind;
 use crate::model::node_selector::RequiredNodeAffinity;
@@ -132,7 +132,7 @@ impl Policy {
     }
 
     /// The tolerations the DaemonSet lacks; `Err` when its template cannot be read.
-    pub fn coverage(&self, target: &Target, settings: &Settings) -> Result<Coverage, String> {
+    pub fn coverage(&self, target: &Target, settings: &Settings) -> Result<Coverage, WorkloadError> {
         let fields = target.placement_fields()?;
         let template = PodSpec {
             node_name: fields.node_name,

@@ -249,7 +249,7 @@ impl Settings {
         let mut options = match &raw.kube_version {
             None => SimulateOptions::default(),
             Some(v) => SimulateOptions::for_version(
-                KubeVersion::parse(v).map_err(|e| SettingsError::new(path("kubeVersion"), e))?,
+                v.parse::<KubeVersion>().map_err(|e| SettingsError::new(path("kubeVersion"), e.to_string()))?,
             ),
         };
         let mut gates: FeatureGates = options.gates;
@@ -478,9 +478,7 @@ fn parse_inventory(nodes: &Value) -> Result<Vec<(DocRef, Node)>, SettingsError> 
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     for (i, (where_, value)) in entries.into_iter().enumerate() {
         let node = match &value {
-            Value::String(s) => {
-                parse_compact_node(s).map_err(|m| SettingsError::new(&where_, format!("{s:?}: {m}")))?
-            }
+            Value::String(s) => parse_compact_node(s, &where_)?,
             Value::Object(_) => node_object(&value, &where_)?,
             other => {
                 return Err(SettingsError::new(
@@ -521,8 +519,13 @@ fn node_object(value: &Value, at: &str) -> Result<Node, SettingsError> {
     decode_setting(&v, at)
 }
 
-/// Parses `NAME[: TAINT,...[; LABEL,...[; RESOURCE,...]]]` (see the module docs).
-pub fn parse_compact_node(text: &str) -> Result<Node, String> {
+/// Parses `NAME[: TAINT,...[; LABEL,...[; RESOURCE,...]]]` (see the module docs); the error
+/// names `path` (the setting) and quotes `text`.
+pub fn parse_compact_node(text: &str, path: &str) -> Result<Node, SettingsError> {
+    compact_node(text).map_err(|m| SettingsError::new(path, format!("{text:?}: {m}")))
+}
+
+fn compact_node(text: &str) -> Result<Node, String> {
     let (name, rest) = match text.split_once(':') {
         Some((n, r)) => (n.trim(), r),
         None => (text.trim(), ""),
@@ -622,17 +625,20 @@ mod tests {
 
     #[test]
     fn compact_nodes() {
-        let n = parse_compact_node("gpu-1: sku=gpu:NoSchedule, dedicated:NoExecute; pool=gpu, zone=a; cpu=8, pods=110")
-            .unwrap();
+        let n = parse_compact_node(
+            "gpu-1: sku=gpu:NoSchedule, dedicated:NoExecute; pool=gpu, zone=a; cpu=8, pods=110",
+            "n",
+        )
+        .unwrap();
         assert_eq!(n.metadata.name, "gpu-1");
         assert_eq!(n.spec.taints.len(), 2);
         assert_eq!(n.spec.taints[0].to_string(), "sku=gpu:NoSchedule");
         assert_eq!(n.spec.taints[1].to_string(), "dedicated:NoExecute");
         assert_eq!(n.metadata.labels["pool"], "gpu");
         assert_eq!(n.status.allocatable.as_ref().unwrap()["cpu"].to_string(), "8");
-        let plain = parse_compact_node("  plain-1  ").unwrap();
+        let plain = parse_compact_node("  plain-1  ", "n").unwrap();
         assert!(plain.spec.taints.is_empty() && plain.status.allocatable.is_none());
-        let labels_only = parse_compact_node("a: ; pool=x").unwrap();
+        let labels_only = parse_compact_node("a: ; pool=x", "n").unwrap();
         assert_eq!(labels_only.metadata.labels["pool"], "x");
     }
 
@@ -649,8 +655,9 @@ mod tests {
             ("a: ; bad key=1", "label \"bad key=1\""),
         ];
         for (text, want) in rows {
-            let err = parse_compact_node(text).unwrap_err();
-            assert!(err.contains(want), "{text}: {err}");
+            let err = parse_compact_node(text, "settings.nodes[0]").unwrap_err();
+            assert_eq!(err.path, "settings.nodes[0]");
+            assert!(err.message.contains(want), "{text}: {err}");
         }
     }
 

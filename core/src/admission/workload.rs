@@ -51,15 +51,29 @@ pub struct Target {
     stripped: Option<Value>,
 }
 
+/// A workload object that cannot be read; each names the field it is about.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("request.object: expected the {kind} as a mapping")]
+    NotAMapping { kind: String },
+    /// A field that does not decode; `message` is the decoder's.
+    #[error("{field}: {message}")]
+    Decode { field: String, message: String },
+    #[error("{field}: expected an integer, found {found}")]
+    NotAnInteger { field: String, found: Value },
+    #[error("{field}: {replicas} is outside 0..={MAX_REPLICAS}, the simulation's limit")]
+    TooManyReplicas { field: String, replicas: i64 },
+}
+
 impl Target {
     /// `None` when the request is not about a workload Placement knows (or has no object,
     /// as for DELETE); `Err` when the object is not a mapping.
-    pub fn from_request(req: &AdmissionRequest) -> Option<Result<Target, String>> {
+    pub fn from_request(req: &AdmissionRequest) -> Option<Result<Target, WorkloadError>> {
         Self::from_owned_request(req.clone())
     }
 
     /// [`Target::from_request`] without copying the object.
-    pub fn from_owned_request(mut req: AdmissionRequest) -> Option<Result<Target, String>> {
+    pub fn from_owned_request(mut req: AdmissionRequest) -> Option<Result<Target, WorkloadError>> {
         let kind_name = if req.kind.kind.is_empty() {
             req.object.get("kind").and_then(Value::as_str).unwrap_or_default()
         } else {
@@ -70,7 +84,7 @@ impl Target {
             return None;
         }
         if !req.object.is_object() {
-            return Some(Err(format!("request.object: expected the {kind_name} as a mapping")));
+            return Some(Err(WorkloadError::NotAMapping { kind: kind_name.to_string() }));
         }
         let mut object = std::mem::take(&mut req.object);
         // Only a DaemonSet may be mutated and returned: keep it as received and decode from a
@@ -153,7 +167,7 @@ impl Target {
     }
 
     /// Node selector, affinity and tolerations of the pod template.
-    pub fn placement_fields(&self) -> Result<PlacementFields, String> {
+    pub fn placement_fields(&self) -> Result<PlacementFields, WorkloadError> {
         match self.spec_value() {
             Some(v) => decode_at(v, self.spec_path()),
             None => Ok(PlacementFields::default()),
@@ -161,7 +175,7 @@ impl Target {
     }
 
     /// The whole workload, as the simulation reads it.
-    pub fn workload(&self) -> Result<Workload, String> {
+    pub fn workload(&self) -> Result<Workload, WorkloadError> {
         let kind = self.kind;
         let template: PodTemplateSpec = match kind {
             WorkloadKind::Pod => {
@@ -173,10 +187,13 @@ impl Target {
                 None => PodTemplateSpec::default(),
             },
         };
-        let int = |ptr: &str, field: &str| -> Result<Option<i64>, String> {
+        let int = |ptr: &str, field: &str| -> Result<Option<i64>, WorkloadError> {
             match self.clean().pointer(ptr) {
                 None => Ok(None),
-                Some(v) => v.as_i64().map(Some).ok_or_else(|| format!("{field}: expected an integer, found {v}")),
+                Some(v) => v
+                    .as_i64()
+                    .map(Some)
+                    .ok_or_else(|| WorkloadError::NotAnInteger { field: field.to_string(), found: v.clone() }),
             }
         };
         let (replicas, field) = match kind {
@@ -195,7 +212,7 @@ impl Target {
             _ => (int("/spec/replicas", "spec.replicas")?.unwrap_or(1), "spec.replicas"),
         };
         if !(0..=MAX_REPLICAS).contains(&replicas) {
-            return Err(format!("{field}: {replicas} is outside 0..={MAX_REPLICAS}, the simulation's limit"));
+            return Err(WorkloadError::TooManyReplicas { field: field.to_string(), replicas });
         }
         let doc = DocRef {
             index: 1,
@@ -282,12 +299,12 @@ fn ensure_object_at<'a>(v: &'a mut Value, ptr: &str) -> Option<&'a mut Map<Strin
 
 /// Decodes a typed value, naming the failing field under `prefix`. The path is tracked only
 /// on the error path: a second, slower pass when the fast one fails.
-pub fn decode_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, String> {
+pub fn decode_at<T: DeserializeOwned>(value: &Value, prefix: &str) -> Result<T, WorkloadError> {
     if let Ok(v) = T::deserialize(value) {
         return Ok(v);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let field = crate::input::field::FieldPath::under(prefix, &e.path().to_string());
-        format!("{field}: {}", e.into_inner())
+        WorkloadError::Decode { field: field.to_string(), message: e.into_inner().to_string() }
     })
 }

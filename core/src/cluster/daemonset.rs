@@ -124,8 +124,18 @@ pub fn pin_to_node(affinity: Option<Affinity>, node_name: &str) -> Affinity {
     affinity
 }
 
+/// Why [`target_node_name`] found no node (upstream's `GetTargetNodeName` errors).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetNodeError {
+    /// A `metadata.name In` requirement with other than one value.
+    #[error("expected exactly one node name in matchFields, found {}", values.len())]
+    NotOneName { values: Vec<String> },
+    #[error("no node name found in the pod's nodeName or node affinity")]
+    NoNodeName,
+}
+
 /// `GetTargetNodeName`: `spec.nodeName`, else the single `metadata.name In` value of a term.
-pub fn target_node_name(spec: &PodSpec) -> Result<String, String> {
+pub fn target_node_name(spec: &PodSpec) -> Result<String, TargetNodeError> {
     if !spec.node_name.is_empty() {
         return Ok(spec.node_name.clone());
     }
@@ -141,10 +151,10 @@ pub fn target_node_name(spec: &PodSpec) -> Result<String, String> {
             if f.key == FIELD_METADATA_NAME && f.operator == "In" {
                 return match f.values.as_slice() {
                     [one] => Ok(one.clone()),
-                    _ => Err(format!("expected exactly one node name in matchFields, found {}", f.values.len())),
+                    _ => Err(TargetNodeError::NotOneName { values: f.values.clone() }),
                 };
             }
         }
     }
-    Err("no node name found in the pod's nodeName or node affinity".into())
+    Err(TargetNodeError::NoNodeName)
 }

@@ -1,6 +1,7 @@
 //! Kubernetes versions and feature gates: which upstream wording and behaviour to reproduce.
 
 use std::fmt;
+use std::str::FromStr;
 
 /// A `major.minor` Kubernetes release. The default is the newest release Placement models.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,26 +24,6 @@ impl KubeVersion {
         Self { major, minor }
     }
 
-    /// Accepts `1.30`, `v1.30` and `1.30.4` (the patch is ignored).
-    pub fn parse(s: &str) -> Result<Self, String> {
-        let trimmed = s.trim().trim_start_matches('v');
-        let mut parts = trimmed.split('.');
-        let parse = |p: Option<&str>| p.and_then(|x| x.parse::<u32>().ok());
-        match (parse(parts.next()), parse(parts.next())) {
-            (Some(1), Some(minor)) => {
-                let v = KubeVersion::new(1, minor);
-                if v < Self::OLDEST {
-                    Err(format!("kube version {s:?} is older than the oldest modelled release {}", Self::OLDEST))
-                } else if v > Self::LATEST {
-                    Err(format!("kube version {s:?} is newer than the newest modelled release {}", Self::LATEST))
-                } else {
-                    Ok(v)
-                }
-            }
-            _ => Err(format!("invalid kube version {s:?}: expected MAJOR.MINOR such as 1.35")),
-        }
-    }
-
     pub fn at_least(&self, major: u32, minor: u32) -> bool {
         *self >= KubeVersion::new(major, minor)
     }
@@ -54,6 +35,43 @@ impl KubeVersion {
     /// the fix, kubernetes#141387, is not in a release).
     pub fn fit_score_reads_pod_level_requests(&self) -> bool {
         false
+    }
+}
+
+/// A `--kube-version`, `kubeVersion` or feature gate that Placement does not model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VersionError {
+    #[error("invalid kube version {given:?}: expected MAJOR.MINOR such as 1.35")]
+    Invalid { given: String },
+    #[error("kube version {given:?} is older than the oldest modelled release {}", KubeVersion::OLDEST)]
+    TooOld { given: String },
+    #[error("kube version {given:?} is newer than the newest modelled release {}", KubeVersion::LATEST)]
+    TooNew { given: String },
+    #[error("unknown feature gate {name:?}")]
+    UnknownGate { name: String },
+}
+
+impl FromStr for KubeVersion {
+    type Err = VersionError;
+
+    /// Accepts `1.30`, `v1.30` and `1.30.4` (the patch is ignored).
+    fn from_str(s: &str) -> Result<Self, VersionError> {
+        let trimmed = s.trim().trim_start_matches('v');
+        let mut parts = trimmed.split('.');
+        let parse = |p: Option<&str>| p.and_then(|x| x.parse::<u32>().ok());
+        match (parse(parts.next()), parse(parts.next())) {
+            (Some(1), Some(minor)) => {
+                let v = KubeVersion::new(1, minor);
+                if v < Self::OLDEST {
+                    Err(VersionError::TooOld { given: s.to_string() })
+                } else if v > Self::LATEST {
+                    Err(VersionError::TooNew { given: s.to_string() })
+                } else {
+                    Ok(v)
+                }
+            }
+            _ => Err(VersionError::Invalid { given: s.to_string() }),
+        }
     }
 }
 
@@ -98,14 +116,14 @@ impl FeatureGates {
     }
 
     /// Sets a gate by its upstream name; unknown names are an error.
-    pub fn set(&mut self, name: &str, value: bool) -> Result<(), String> {
+    pub fn set(&mut self, name: &str, value: bool) -> Result<(), VersionError> {
         match name {
             "TaintTolerationComparisonOperators" => self.taint_toleration_comparison_operators = value,
             "PodLevelResources" => self.pod_level_resources = value,
             "SidecarContainers" => self.sidecar_containers = value,
             "DRAExtendedResource" => self.dra_extended_resource = value,
             "DynamicResourceAllocation" => self.dynamic_resource_allocation = value,
-            other => return Err(format!("unknown feature gate {other:?}")),
+            other => return Err(VersionError::UnknownGate { name: other.to_string() }),
         }
         Ok(())
     }
@@ -123,12 +141,14 @@ mod tests {
 
     #[test]
     fn parses_versions() {
-        assert_eq!(KubeVersion::parse("1.30").unwrap(), KubeVersion::new(1, 30));
-        assert_eq!(KubeVersion::parse("v1.34.3").unwrap(), KubeVersion::new(1, 34));
-        assert!(KubeVersion::parse("2.0").is_err());
-        assert!(KubeVersion::parse("1.x").is_err());
-        assert!(KubeVersion::parse("1.10").is_err(), "older than modelled");
-        assert!(KubeVersion::parse("1.37").is_err(), "newer than modelled");
+        assert_eq!("1.30".parse::<KubeVersion>().unwrap(), KubeVersion::new(1, 30));
+        assert_eq!("v1.34.3".parse::<KubeVersion>().unwrap(), KubeVersion::new(1, 34));
+        let err = |s: &str| s.parse::<KubeVersion>().unwrap_err();
+        assert_eq!(err("2.0").to_string(), "invalid kube version \"2.0\": expected MAJOR.MINOR such as 1.35");
+        assert!(matches!(err("1.x"), VersionError::Invalid { .. }));
+        assert_eq!(err("1.10").to_string(), "kube version \"1.10\" is older than the oldest modelled release 1.16");
+        assert_eq!(err("1.37").to_string(), "kube version \"1.37\" is newer than the newest modelled release 1.36");
+        assert_eq!(FeatureGates::default().set("Nope", true).unwrap_err().to_string(), "unknown feature gate \"Nope\"");
         assert_eq!(KubeVersion::default(), KubeVersion::new(1, 35));
     }
 }
