@@ -206,8 +206,9 @@ fn run_verify(suites: &[String], templates: Option<&str>) -> ExitCode {
     for path in suites {
         let dir = std::path::Path::new(path).parent().map(|p| p.to_path_buf()).unwrap_or_default();
         let fs = SuiteFiles { dir, templates: templates.map(std::path::PathBuf::from) };
-        let results = read_input(path)
-            .and_then(|(text, source)| suite::run_suite(&text, &source, &fs, gatekeeper::Limits::default()));
+        let results = read_input(path).and_then(|(text, source)| {
+            suite::run_suite(&text, &source, &fs, gatekeeper::Limits::default()).map_err(|e| e.to_string())
+        });
         match results {
             Ok(results) => {
                 for r in results {

@@ -64,7 +64,7 @@ impl Constraint {
             },
             Some(other) => return Err(err(format!("spec.enforcementAction: expected a string, found {other}"))),
         };
-        let matches = Match::from_value(spec.get("match").unwrap_or(&Value::Null)).map_err(err)?;
+        let matches = Match::from_value(spec.get("match").unwrap_or(&Value::Null)).map_err(|e| err(e.to_string()))?;
         let parameters = spec.get("parameters").cloned().unwrap_or(Value::Null);
         Ok(Constraint { kind, name, enforcement_action, matches, parameters })
     }

@@ -59,42 +59,71 @@ pub fn glob_match(pattern: &str, value: &str) -> bool {
     }
 }
 
-fn strings(v: Option<&Value>, path: &str) -> Result<Vec<String>, String> {
+/// A constraint's `spec.match` that cannot be read; each names the field path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MatchError {
+    #[error("{path}: expected a list of strings, found {found}")]
+    NotAStringList { path: String, found: Value },
+    #[error("{path}: expected a string, found {found}")]
+    NotAString { path: String, found: Value },
+    #[error("{path}: expected a map, found {found}")]
+    NotAMap { path: String, found: Value },
+    #[error("{path}: required")]
+    Required { path: String },
+    #[error("{path}: {operator:?} is not In, NotIn, Exists or DoesNotExist")]
+    UnknownOperator { path: String, operator: String },
+    #[error("{path}: must be non-empty for operator {operator}")]
+    EmptyValues { path: String, operator: String },
+    #[error("spec.match.scope: {0:?} is not *, Cluster or Namespaced")]
+    UnknownScope(String),
+    #[error("spec.match.source: {0:?} is not All, Original or Generated")]
+    UnknownSource(String),
+}
+
+fn strings(v: Option<&Value>, path: &str) -> Result<Vec<String>, MatchError> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items
             .iter()
             .enumerate()
             .map(|(i, s)| {
-                s.as_str().map(str::to_string).ok_or_else(|| format!("{path}[{i}]: expected a string, found {s}"))
+                s.as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| MatchError::NotAString { path: format!("{path}[{i}]"), found: s.clone() })
             })
             .collect(),
-        Some(other) => Err(format!("{path}: expected a list of strings, found {other}")),
+        Some(other) => Err(MatchError::NotAStringList { path: path.to_string(), found: other.clone() }),
     }
 }
 
 impl Selector {
-    pub fn from_value(v: &Value, path: &str) -> Result<Selector, String> {
+    pub fn from_value(v: &Value, path: &str) -> Result<Selector, MatchError> {
         let mut s = Selector::default();
         if let Some(labels) = v.get("matchLabels") {
-            let map =
-                labels.as_object().ok_or_else(|| format!("{path}.matchLabels: expected a map, found {labels}"))?;
+            let map = labels
+                .as_object()
+                .ok_or_else(|| MatchError::NotAMap { path: format!("{path}.matchLabels"), found: labels.clone() })?;
             for (k, val) in map {
-                let val =
-                    val.as_str().ok_or_else(|| format!("{path}.matchLabels.{k}: expected a string, found {val}"))?;
+                let val = val.as_str().ok_or_else(|| MatchError::NotAString {
+                    path: format!("{path}.matchLabels.{k}"),
+                    found: val.clone(),
+                })?;
                 s.match_labels.push((k.clone(), val.to_string()));
             }
         }
         for (i, e) in v.get("matchExpressions").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let p = format!("{path}.matchExpressions[{i}]");
-            let key = e.get("key").and_then(Value::as_str).ok_or_else(|| format!("{p}.key: required"))?;
+            let key = e
+                .get("key")
+                .and_then(Value::as_str)
+                .ok_or_else(|| MatchError::Required { path: format!("{p}.key") })?;
             let op = e.get("operator").and_then(Value::as_str).unwrap_or_default();
             if !matches!(op, "In" | "NotIn" | "Exists" | "DoesNotExist") {
-                return Err(format!("{p}.operator: {op:?} is not In, NotIn, Exists or DoesNotExist"));
+                return Err(MatchError::UnknownOperator { path: format!("{p}.operator"), operator: op.to_string() });
             }
             let values = strings(e.get("values"), &format!("{p}.values"))?;
             if matches!(op, "In" | "NotIn") && values.is_empty() {
-                return Err(format!("{p}.values: must be non-empty for operator {op}"));
+                return Err(MatchError::EmptyValues { path: format!("{p}.values"), operator: op.to_string() });
             }
             s.expressions.push((key.to_string(), op.to_string(), values));
         }
@@ -117,13 +146,13 @@ impl Selector {
 
 impl Match {
     /// Parses `spec.match` (`value` may be null: matches everything).
-    pub fn from_value(v: &Value) -> Result<Match, String> {
+    pub fn from_value(v: &Value) -> Result<Match, MatchError> {
         let mut m = Match::default();
         if v.is_null() {
             return Ok(m);
         }
         if !v.is_object() {
-            return Err(format!("spec.match: expected a map, found {v}"));
+            return Err(MatchError::NotAMap { path: "spec.match".to_string(), found: v.clone() });
         }
         for (i, k) in v.get("kinds").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let p = format!("spec.match.kinds[{i}]");
@@ -136,7 +165,7 @@ impl Match {
             None | Some("*") => Scope::Any,
             Some("Cluster") => Scope::Cluster,
             Some("Namespaced") => Scope::Namespaced,
-            Some(other) => return Err(format!("spec.match.scope: {other:?} is not *, Cluster or Namespaced")),
+            Some(other) => return Err(MatchError::UnknownScope(other.to_string())),
         };
         m.namespaces = strings(v.get("namespaces"), "spec.match.namespaces")?;
         m.excluded_namespaces = strings(v.get("excludedNamespaces"), "spec.match.excludedNamespaces")?;
@@ -151,7 +180,7 @@ impl Match {
             None | Some("All") => None,
             Some("Original") => Some(Source::Original),
             Some("Generated") => Some(Source::Generated),
-            Some(other) => return Err(format!("spec.match.source: {other:?} is not All, Original or Generated")),
+            Some(other) => return Err(MatchError::UnknownSource(other.to_string())),
         };
         Ok(m)
     }

@@ -35,8 +35,8 @@ use serde_json::{json, Value};
 pub use constraint::{Constraint, EnforcementAction};
 pub use expansion::{default_expansion_templates, ExpansionTemplate};
 pub use inventory::Inventory;
-pub use matching::{glob_match, Match};
-pub use template::Template;
+pub use matching::{glob_match, Match, MatchError};
+pub use template::{EvalError, Template};
 
 use crate::input::documents::split_documents;
 
@@ -92,8 +92,15 @@ pub enum GatekeeperError {
     Template { template: String, message: String },
     #[error("{kind} {constraint}: {message}")]
     Constraint { kind: String, constraint: String, message: String },
-    #[error("{kind} {constraint} (template {template}): evaluation failed: {message}")]
-    Eval { kind: String, constraint: String, template: String, message: String },
+    #[error("{kind} {constraint} (template {template}): evaluation failed: {error}")]
+    Eval { kind: String, constraint: String, template: String, error: EvalError },
+}
+
+impl GatekeeperError {
+    /// Whether an evaluation was stopped by its [`Limits`] (time limit or work budget).
+    pub fn is_limit_exceeded(&self) -> bool {
+        matches!(self, GatekeeperError::Eval { error, .. } if error.is_limit_exceeded())
+    }
 }
 
 /// One violation, as Gatekeeper reports it.
@@ -314,12 +321,12 @@ fn evaluate_review(
             continue;
         }
         let Some(template) = policy.templates.get(&constraint.kind) else { continue };
-        let results = template.violations(review, &constraint.parameters, data, policy.limits).map_err(|message| {
+        let results = template.violations(review, &constraint.parameters, data, policy.limits).map_err(|error| {
             GatekeeperError::Eval {
                 kind: constraint.kind.clone(),
                 constraint: constraint.name.clone(),
                 template: template.name.clone(),
-                message,
+                error,
             }
         })?;
         for (msg, details) in results {

@@ -7,15 +7,36 @@ use serde_json::Value;
 
 const TYPES: &[&str] = &["object", "array", "string", "integer", "number", "boolean"];
 
+/// A schema that is malformed, or a value it rejects; each names the field path.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SchemaError {
+    #[error("{path}: expected a schema object, found {found}")]
+    NotASchema { path: String, found: Value },
+    #[error("{path}.type: {found} is not one of {}", TYPES.join(", "))]
+    UnknownType { path: String, found: Value },
+    #[error("{path}: expected an integer or a string, found {} {found}", type_name(found))]
+    NotIntOrString { path: String, found: Value },
+    #[error("{path}: expected {expected}, found {} {found}", type_name(found))]
+    WrongType { path: String, expected: String, found: Value },
+    #[error("{path}: {found} is not one of [{}]", join(options))]
+    NotInEnum { path: String, found: Value, options: Vec<Value> },
+    #[error("{path}: required field is missing")]
+    MissingRequired { path: String },
+}
+
+fn join(options: &[Value]) -> String {
+    options.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")
+}
+
 /// Checks that a template's schema is itself well-formed (known `type`s).
-pub fn check_schema(schema: &Value, path: &str) -> Result<(), String> {
+pub fn check_schema(schema: &Value, path: &str) -> Result<(), SchemaError> {
     let Some(map) = schema.as_object() else {
-        return Err(format!("{path}: expected a schema object, found {schema}"));
+        return Err(SchemaError::NotASchema { path: path.to_string(), found: schema.clone() });
     };
     if let Some(t) = map.get("type") {
         match t.as_str() {
             Some(t) if TYPES.contains(&t) => {}
-            _ => return Err(format!("{path}.type: {t} is not one of {}", TYPES.join(", "))),
+            _ => return Err(SchemaError::UnknownType { path: path.to_string(), found: t.clone() }),
         }
     }
     if let Some(props) = map.get("properties").and_then(Value::as_object) {
@@ -46,14 +67,14 @@ fn type_name(v: &Value) -> &'static str {
 
 /// Validates `value` at `path` (e.g. `spec.parameters`) against `schema`; the error names
 /// the field path and the offending value.
-pub fn validate(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
+pub fn validate(schema: &Value, value: &Value, path: &str) -> Result<(), SchemaError> {
     let Some(map) = schema.as_object() else { return Ok(()) };
     let int_or_string = map.get("x-kubernetes-int-or-string").and_then(Value::as_bool) == Some(true);
     if int_or_string {
         return match value {
             Value::String(_) => Ok(()),
             Value::Number(n) if n.is_i64() || n.is_u64() => Ok(()),
-            other => Err(format!("{path}: expected an integer or a string, found {} {other}", type_name(other))),
+            other => Err(SchemaError::NotIntOrString { path: path.to_string(), found: other.clone() }),
         };
     }
     if value.is_null() && map.get("nullable").and_then(Value::as_bool) == Some(true) {
@@ -72,13 +93,20 @@ pub fn validate(schema: &Value, value: &Value, path: &str) -> Result<(), String>
             _ => true,
         };
         if !ok {
-            return Err(format!("{path}: expected {t}, found {} {value}", type_name(value)));
+            return Err(SchemaError::WrongType {
+                path: path.to_string(),
+                expected: t.to_string(),
+                found: value.clone(),
+            });
         }
     }
     if let Some(options) = map.get("enum").and_then(Value::as_array) {
         if !options.contains(value) {
-            let list: Vec<String> = options.iter().map(Value::to_string).collect();
-            return Err(format!("{path}: {value} is not one of [{}]", list.join(", ")));
+            return Err(SchemaError::NotInEnum {
+                path: path.to_string(),
+                found: value.clone(),
+                options: options.clone(),
+            });
         }
     }
     match value {
@@ -86,7 +114,7 @@ pub fn validate(schema: &Value, value: &Value, path: &str) -> Result<(), String>
             let props = map.get("properties").and_then(Value::as_object);
             for req in map.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
                 if !obj.contains_key(req) {
-                    return Err(format!("{path}.{req}: required field is missing"));
+                    return Err(SchemaError::MissingRequired { path: format!("{path}.{req}") });
                 }
             }
             for (k, v) in obj {

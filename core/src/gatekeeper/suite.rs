@@ -12,7 +12,8 @@ use serde_json::Value;
 use super::{evaluate, Inventory, Limits, PolicySet, Template, Violation};
 use crate::input::documents::split_documents;
 
-/// Reads the files a suite names, relative to the suite's folder.
+/// Reads the files a suite names, relative to the suite's folder. The error is the
+/// embedder's own message (an IO error, a missing template), shown as the case's failure.
 pub trait SuiteFs {
     fn read(&self, path: &str) -> Result<String, String>;
     /// The `template:` of a test; by default the same as [`SuiteFs::read`]. The CLI maps
@@ -89,19 +90,36 @@ pub enum Expect {
     Exactly(u64),
 }
 
+/// An assertion's `violations:` that is not yes, no or a count.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExpectError {
+    #[error("violations: {0:?} is not yes, no or a number")]
+    NotYesNoOrNumber(String),
+    #[error("violations: {0} is not a count")]
+    NotACount(serde_json::Number),
+    #[error("violations: {0} is not yes, no or a number")]
+    WrongType(Value),
+}
+
+/// A suite file that cannot be run at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SuiteError {
+    /// `message` is the YAML decoder's.
+    #[error("{suite}: invalid Suite: {message}")]
+    Invalid { suite: String, message: String },
+    #[error("{suite}: not a gator Suite (kind: Suite, apiVersion: test.gatekeeper.sh/v1alpha1)")]
+    NotASuite { suite: String },
+}
+
 /// `violations:` as gator reads it (an int-or-string).
-pub fn parse_expect(v: Option<&Value>) -> Result<Expect, String> {
+pub fn parse_expect(v: Option<&Value>) -> Result<Expect, ExpectError> {
     match v {
         None | Some(Value::Null) => Ok(Expect::AtLeastOne),
         Some(Value::String(s)) if s == "yes" => Ok(Expect::AtLeastOne),
         Some(Value::String(s)) if s == "no" => Ok(Expect::Exactly(0)),
-        Some(Value::String(s)) => {
-            s.parse().map(Expect::Exactly).map_err(|_| format!("violations: {s:?} is not yes, no or a number"))
-        }
-        Some(Value::Number(n)) => {
-            n.as_u64().map(Expect::Exactly).ok_or_else(|| format!("violations: {n} is not a count"))
-        }
-        Some(other) => Err(format!("violations: {other} is not yes, no or a number")),
+        Some(Value::String(s)) => s.parse().map(Expect::Exactly).map_err(|_| ExpectError::NotYesNoOrNumber(s.clone())),
+        Some(Value::Number(n)) => n.as_u64().map(Expect::Exactly).ok_or_else(|| ExpectError::NotACount(n.clone())),
+        Some(other) => Err(ExpectError::WrongType(other.clone())),
     }
 }
 
@@ -115,12 +133,13 @@ fn single_object(text: &str, path: &str) -> Result<Value, String> {
 
 /// Runs one suite. An unreadable or malformed suite is an `Err`; everything else is a
 /// per-case outcome.
-pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> Result<Vec<CaseResult>, String> {
-    let suite: Suite = serde_yaml::from_str(text).map_err(|e| format!("{source}: invalid Suite: {e}"))?;
+pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> Result<Vec<CaseResult>, SuiteError> {
+    let suite: Suite = serde_yaml::from_str(text)
+        .map_err(|e| SuiteError::Invalid { suite: source.to_string(), message: e.to_string() })?;
     if suite.kind.as_deref() != Some("Suite")
         || !suite.api_version.as_deref().unwrap_or_default().starts_with("test.gatekeeper.sh/")
     {
-        return Err(format!("{source}: not a gator Suite (kind: Suite, apiVersion: test.gatekeeper.sh/v1alpha1)"));
+        return Err(SuiteError::NotASuite { suite: source.to_string() });
     }
     let mut templates: BTreeMap<String, Result<Template, String>> = BTreeMap::new();
     let mut out = Vec::new();
@@ -201,7 +220,7 @@ fn run_case(policy: &PolicySet, case: &Case, fs: &dyn SuiteFs) -> Outcome {
 }
 
 fn check_assertion(a: &Assertion, violations: &[Violation]) -> Result<Option<String>, String> {
-    let expect = parse_expect(a.violations.as_ref())?;
+    let expect = parse_expect(a.violations.as_ref()).map_err(|e| e.to_string())?;
     let regex = match &a.message {
         Some(m) => Some(regex::Regex::new(m).map_err(|e| format!("message {m:?}: {e}"))?),
         None => None,

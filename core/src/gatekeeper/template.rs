@@ -28,6 +28,51 @@ pub struct Template {
     pub notes: Vec<String>,
 }
 
+/// Why evaluating a template's `violation` rule failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EvalError {
+    /// The wall-clock [`Limits::time`] stopped the evaluation; `message` is regorus' own.
+    #[error("Rego evaluation exceeded its time limit and was stopped: {message}")]
+    TimeLimitExceeded { limit: std::time::Duration, message: String },
+    /// The [`Limits::work`] budget (the counting clock, wasm32) stopped the evaluation.
+    #[error("Rego evaluation exceeded its work budget ({work_units} work units) and was stopped")]
+    WorkBudgetExceeded { work_units: u64 },
+    /// Any other error regorus reports (unsafe variables, builtin errors, ...).
+    #[error("{0}")]
+    Rego(String),
+    /// The inventory could not be added as `data`, or the result could not be read as JSON.
+    #[error("{0}")]
+    Data(String),
+    #[error("`violation` must be a set of objects, found {0}")]
+    NotASet(Value),
+    #[error("violation {0} has no `msg`")]
+    NoMsg(Value),
+}
+
+impl EvalError {
+    pub fn is_limit_exceeded(&self) -> bool {
+        matches!(self, EvalError::TimeLimitExceeded { .. } | EvalError::WorkBudgetExceeded { .. })
+    }
+
+    /// Classifies a regorus error by its type: the execution timer reports a
+    /// [`regorus::LimitError::TimeLimitExceeded`], which is the wall-clock limit natively and the
+    /// work budget where Placement's counting clock is the time source (`budget`).
+    fn from_regorus(e: &(dyn std::error::Error + 'static), budget: Option<u64>) -> EvalError {
+        let chain = std::iter::successors(Some(e), |e| e.source());
+        let limit = chain.into_iter().find_map(|c| match c.downcast_ref::<regorus::LimitError>() {
+            Some(regorus::LimitError::TimeLimitExceeded { limit, .. }) => Some(*limit),
+            _ => None,
+        });
+        match (limit, budget) {
+            (Some(_), Some(work)) => {
+                EvalError::WorkBudgetExceeded { work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work) }
+            }
+            (Some(limit), None) => EvalError::TimeLimitExceeded { limit, message: e.to_string() },
+            (None, _) => EvalError::Rego(e.to_string().trim().to_string()),
+        }
+    }
+}
+
 fn err(template: &str, message: impl Into<String>) -> GatekeeperError {
     GatekeeperError::Template { template: template.to_string(), message: message.into() }
 }
@@ -55,7 +100,8 @@ impl Template {
         }
         let schema = value.pointer("/spec/crd/spec/validation/openAPIV3Schema").cloned();
         if let Some(s) = &schema {
-            schema::check_schema(s, "spec.crd.spec.validation.openAPIV3Schema").map_err(|m| err(&name, m))?;
+            schema::check_schema(s, "spec.crd.spec.validation.openAPIV3Schema")
+                .map_err(|e| err(&name, e.to_string()))?;
         }
         let targets = value.pointer("/spec/targets").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut notes = Vec::new();
@@ -162,7 +208,7 @@ impl Template {
         parameters: &Value,
         data: Option<&regorus::Value>,
         limits: Limits,
-    ) -> Result<Vec<(String, Value)>, String> {
+    ) -> Result<Vec<(String, Value)>, EvalError> {
         let mut engine = self.engine.clone();
         let interval = NonZeroU32::new(WORK_CHECK_INTERVAL).unwrap_or(NonZeroU32::MIN);
         let mut budget = None;
@@ -183,30 +229,24 @@ impl Template {
         let input = serde_json::json!({ "review": review, "parameters": parameters });
         engine.set_input(regorus::Value::from(input));
         if let Some(data) = data {
-            engine.add_data(data.clone()).map_err(|e| e.to_string())?;
+            engine.add_data(data.clone()).map_err(|e| EvalError::Data(e.to_string()))?;
         }
-        let result = engine.eval_rule(self.rule.clone()).map_err(|e| match budget {
-            Some(work) if is_limit_error(&e.to_string()) => format!(
-                "Rego evaluation exceeded its work budget ({} work units) and was stopped",
-                u64::from(WORK_CHECK_INTERVAL).saturating_mul(work)
-            ),
-            _ => rego_error(&e.to_string()),
-        })?;
+        let result = engine.eval_rule(self.rule.clone()).map_err(|e| EvalError::from_regorus(&*e, budget))?;
         if result == regorus::Value::Undefined {
             return Ok(Vec::new());
         }
-        let json = serde_json::to_value(&result).map_err(|e| e.to_string())?;
+        let json = serde_json::to_value(&result).map_err(|e| EvalError::Data(e.to_string()))?;
         let items = match json {
             Value::Array(items) => items,
             Value::Null => Vec::new(),
-            other => return Err(format!("`violation` must be a set of objects, found {other}")),
+            other => return Err(EvalError::NotASet(other)),
         };
         let mut out = Vec::new();
         for item in items.into_iter().take(MAX_VIOLATIONS) {
             let msg = match item.get("msg") {
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => other.to_string(),
-                None => return Err(format!("violation {item} has no `msg`")),
+                None => return Err(EvalError::NoMsg(item)),
             };
             let details = item.get("details").cloned().unwrap_or(Value::Null);
             out.push((msg, details));
@@ -215,17 +255,9 @@ impl Template {
     }
 }
 
-fn is_limit_error(message: &str) -> bool {
-    message.contains("execution exceeded") || message.contains("time limit")
-}
-
-/// regorus' messages, with the time-limit error made plain.
+/// regorus' messages, trimmed. Compiling sets no execution timer, so no limit applies there.
 fn rego_error(message: &str) -> String {
-    if is_limit_error(message) {
-        format!("Rego evaluation exceeded its time limit and was stopped: {message}")
-    } else {
-        message.trim().to_string()
-    }
+    message.trim().to_string()
 }
 
 /// The counting clock behind [`Limits::work`] (wasm32 only, where regorus is built without

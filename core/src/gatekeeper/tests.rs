@@ -213,6 +213,8 @@ fn bad_templates_name_template_and_line() {
         template_with("package k8sbroken\n\nviolation[{\"msg\": msg}] {\n  msg := no_such_builtin(1)\n}\n").unwrap();
     let err =
         t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap_err();
+    assert!(matches!(err, EvalError::Rego(_)), "{err:?}");
+    let err = err.to_string();
     assert!(err.contains("could not find function no_such_builtin") && err.contains(":4:"), "{err}");
 }
 
@@ -382,7 +384,17 @@ fn hostile_template_is_stopped_by_the_time_limit() {
     let limits = Limits { time: Some(Duration::from_millis(200)), work: None };
     let err = t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits).unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
-    assert!(err.contains("time limit"), "{err}");
+    // Classified by regorus' typed `LimitError`, not by its message.
+    assert!(
+        matches!(&err, EvalError::TimeLimitExceeded { limit, .. } if *limit == Duration::from_millis(200)),
+        "{err:?}"
+    );
+    assert!(err.is_limit_exceeded());
+    let err = err.to_string();
+    assert!(
+        err.starts_with("Rego evaluation exceeded its time limit and was stopped: execution exceeded time limit"),
+        "{err}"
+    );
 }
 
 #[test]
