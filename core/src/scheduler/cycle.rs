@@ -251,73 +251,11 @@ pub fn schedule_with_requests(
         return ScheduleResult { node: None, verdicts: Vec::new(), message: Some(ERR_NO_NODES_AVAILABLE.into()) };
     }
     let spec = &pod.spec;
-    let mut skipped = BTreeSet::new();
-    let mut restricted: Option<BTreeSet<String>> = None;
-    let mut restricting_plugins: Vec<&'static str> = Vec::new();
-    let mut unschedulable_prefilter: Option<Status> = None;
-
-    // PreFilter, in the default profile's order. An unresolvable status ends the cycle; an
-    // Unschedulable one lets the others run (kubernetes#119770).
-    let mut run_pre_filter =
-        |name: &'static str, (status, names): (Status, Option<BTreeSet<String>>)| -> Option<Status> {
-            match status.code {
-                Code::Skip => {
-                    skipped.insert(name);
-                    None
-                }
-                Code::UnschedulableAndUnresolvable => Some(status.with_plugin(name)),
-                Code::Unschedulable => {
-                    unschedulable_prefilter = Some(status.with_plugin(name));
-                    None
-                }
-                Code::Success => {
-                    if let Some(names) = names {
-                        restricting_plugins.push(name);
-                        restricted = Some(match restricted.take() {
-                            None => names,
-                            Some(prev) => prev.intersection(&names).cloned().collect(),
-                        });
-                        if restricted.as_ref().is_some_and(BTreeSet::is_empty) {
-                            return Some(
-                                Status::new(
-                                    Code::UnschedulableAndUnresolvable,
-                                    empty_intersection_reason(&restricting_plugins),
-                                )
-                                .with_plugin(name),
-                            );
-                        }
-                    }
-                    None
-                }
-            }
-        };
-
-    let (ports_status, wanted_ports) = node_ports::pre_filter(spec);
-    let (spread_status, spread) = pod_topology_spread::pre_filter(pod, nodes, cfg);
-    let (inter_status, inter_pod) = inter_pod_affinity::pre_filter(pod, nodes, cfg);
-    let pre_filters = [
-        (node_name::NAME, node_name::pre_filter(spec)),
-        (node_affinity::NAME, node_affinity::pre_filter(spec, cfg)),
-        (node_ports::NAME, (ports_status, None)),
-        (node_resources_fit::NAME, (node_resources_fit::pre_filter(spec, cfg), None)),
-        (pod_topology_spread::NAME, (spread_status, None)),
-        (inter_pod_affinity::NAME, (inter_status, None)),
-    ];
-    let mut rejection = None;
-    for (name, outcome) in pre_filters {
-        if let Some(status) = run_pre_filter(name, outcome) {
-            rejection = Some(status);
-            break;
-        }
-    }
-    // DynamicResources' PreFilter runs last, so an unresolvable rejection (or an empty
-    // intersection of PreFilter results) ends the cycle before it writes its state.
-    if let Some(status) = rejection {
-        return pre_filter_rejection(status, nodes, PostFilter::before_dynamic_resources(cfg));
-    }
-    if let Some(status) = unschedulable_prefilter {
-        return pre_filter_rejection(status, nodes, PostFilter::after_pre_filter(cfg));
-    }
+    let pre = match run_pre_filters(pod, nodes, cfg) {
+        Ok(pre) => pre,
+        Err((status, post_filter)) => return pre_filter_rejection(status, nodes, post_filter),
+    };
+    let PreFilterOutcome { skipped, restricted, restricting_plugins, wanted_ports, spread, inter_pod } = pre;
 
     let ctx = PodContext {
         pod,
@@ -460,6 +398,91 @@ pub fn schedule_with_requests(
         }
     };
     ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None }
+}
+
+/// What the PreFilter stage leaves for Filter: the plugins that skipped, the nodes PreFilter
+/// results restrict the cycle to (and which plugins restricted it), and the plugins' states.
+struct PreFilterOutcome {
+    skipped: BTreeSet<&'static str>,
+    restricted: Option<BTreeSet<String>>,
+    restricting_plugins: Vec<&'static str>,
+    wanted_ports: Vec<HostPort>,
+    spread: pod_topology_spread::PreFilterState,
+    inter_pod: inter_pod_affinity::PreFilterState,
+}
+
+/// PreFilter over the profile's plugins in order (`RunPreFilterPlugins`). An unresolvable
+/// status, or PreFilter results whose intersection is empty, ends the cycle at once, before
+/// DynamicResources' PreFilter (the last one) writes its state; an Unschedulable status lets
+/// the others run and rejects the pod afterwards (kubernetes#119770). The error carries the
+/// rejection and the PostFilter stage it leads to.
+fn run_pre_filters(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+) -> Result<PreFilterOutcome, (Status, PostFilter)> {
+    let spec = &pod.spec;
+    let mut out = PreFilterOutcome {
+        skipped: BTreeSet::new(),
+        restricted: None,
+        restricting_plugins: Vec::new(),
+        wanted_ports: Vec::new(),
+        spread: pod_topology_spread::PreFilterState::default(),
+        inter_pod: inter_pod_affinity::PreFilterState::default(),
+    };
+    let mut unschedulable: Option<Status> = None;
+    for filter in cfg.profile.filters.iter().copied() {
+        let (status, names) = match filter {
+            FilterPlugin::NodeName => node_name::pre_filter(spec),
+            FilterPlugin::NodeAffinity => node_affinity::pre_filter(spec, cfg),
+            FilterPlugin::NodePorts => {
+                let (status, ports) = node_ports::pre_filter(spec);
+                out.wanted_ports = ports;
+                (status, None)
+            }
+            FilterPlugin::NodeResourcesFit => (node_resources_fit::pre_filter(spec, cfg), None),
+            FilterPlugin::PodTopologySpread => {
+                let (status, state) = pod_topology_spread::pre_filter(pod, nodes, cfg);
+                out.spread = state;
+                (status, None)
+            }
+            FilterPlugin::InterPodAffinity => {
+                let (status, state) = inter_pod_affinity::pre_filter(pod, nodes, cfg);
+                out.inter_pod = state;
+                (status, None)
+            }
+            // No PreFilter.
+            FilterPlugin::NodeUnschedulable | FilterPlugin::TaintToleration => continue,
+        };
+        let name = filter.name();
+        match status.code {
+            Code::Skip => {
+                out.skipped.insert(name);
+            }
+            Code::UnschedulableAndUnresolvable => {
+                return Err((status.with_plugin(name), PostFilter::before_dynamic_resources(cfg)));
+            }
+            Code::Unschedulable => unschedulable = Some(status.with_plugin(name)),
+            Code::Success => {
+                let Some(names) = names else { continue };
+                out.restricting_plugins.push(name);
+                let merged = match out.restricted.take() {
+                    None => names,
+                    Some(prev) => prev.intersection(&names).cloned().collect(),
+                };
+                if merged.is_empty() {
+                    let reason = empty_intersection_reason(&out.restricting_plugins);
+                    let status = Status::new(Code::UnschedulableAndUnresolvable, reason).with_plugin(name);
+                    return Err((status, PostFilter::before_dynamic_resources(cfg)));
+                }
+                out.restricted = Some(merged);
+            }
+        }
+    }
+    match unschedulable {
+        Some(status) => Err((status, PostFilter::after_pre_filter(cfg))),
+        None => Ok(out),
+    }
 }
 
 /// The indices of the nodes named, in cluster order. A DaemonSet's pod names one node: where
