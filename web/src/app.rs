@@ -330,7 +330,12 @@ fn Inputs(pg: Pg) -> impl IntoView {
 
 #[component]
 fn Options(pg: Pg) -> impl IntoView {
-    let versions: Vec<String> = (16..=36).rev().map(|m| format!("1.{m}")).collect();
+    use placement_core::model::version::KubeVersion;
+    let versions: Vec<String> =
+        (KubeVersion::OLDEST.minor..=KubeVersion::LATEST.minor).rev().map(|m| format!("1.{m}")).collect();
+    // An empty setting means the default version, and keeps share links short.
+    let default = KubeVersion::DEFAULT.to_string();
+    let default_shown = default.clone();
     view! {
         <div class="options">
             <label>
@@ -339,11 +344,15 @@ fn Options(pg: Pg) -> impl IntoView {
                     aria-label="Kubernetes version whose wording to reproduce"
                     on:change=move |e| {
                         let v = event_target_value(&e);
-                        pg.update(|p| p.set_kube_version(if v == "1.36" { String::new() } else { v }))
+                        pg.update(|p| p.set_kube_version(if v == default { String::new() } else { v }))
                     }
                     prop:value=move || {
                         pg.with(|p| {
-                            if p.state.kube_version.is_empty() { "1.36".to_string() } else { p.state.kube_version.clone() }
+                            if p.state.kube_version.is_empty() {
+                                default_shown.clone()
+                            } else {
+                                p.state.kube_version.clone()
+                            }
                         })
                     }
                 >
