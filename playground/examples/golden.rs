@@ -82,7 +82,7 @@ spec:
       - labelSelector: {matchLabels: {app: db}}
         topologyKey: kubernetes.io/hostname
         namespaces: [prod]
-  containers: [{name: c, resources: {requests: {cpu: 500m}}}]
+  containers: [{name: c, image: i, resources: {requests: {cpu: 500m}}}]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -102,7 +102,7 @@ spec:
         topologyKey: topology.kubernetes.io/zone
         whenUnsatisfiable: DoNotSchedule
         labelSelector: {matchLabels: {app: db}}
-      containers: [{name: c, resources: {requests: {cpu: 1500m, memory: 1Gi}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: 1500m, memory: 1Gi}}}]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -128,7 +128,7 @@ spec:
         topologyKey: kubernetes.io/hostname
         whenUnsatisfiable: ScheduleAnyway
         labelSelector: {matchLabels: {app: web}}
-      containers: [{name: c, resources: {requests: {cpu: 300m, memory: 512Mi}, limits: {memory: 1Gi}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: 300m, memory: 512Mi}, limits: {memory: 1Gi}}}]
 ---
 apiVersion: apps/v1
 kind: DaemonSet
@@ -139,6 +139,7 @@ spec:
     spec:
       containers:
       - name: c
+        image: i
         ports: [{containerPort: 9100, hostPort: 9100}]
         resources: {requests: {cpu: 600m, memory: 256Mi}}
 ---
@@ -155,7 +156,7 @@ spec:
           preferredDuringSchedulingIgnoredDuringExecution:
           - weight: 1
             preference: {matchExpressions: [{key: pool, operator: In, values: [batch]}]}
-      containers: [{name: c, resources: {requests: {cpu: 50m}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: 50m}}}]
 ---
 apiVersion: apps/v1
 kind: DaemonSet
@@ -165,7 +166,7 @@ spec:
     metadata: {labels: {app: batch-only}}
     spec:
       nodeSelector: {pool: batch}
-      containers: [{name: c, resources: {requests: {cpu: 3800m}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: 3800m}}}]
 ---
 apiVersion: apps/v1
 kind: StatefulSet
@@ -186,7 +187,7 @@ spec:
             podAffinityTerm:
               labelSelector: {matchLabels: {app: cache}}
               topologyKey: kubernetes.io/hostname
-      containers: [{name: c, resources: {requests: {cpu: 200m}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: 200m}}}]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -196,7 +197,7 @@ spec:
   template:
     metadata: {labels: {app: exporter}}
     spec:
-      containers: [{name: c, ports: [{containerPort: 9100, hostPort: 9100}]}]
+      containers: [{name: c, image: i, ports: [{containerPort: 9100, hostPort: 9100}]}]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -207,7 +208,7 @@ spec:
     metadata: {labels: {app: huge}}
     spec:
       nodeSelector: {pool: gpu}
-      containers: [{name: c, resources: {requests: {cpu: '64'}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: '64'}}}]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -219,7 +220,7 @@ spec:
     spec:
       nodeSelector: {pool: batch}
       tolerations: [{key: dedicated, operator: Equal, value: batch, effect: NoSchedule}]
-      containers: [{name: c, resources: {requests: {cpu: '1', memory: 2Gi}}}]
+      containers: [{name: c, image: i, resources: {requests: {cpu: '1', memory: 2Gi}}}]
 ---
 apiVersion: apps/v1
 kind: Deployment
@@ -234,7 +235,7 @@ spec:
           requiredDuringSchedulingIgnoredDuringExecution:
           - labelSelector: {matchLabels: {app: firstpod}}
             topologyKey: topology.kubernetes.io/zone
-      containers: [{name: c}]
+      containers: [{name: c, image: i}]
 "#,
     );
     y
@@ -263,7 +264,7 @@ fn main() {
         "metadata": {"name": "node-exporter", "namespace": "monitoring"},
         "spec": {"template": {
             "metadata": {"labels": {"app": "node-exporter"}},
-            "spec": {"containers": [{"name": "node-exporter", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]},
+            "spec": {"containers": [{"name": "node-exporter", "image": "quay.io/prometheus/node-exporter:v1.7.0", "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]},
         }},
     });
     write(&inputs, "ds.yaml", &serde_yaml::to_string(&ds).unwrap());
