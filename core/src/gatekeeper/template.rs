@@ -44,9 +44,9 @@ pub enum EvalError {
     #[error("{0}")]
     Data(String),
     #[error("`violation` must be a set of objects, found {0}")]
-    NotASet(Value),
+    NotASet(Box<Value>),
     #[error("violation {0} has no `msg`")]
-    NoMsg(Value),
+    NoMsg(Box<Value>),
 }
 
 impl EvalError {
@@ -239,14 +239,14 @@ impl Template {
         let items = match json {
             Value::Array(items) => items,
             Value::Null => Vec::new(),
-            other => return Err(EvalError::NotASet(other)),
+            other => return Err(EvalError::NotASet(Box::new(other))),
         };
         let mut out = Vec::new();
         for item in items.into_iter().take(MAX_VIOLATIONS) {
             let msg = match item.get("msg") {
                 Some(Value::String(s)) => s.clone(),
                 Some(other) => other.to_string(),
-                None => return Err(EvalError::NoMsg(item)),
+                None => return Err(EvalError::NoMsg(Box::new(item))),
             };
             let details = item.get("details").cloned().unwrap_or(Value::Null);
             out.push((msg, details));
