@@ -176,7 +176,7 @@ fn run_one(v: &Value) -> Outcome {
         "pod_requests" => {
             let pod: Pod = decode(&input["pod"])?;
             let opts = PodResourcesOptions {
-                exclude_overhead: input["options"]["excludeOverhead"] == json!(true),
+                exclude_overhead: input.pointer("/options/excludeOverhead") == Some(&json!(true)),
                 pod_level_resources: gates(input)?.pod_level_resources,
                 non_missing: None,
             };
@@ -218,7 +218,7 @@ fn run_one(v: &Value) -> Outcome {
             )
         }
         "daemonset_should_run" => {
-            let template: PodSpec = decode(&input["daemonSet"]["spec"]["template"]["spec"])?;
+            let template: PodSpec = decode(input.pointer("/daemonSet/spec/template/spec").unwrap_or(&Value::Null))?;
             let node: Node = decode(&input["node"])?;
             let cfg = SchedulerConfig::default();
             let got = daemonset::node_should_run(&template, &node, &cfg);

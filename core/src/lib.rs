@@ -12,6 +12,21 @@
 // Field errors carry the offending value for the message; they are built only on the cold
 // path of rejecting input, so their size in `Result` does not matter.
 #![allow(clippy::result_large_err)]
+// Everything here runs inside the Kubewarden policy module (built with `panic = "abort"`, where a
+// panic traps the instance) or in the browser: no unwrap, expect, indexing or explicit panics
+// outside tests.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 // The benchmarks' generators (benches/common) name this crate `placement_core`; unit tests
 // include them through `testing::bench_common`.

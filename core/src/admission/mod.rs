@@ -7,8 +7,8 @@
 //! - [`validate_settings`] answers `validate_settings`.
 //!
 //! Both are total: any input, however malformed, gives a response, never a panic (the module
-//! is built with `panic = "abort"`, where a panic would trap the instance). The code under
-//! this module is linted against `unwrap`, `expect`, indexing and explicit panics, and a
+//! is built with `panic = "abort"`, where a panic would trap the instance). The crate is
+//! linted against `unwrap`, `expect`, indexing and explicit panics (see `lib.rs`), and a
 //! garbage-payload test feeds it random bytes and mangled requests.
 //!
 //! Five policies, each active when its settings key is present ([`settings`]):
@@ -24,19 +24,6 @@
 //! the Rego interpreter. Without it, a `gatekeeper` setting is a settings error
 //! ([`settings::NO_GATEKEEPER`]), which is how the lean policy module
 //! (`placement-policy-lean.wasm`) stays small.
-
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic,
-        clippy::unreachable,
-        clippy::todo,
-        clippy::unimplemented
-    )
-)]
 
 pub mod daemonset_coverage;
 pub mod disallowed_tolerations;

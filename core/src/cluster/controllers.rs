@@ -105,7 +105,10 @@ pub fn pod_template_hash(template: &PodTemplateSpec) -> String {
         hash ^= u32::from(b);
         hash = hash.wrapping_mul(0x0100_0193);
     }
-    hash.to_string().bytes().map(|d| char::from(ALPHANUMS[usize::from(d) % ALPHANUMS.len()])).collect()
+    hash.to_string()
+        .bytes()
+        .filter_map(|d| ALPHANUMS.get(usize::from(d) % ALPHANUMS.len()).map(|&c| char::from(c)))
+        .collect()
 }
 
 #[cfg(test)]

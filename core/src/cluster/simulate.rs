@@ -351,11 +351,10 @@ impl<'a> Simulation<'a> {
 
     fn run(&mut self, manifests: &Manifests) {
         // Running pods first: they hold their resources before anything new is scheduled.
-        let (bound, rest): (Vec<usize>, Vec<usize>) =
-            (0..manifests.workloads.len()).partition(|&i| manifests.workloads[i].is_bound_pod());
+        let (bound, rest): (Vec<_>, Vec<_>) =
+            manifests.workloads.iter().enumerate().partition(|(_, w)| w.is_bound_pod());
         let mut reports: Vec<(usize, WorkloadReport)> = Vec::with_capacity(manifests.workloads.len());
-        for position in bound.into_iter().chain(rest) {
-            let w = &manifests.workloads[position];
+        for (position, w) in bound.into_iter().chain(rest) {
             let report = if w.is_bound_pod() {
                 self.bind_running_pod(w)
             } else if w.kind == WorkloadKind::DaemonSet {
@@ -498,7 +497,8 @@ impl<'a> Simulation<'a> {
                 Some(i) => {
                     self.bind(i, &pod);
                     report.current += 1;
-                    report.pods.push(PodReport::scheduled(name, self.nodes[i].name().to_string()));
+                    let node = self.nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default();
+                    report.pods.push(PodReport::scheduled(name, node));
                 }
                 None => {
                     pending = result.message.clone();
@@ -522,8 +522,10 @@ impl<'a> Simulation<'a> {
         daemonset::add_daemon_tolerations(&mut daemon_spec);
         report.defaults.push(format!(
             "DaemonSet controller tolerations: {}",
-            daemon_spec.tolerations[template.tolerations.len()..]
+            daemon_spec
+                .tolerations
                 .iter()
+                .skip(template.tolerations.len())
                 .map(|t| format!("{}:{}", t.key, t.effect))
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -538,7 +540,9 @@ impl<'a> Simulation<'a> {
                 eligible.push(i);
                 continue;
             }
-            verdicts[i] = Some(not_eligible_report(&daemon_spec, info.node(), &verdict.blocked_by, &self.cfg));
+            if let Some(slot) = verdicts.get_mut(i) {
+                *slot = Some(not_eligible_report(&daemon_spec, info.node(), &verdict.blocked_by, &self.cfg));
+            }
         }
         report.desired = eligible.len() as i64;
         let mut results: Vec<(usize, ScheduleResult)> = Vec::new();
@@ -551,7 +555,7 @@ impl<'a> Simulation<'a> {
         let owner = pod_owner(w);
         let mut pod = self.make_pod(w, owner.as_ref(), String::new(), spec);
         for &i in &eligible {
-            let node_name = self.nodes[i].name().to_string();
+            let Some(node_name) = self.nodes.get(i).map(|n| n.name().to_string()) else { continue };
             pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));
             pod.metadata.name = format!("{}-{}", w.name, node_name);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
@@ -566,8 +570,8 @@ impl<'a> Simulation<'a> {
                 requests,
             );
             let position = result.verdicts.iter().position(|v| v.node == node_name);
-            if let Some(p) = position {
-                verdicts[i] = Some(node_report(&result.verdicts[p]));
+            if let (Some(verdict), Some(slot)) = (position.and_then(|p| result.verdicts.get(p)), verdicts.get_mut(i)) {
+                *slot = Some(node_report(verdict));
             }
             if let Some(waiting) = &waiting {
                 // The controller creates the pod; the default scheduler never tries it.
@@ -602,7 +606,8 @@ impl<'a> Simulation<'a> {
 
     fn bind(&mut self, i: usize, pod: &Pod) {
         let requests = self.requests.get(&pod.spec, &self.cfg);
-        let info = &mut self.nodes[i];
+        // `i` is a node index the scheduler returned.
+        let Some(info) = self.nodes.get_mut(i) else { return };
         info.requested.add(&requests.request);
         info.non_zero_requested.add(&requests.non_zero);
         for p in wanted_host_ports(&pod.spec) {
@@ -627,7 +632,7 @@ impl<'a> Simulation<'a> {
     fn check_no_execute(&mut self) {
         let cmp = self.cfg.gates.taint_toleration_comparison_operators;
         for (namespace, pod, i, tolerations) in &self.placed {
-            let node = &self.nodes[*i].node();
+            let Some(node) = self.nodes.get(*i).map(NodeInfo::node) else { continue };
             let mut min_seconds: Option<(i64, String)> = None;
             for taint in node.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE) {
                 match tolerations.iter().find(|t| t.tolerates(taint, cmp)) {

@@ -93,7 +93,11 @@ pub fn suggest(
         let Some(candidate) = candidate else { continue };
         let key = format!("{}{}", candidate.plugin, candidate.patch.clone().unwrap_or(candidate.description.clone()));
         match by_patch.get(&key) {
-            Some(&k) => fixes[k].nodes.push(info.name().to_string()),
+            Some(&k) => {
+                if let Some(fix) = fixes.get_mut(k) {
+                    fix.nodes.push(info.name().to_string());
+                }
+            }
             None => {
                 by_patch.insert(key, fixes.len());
                 let mut c = candidate;
@@ -342,8 +346,11 @@ fn affinity_fix(w: &Workload, original: &PodSpec, node: &crate::model::Node) -> 
             terms.push(term);
             changes.push(format!("add a required nodeAffinity term that {} matches", node.metadata.name));
             let mut affinity = serde_json::to_value(original.affinity.clone().unwrap_or_default()).unwrap_or_default();
-            affinity["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"] =
-                serde_json::to_value(terms).unwrap_or_default();
+            set_at(
+                &mut affinity,
+                &["nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"],
+                serde_json::to_value(terms).unwrap_or_default(),
+            );
             spec.insert("affinity".into(), affinity);
         }
     }
@@ -508,6 +515,20 @@ fn merge_at(base: &mut Value, patch: &Value, key: &str) {
         }
         (b, p) => *b = p.clone(),
     }
+}
+
+/// Sets `value` at `path` of objects in `root`, creating missing (or null) objects on the way,
+/// as `root[a][b][c] = value` does; a non-object on the way leaves `root` unchanged.
+fn set_at(root: &mut Value, path: &[&str], value: Value) {
+    let mut cur = root;
+    for key in path {
+        if cur.is_null() {
+            *cur = Value::Object(serde_json::Map::new());
+        }
+        let Some(map) = cur.as_object_mut() else { return };
+        cur = map.entry(*key).or_insert(Value::Null);
+    }
+    *cur = value;
 }
 
 #[cfg(test)]

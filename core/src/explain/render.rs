@@ -130,11 +130,11 @@ fn table<const N: usize>(out: &mut String, header: [&str; N], rows: &[[String; N
     }
     let line = |out: &mut String, cells: [&str; N]| {
         out.push_str(indent);
-        for (i, c) in cells.iter().enumerate() {
+        for (i, (c, w)) in cells.iter().zip(widths).enumerate() {
             if i + 1 == N {
                 out.push_str(c);
             } else {
-                let _ = write!(out, "{c:<w$}   ", w = widths[i]);
+                let _ = write!(out, "{c:<w$}   ");
             }
         }
         let trimmed = out.trim_end_matches(' ').len();

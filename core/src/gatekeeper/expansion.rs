@@ -129,21 +129,19 @@ pub fn expand(templates: &[ExpansionTemplate], review: &Value) -> Vec<(String, O
                 obj.insert(key.clone(), val.clone());
             }
         }
-        let mut generated = json!({
-            "kind": {"group": g, "version": v, "kind": k},
-            "name": metadata.get("name").cloned().unwrap_or(Value::Null),
-            "object": Value::Object(obj),
-        });
-        let map = generated.as_object_mut().expect("object");
+        let mut generated_map = Map::new();
+        generated_map.insert("kind".into(), json!({"group": g, "version": v, "kind": k}));
+        generated_map.insert("name".into(), metadata.get("name").cloned().unwrap_or(Value::Null));
+        generated_map.insert("object".into(), Value::Object(obj));
         if !parent_ns.is_empty() {
-            map.insert("namespace".into(), Value::from(parent_ns));
+            generated_map.insert("namespace".into(), Value::from(parent_ns));
         }
         for key in ["operation", "userInfo", "uid", "dryRun"] {
             if let Some(v) = review.get(key) {
-                map.insert(key.into(), v.clone());
+                generated_map.insert(key.into(), v.clone());
             }
         }
-        out.push((t.name.clone(), t.enforcement_action, generated));
+        out.push((t.name.clone(), t.enforcement_action, Value::Object(generated_map)));
     }
     out
 }

@@ -31,15 +31,11 @@ impl Inventory {
             if kind == "Namespace" {
                 namespaces.insert(name.clone(), obj.clone());
             }
-            let root = if ns.is_empty() {
-                &mut cluster
-            } else {
-                namespaced.entry(ns).or_insert_with(|| Value::Object(Map::new())).as_object_mut().expect("object")
-            };
-            let by_kind = root.entry(gv).or_insert_with(|| Value::Object(Map::new())).as_object_mut().expect("object");
-            let by_name =
-                by_kind.entry(kind).or_insert_with(|| Value::Object(Map::new())).as_object_mut().expect("object");
-            by_name.insert(name, obj);
+            let root = if ns.is_empty() { Some(&mut cluster) } else { object_at(&mut namespaced, ns) };
+            let by_name = root.and_then(|r| object_at(r, gv)).and_then(|by_kind| object_at(by_kind, kind));
+            if let Some(by_name) = by_name {
+                by_name.insert(name, obj);
+            }
         }
         let data = (len > 0).then(|| {
             regorus::Value::from(serde_json::json!({
@@ -73,4 +69,10 @@ impl Inventory {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// The object under `key` in `map`, created empty when missing (every value this module puts
+/// in the maps is an object, so the `None` of a non-object is never seen).
+fn object_at(map: &mut Map<String, Value>, key: String) -> Option<&mut Map<String, Value>> {
+    map.entry(key).or_insert_with(|| Value::Object(Map::new())).as_object_mut()
 }

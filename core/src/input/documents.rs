@@ -250,8 +250,7 @@ fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
     let mut prev = b'\n';
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         column += 1;
         if b == b'\n' {
             line += 1;
@@ -320,13 +319,20 @@ fn flow_nesting_exceeds(text: &str, limit: usize) -> bool {
         let Some(&c) = b.get(i) else { return false };
         i += 1;
         match c {
-            b'#' if i == 1 || b[i - 2].is_ascii_whitespace() => match crate::input::block_yaml::find_newline(&b[i..]) {
-                Some(n) => i += n,
-                None => return false,
-            },
+            // `i` is at least 1 here: the byte before `#` is at `i - 2`, if any.
+            b'#' if i.checked_sub(2).and_then(|j| b.get(j)).is_none_or(u8::is_ascii_whitespace) => {
+                match crate::input::block_yaml::find_newline(b.get(i..).unwrap_or_default()) {
+                    Some(n) => i += n,
+                    None => return false,
+                }
+            }
             b'\'' | b'"' => {
-                let before = b[..i - 1].iter().rposition(|&p| !p.is_ascii_whitespace() || p == b'\n');
-                if !matches!(before.map(|p| b[p]), None | Some(b'\n' | b':' | b'-' | b'[' | b'{' | b',' | b'?')) {
+                let before =
+                    b.get(..i - 1).unwrap_or_default().iter().rposition(|&p| !p.is_ascii_whitespace() || p == b'\n');
+                if !matches!(
+                    before.and_then(|p| b.get(p)),
+                    None | Some(b'\n' | b':' | b'-' | b'[' | b'{' | b',' | b'?')
+                ) {
                     continue;
                 }
                 // Inside the quotes: only the closing quote matters.
@@ -336,7 +342,7 @@ fn flow_nesting_exceeds(text: &str, limit: usize) -> bool {
                         return false;
                     }
                     i += 1;
-                    if b[i - 1] == b'\\' || (c == b'\'' && b.get(i) == Some(&b'\'')) {
+                    if b.get(i - 1) == Some(&b'\\') || (c == b'\'' && b.get(i) == Some(&b'\'')) {
                         i += 1;
                         continue;
                     }

@@ -93,7 +93,7 @@ pub fn document_spans(text: &str) -> Vec<DocSpan> {
         let Ok(mut value) = serde_yaml::from_str::<Value>(&body) else { continue };
         crate::input::documents::strip_nulls(&mut value);
         if is_list(&value) {
-            let items = value["items"].as_array().map(Vec::len).unwrap_or(0);
+            let items = value.get("items").and_then(Value::as_array).map(Vec::len).unwrap_or(0);
             let lines = Lines::new(&all, chunk.first_line, chunk.last_line);
             let items_block = lines.find(&[Seg::Key("items".into())]);
             let starts: Vec<usize> = (0..items)
@@ -102,11 +102,11 @@ pub fn document_spans(text: &str) -> Vec<DocSpan> {
                     None => chunk.first_line,
                 })
                 .collect();
-            for (i, item) in value["items"].as_array().into_iter().flatten().enumerate() {
+            for (i, item) in value.get("items").and_then(Value::as_array).into_iter().flatten().enumerate() {
                 if item.as_object().is_none_or(|m| m.is_empty()) {
                     continue;
                 }
-                let first = starts[i];
+                let first = starts.get(i).copied().unwrap_or(chunk.first_line);
                 let last = starts.get(i + 1).map(|n| n.saturating_sub(1).max(first)).unwrap_or(chunk.last_line);
                 spans.push(DocSpan {
                     index: spans.len() + 1,
@@ -218,7 +218,9 @@ impl<'a> Lines<'a> {
     fn new(all: &[&'a str], first: usize, last: usize) -> Self {
         let mut views = Vec::new();
         for no in first..=last.min(all.len()) {
-            let raw = all[no - 1].trim_end_matches('\r');
+            // Line numbers count from 1.
+            let Some(raw) = no.checked_sub(1).and_then(|k| all.get(k)) else { continue };
+            let raw = raw.trim_end_matches('\r');
             let content = raw.trim_start_matches(' ');
             if !significant(content.trim_end()) {
                 continue;
@@ -280,7 +282,7 @@ impl<'a> Lines<'a> {
             }
         }
         let (pos, len) = best?;
-        Some((block.views[pos].no, child_block(block, pos), &rest[len..]))
+        Some((block.views.get(pos)?.no, child_block(block, pos), &rest[len..]))
     }
 }
 
@@ -300,7 +302,7 @@ fn key_of(content: &str) -> Option<&str> {
 /// The lines that belong to the view at `pos`: following lines indented deeper, and a
 /// sequence written at the key's own indentation (`key:\n- a`).
 fn child_block<'a>(block: &Block<'a>, pos: usize) -> Block<'a> {
-    let head = block.views[pos];
+    let Some(&head) = block.views.get(pos) else { return Block { views: Vec::new() } };
     let mut views = Vec::new();
     let mut seq_at_same_indent = false;
     for (k, v) in block.views.iter().enumerate().skip(pos + 1) {
@@ -321,7 +323,7 @@ fn child_block<'a>(block: &Block<'a>, pos: usize) -> Block<'a> {
 fn key_in<'a>(block: &Block<'a>, key: &str) -> Option<(usize, Block<'a>)> {
     let base = block.views.first()?.indent;
     let pos = block.views.iter().position(|v| v.indent == base && key_of(v.content) == Some(key))?;
-    Some((block.views[pos].no, child_block(block, pos)))
+    Some((block.views.get(pos)?.no, child_block(block, pos)))
 }
 
 /// The `i`-th `- ` entry at the block's indentation; its first line is re-viewed as the
@@ -336,7 +338,7 @@ fn index_in<'a>(block: &Block<'a>, i: usize) -> Option<(usize, Block<'a>)> {
         .map(|(p, _)| p)
         .collect();
     let &pos = entries.get(i)?;
-    let head = block.views[pos];
+    let head = *block.views.get(pos)?;
     let end = entries.get(i + 1).copied().unwrap_or(block.views.len());
     let mut views = Vec::new();
     if head.content != "-" {
@@ -344,7 +346,7 @@ fn index_in<'a>(block: &Block<'a>, i: usize) -> Option<(usize, Block<'a>)> {
         let indent = head.indent + (head.content.len() - after.len());
         views.push(View { no: head.no, indent, content: after });
     }
-    views.extend(block.views[pos + 1..end].iter().filter(|v| v.indent > base).copied());
+    views.extend(block.views.get(pos + 1..end).unwrap_or_default().iter().filter(|v| v.indent > base).copied());
     Some((head.no, Block { views }))
 }
 

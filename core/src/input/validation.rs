@@ -672,7 +672,8 @@ fn go_format(q: &Quantity, binary: bool) -> String {
             v /= 1024;
             e += 1;
         }
-        return format!("{v}{}", ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][e]);
+        let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"].get(e).copied().unwrap_or_default();
+        return format!("{v}{suffix}");
     }
     if milli == 0 {
         return "0".into();
@@ -934,8 +935,9 @@ fn topology_spread_constraints(spec: &PodSpec, path: &FieldPath) -> Vec<FieldErr
                 &["DoNotSchedule", "ScheduleAnyway"],
             ));
         }
-        let repeated = constraints[i + 1..]
+        let repeated = constraints
             .iter()
+            .skip(i + 1)
             .any(|o| o.topology_key == c.topology_key && o.when_unsatisfiable == c.when_unsatisfiable);
         if repeated {
             errs.push(FieldError::duplicate(

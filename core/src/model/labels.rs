@@ -65,11 +65,14 @@ impl LabelIndex {
         for (k, v) in labels {
             let hash = label_key_hash(k);
             let mut i = hash as usize & mask;
-            while slots[i].start != u32::MAX {
+            // The table is at most half full, so the probe meets an empty slot; `i` is masked
+            // into range.
+            while slots.get(i).is_some_and(|s| s.start != u32::MAX) {
                 i = (i + 1) & mask;
             }
+            let Some(slot) = slots.get_mut(i) else { continue };
             // In range: the total text length was checked above.
-            slots[i] = LabelSlot {
+            *slot = LabelSlot {
                 tag: (hash >> 32) as u32,
                 start: text.len() as u32,
                 key_len: k.len() as u32,
@@ -92,7 +95,7 @@ impl LabelLookup for LabelIndex {
         let mut i = hash as usize & mask;
         // The table is at most half full, so the probe meets an empty slot.
         loop {
-            let slot = self.slots[i];
+            let slot = *self.slots.get(i)?;
             if slot.start == u32::MAX {
                 return None;
             }
@@ -112,7 +115,7 @@ fn label_key_hash(key: &str) -> u64 {
     let mut hash = key.len() as u64;
     for chunk in key.as_bytes().chunks(8) {
         let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
+        word.iter_mut().zip(chunk).for_each(|(w, c)| *w = *c);
         hash = (hash.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(K);
     }
     hash
@@ -174,17 +177,17 @@ impl Requirement {
                 ));
             }
             Operator::Gt | Operator::Lt => {
-                if values.len() != 1 {
+                let [value] = values else {
                     return Err(FieldError::invalid(
                         &values_path,
                         serde_json::json!(values),
                         "for 'Gt', 'Lt' operators, exactly one value is required",
                     ));
-                }
-                if values[0].parse::<i64>().is_err() {
+                };
+                if value.parse::<i64>().is_err() {
                     return Err(FieldError::invalid(
                         &values_path.index(0),
-                        serde_json::json!(values[0]),
+                        serde_json::json!(value),
                         "for 'Gt', 'Lt' operators, the value must be an integer",
                     ));
                 }
@@ -377,8 +380,8 @@ pub fn label_value_errors(value: &str) -> Vec<String> {
 fn is_qualified_name_part(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
-        && b[0].is_ascii_alphanumeric()
-        && b[b.len() - 1].is_ascii_alphanumeric()
+        && b.first().is_some_and(u8::is_ascii_alphanumeric)
+        && b.last().is_some_and(u8::is_ascii_alphanumeric)
         && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))
 }
 
@@ -386,7 +389,10 @@ fn is_qualified_name_part(s: &str) -> bool {
 fn is_dns1123_label(l: &str) -> bool {
     let b = l.as_bytes();
     let alnum = |c: &u8| c.is_ascii_lowercase() || c.is_ascii_digit();
-    !b.is_empty() && alnum(&b[0]) && alnum(&b[b.len() - 1]) && b.iter().all(|c| alnum(c) || *c == b'-')
+    !b.is_empty()
+        && b.first().is_some_and(alnum)
+        && b.last().is_some_and(alnum)
+        && b.iter().all(|c| alnum(c) || *c == b'-')
 }
 
 fn is_dns1123_subdomain(s: &str) -> bool {

@@ -200,11 +200,11 @@ fn requirements_as_field_selector(
                 continue;
             }
         };
-        if r.values.len() != 1 {
+        let [value] = r.values.as_slice() else {
             errors.push(FieldError::invalid(&p.child("values"), serde_json::json!(r.values), "must have one element"));
             continue;
-        }
-        parsed.push(FieldRequirement { key: r.key.clone(), value: r.values[0].clone(), equal });
+        };
+        parsed.push(FieldRequirement { key: r.key.clone(), value: value.clone(), equal });
     }
     if errors.is_empty() {
         Ok(parsed)

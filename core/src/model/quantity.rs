@@ -165,15 +165,15 @@ fn parse_exact(input: &str) -> Result<(i128, i32), QuantityError> {
         None => return Err(QuantityError::Format),
     };
     let int_start = pos;
-    while pos < bytes.len() && bytes[pos].is_ascii_digit() {
+    while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
         pos += 1;
     }
     let int_digits = &input[int_start..pos];
     let mut frac_digits = "";
-    if pos < bytes.len() && bytes[pos] == b'.' {
+    if bytes.get(pos) == Some(&b'.') {
         pos += 1;
         let frac_start = pos;
-        while pos < bytes.len() && bytes[pos].is_ascii_digit() {
+        while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
             pos += 1;
         }
         frac_digits = &input[frac_start..pos];

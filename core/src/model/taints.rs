@@ -62,8 +62,10 @@ pub fn compare_numeric_values(toleration_value: &str, taint_value: &str, operato
 /// `content.IsDecimalInteger` (`0` or `-?[1-9][0-9]*`) and int64 range.
 fn parse_decimal_integer(s: &str) -> Option<i64> {
     let digits = s.strip_prefix('-').unwrap_or(s);
-    let canonical =
-        s == "0" || (!digits.is_empty() && digits.as_bytes()[0] != b'0' && digits.bytes().all(|b| b.is_ascii_digit()));
+    let canonical = s == "0"
+        || (!digits.is_empty()
+            && digits.as_bytes().first() != Some(&b'0')
+            && digits.bytes().all(|b| b.is_ascii_digit()));
     if !canonical {
         return None;
     }

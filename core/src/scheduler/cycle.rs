@@ -290,13 +290,14 @@ pub fn schedule_with_requests(
     // The raw static scores of the feasible nodes, in `feasible` order.
     let mut raw_static = Vec::new();
     let mut evaluate = |i: usize| {
-        let node = &nodes[i];
-        let entry = match cache.as_deref_mut() {
-            Some(c) => {
-                if matches!(c.entries[i], StaticEntry::Unknown) {
-                    c.entries[i] = static_entry(&ctx, node, cfg);
+        let Some(node) = nodes.get(i) else { return };
+        // The cache holds one entry per node (`prepare`).
+        let entry = match cache.as_deref_mut().and_then(|c| c.entries.get_mut(i)) {
+            Some(cached) => {
+                if matches!(cached, StaticEntry::Unknown) {
+                    *cached = static_entry(&ctx, node, cfg);
                 }
-                c.entries[i]
+                *cached
             }
             None => static_entry(&ctx, node, cfg),
         };
@@ -325,7 +326,9 @@ pub fn schedule_with_requests(
     let status_of = |i: usize, outcome: Option<&Outcome>| -> Option<(Status, Vec<InsufficientResource>)> {
         match outcome {
             None => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
-            Some(Outcome::StaticFail(filter)) => Some((static_status(*filter, &ctx, &nodes[i], cfg), Vec::new())),
+            Some(Outcome::StaticFail(filter)) => {
+                nodes.get(i).map(|node| (static_status(*filter, &ctx, node, cfg), Vec::new()))
+            }
             Some(Outcome::DynamicFail(f)) => Some((f.0.clone(), f.1.clone())),
             Some(Outcome::Feasible(_)) => None,
         }
@@ -339,7 +342,7 @@ pub fn schedule_with_requests(
         }
     };
     let unscored = |i: usize, (status, insufficient): (Status, Vec<InsufficientResource>)| NodeVerdict {
-        node: nodes[i].name().to_string(),
+        node: node_name(nodes, i),
         status,
         insufficient,
         score: None,
@@ -386,10 +389,10 @@ pub fn schedule_with_requests(
                 .into_iter()
                 .map(|(i, o)| match o {
                     Some(Outcome::Feasible(k)) => NodeVerdict {
-                        node: nodes[i].name().to_string(),
+                        node: node_name(nodes, i),
                         status: Status::success(),
                         insufficient: Vec::new(),
-                        score: Some(totals[*k]),
+                        score: totals.get(*k).copied(),
                         plugin_scores: parts.next().unwrap_or_default(),
                     },
                     _ => unscored(i, status_of(i, o).unwrap_or((Status::success(), Vec::new()))),
@@ -633,7 +636,9 @@ fn score_nodes(
     let mut totals = Vec::with_capacity(feasible.len());
     let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
     for k in 0..feasible.len() {
-        let scored = per_plugin.iter().filter_map(|(plugin, weight, scores)| scores[k].map(|s| (*plugin, *weight, s)));
+        let scored = per_plugin.iter().filter_map(move |(plugin, weight, scores)| {
+            scores.get(k).copied().flatten().map(|s| (*plugin, *weight, s))
+        });
         totals.push(scored.clone().map(|(_, weight, score)| score * weight).sum());
         if breakdown {
             all_parts.push(
@@ -642,6 +647,11 @@ fn score_nodes(
         }
     }
     (totals, all_parts)
+}
+
+/// The name of node `i`; the cycle's indices are positions in `nodes`.
+fn node_name(nodes: &[NodeInfo], i: usize) -> String {
+    nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default()
 }
 
 /// One score plugin's normalized scores for the feasible nodes, in `feasible` order.
@@ -667,16 +677,19 @@ fn plugin_scores(
         }
         ScorePlugin::NodeResourcesFit => feasible
             .iter()
-            .map(|&i| Some(node_resources_fit::least_allocated_score(&ctx.least_allocated_request, &nodes[i])))
+            .map(|&i| {
+                nodes.get(i).map(|node| node_resources_fit::least_allocated_score(&ctx.least_allocated_request, node))
+            })
             .collect(),
         ScorePlugin::PodTopologySpread => all(pod_topology_spread::score(ctx.pod, nodes, feasible, cfg)),
         // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node
         // (a daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
         ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(0)],
         ScorePlugin::InterPodAffinity => all(inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg)),
-        ScorePlugin::NodeResourcesBalancedAllocation => {
-            feasible.iter().map(|&i| node_resources_fit::balanced_allocation_score(&ctx.request, &nodes[i])).collect()
-        }
+        ScorePlugin::NodeResourcesBalancedAllocation => feasible
+            .iter()
+            .map(|&i| nodes.get(i).and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node)))
+            .collect(),
     }
 }
 

@@ -75,8 +75,8 @@ pub fn absent_nodes_reason(plugins: &[&str]) -> String {
 pub fn empty_intersection_reason(plugins: &[&str]) -> String {
     let mut sorted = plugins.to_vec();
     sorted.sort();
-    if sorted.len() == 1 {
-        format!("node(s) didn't satisfy plugin {}", sorted[0])
+    if let [one] = sorted.as_slice() {
+        format!("node(s) didn't satisfy plugin {one}")
     } else {
         format!("node(s) didn't satisfy plugin(s) [{}] simultaneously", sorted.join(" "))
     }
