@@ -5,9 +5,29 @@
 //! admission defaults that change placement. Pure functions over parsed manifests: no IO, no
 //! clock, no randomness, so it runs the same natively, in a Kubewarden policy and in a browser.
 //!
-//! Entry points: [`documents::parse_manifests`] reads YAML/JSON, [`simulate::simulate`] runs
-//! the cluster, [`render`] formats the report, [`conformance`] checks the engine against the
-//! upstream test vectors.
+//! The modules follow the stages of the data (ARCHITECTURE.md draws the map):
+//!
+//! - [`input`]: documents in, typed and validated ([`input::documents::parse_manifests`]);
+//! - [`model`]: the objects and their textual forms (quantities, labels, taints, versions);
+//! - [`cluster`]: the simulation ([`cluster::simulate::simulate`]), controllers, defaults;
+//! - [`scheduler`]: one scheduling cycle over the default profile ([`scheduler::schedule`]);
+//! - [`explain`]: fixes and the rendered report ([`explain::render`]);
+//! - [`admission`]: the Kubewarden policies; [`gatekeeper`]: ConstraintTemplates in Rego;
+//! - [`conformance`]: the engine against upstream's test vectors.
+//!
+//! ```
+//! use placement_core::cluster::simulate::{simulate, SimulateOptions};
+//! use placement_core::input::documents::parse_manifests;
+//!
+//! let yaml = "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\n---\n\
+//!             kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n";
+//! let report = simulate(&parse_manifests(yaml, "example").unwrap(), &SimulateOptions::default()).unwrap();
+//! assert_eq!(
+//!     report.workloads[0].pods[0].message.as_deref(),
+//!     Some("0/1 nodes are available: 1 node(s) had untolerated taint(s). no new claims to deallocate, \
+//!           preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+//! );
+//! ```
 
 // Field errors carry the offending value for the message; they are built only on the cold
 // path of rejecting input, so their size in `Result` does not matter.

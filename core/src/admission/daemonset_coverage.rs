@@ -23,7 +23,9 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::settings::{decode_setting, CompiledSelector, Inventory, Mode, Pattern, PoolSet, Settings, SettingsError};
+use super::settings::{
+    decode_setting, CompiledSelector, Mode, NodeInventory, Pattern, PoolSet, Settings, SettingsError,
+};
 use super::workload::{Target, WorkloadError};
 use crate::cluster::daemonset::add_daemon_tolerations;
 use crate::input::documents::WorkloadKind;
@@ -84,7 +86,7 @@ pub struct Coverage {
 }
 
 impl Policy {
-    pub fn from_settings(value: &Value, at: &str, inventory: &Inventory) -> Result<Self, SettingsError> {
+    pub fn from_settings(value: &Value, at: &str, inventory: &NodeInventory) -> Result<Self, SettingsError> {
         let c: Config = decode_setting(value, at)?;
         if c.daemon_sets.is_empty() {
             return Err(SettingsError::new(
@@ -165,7 +167,7 @@ impl Policy {
 pub fn needed_tolerations<'a>(
     template: &PodSpec,
     nodes: impl Iterator<Item = &'a Node>,
-    inventory: &Inventory,
+    inventory: &NodeInventory,
     comparison_operators: bool,
 ) -> Coverage {
     let mut cov = Coverage::default();

@@ -61,7 +61,7 @@ pub fn validate(payload: &[u8]) -> ValidationResponse {
         Err(e) => return invalid_request(&e),
     };
     match Settings::from_value(&req.settings) {
-        Ok(s) => evaluate_owned(req.request, &s),
+        Ok(s) => review_owned(req.request, &s),
         Err(e) => invalid_settings(&e),
     }
 }
@@ -124,7 +124,7 @@ impl Validator {
             Err(_) => return validate(payload),
         };
         match &self.cached {
-            Some((_, Ok(s))) => evaluate_owned(request, s),
+            Some((_, Ok(s))) => review_owned(request, s),
             Some((_, Err(e))) => invalid_settings(e),
             None => validate(payload),
         }
@@ -291,11 +291,11 @@ pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
 }
 
 /// Runs the active policies on one request.
-pub fn evaluate(request: &AdmissionRequest, settings: &Settings) -> ValidationResponse {
-    evaluate_owned(request.clone(), settings)
+pub fn review(request: &AdmissionRequest, settings: &Settings) -> ValidationResponse {
+    review_owned(request.clone(), settings)
 }
 
-fn evaluate_owned(request: AdmissionRequest, settings: &Settings) -> ValidationResponse {
+fn review_owned(request: AdmissionRequest, settings: &Settings) -> ValidationResponse {
     // Gatekeeper reviews the request as received (any kind, DELETE included); the placement
     // policies only workloads being created or updated.
     #[cfg(feature = "admission-gatekeeper")]

@@ -22,7 +22,9 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::settings::{decode_setting, taint_from_setting, CompiledSelector, Inventory, Mode, Patterns, SettingsError};
+use super::settings::{
+    decode_setting, taint_from_setting, CompiledSelector, Mode, NodeInventory, Patterns, SettingsError,
+};
 use super::workload::{PlacementFields, Target};
 use crate::cluster::simulate::SimulateOptions;
 use crate::input::field::FieldPath;
@@ -83,7 +85,7 @@ impl Policy {
     pub fn from_settings(
         value: &Value,
         at: &str,
-        inventory: &Inventory,
+        inventory: &NodeInventory,
         options: &SimulateOptions,
     ) -> Result<Self, SettingsError> {
         let c: Config = decode_setting(value, at)?;
@@ -156,7 +158,7 @@ impl Policy {
     }
 }
 
-fn compile_rule(value: &Value, at: &str, index: usize, inventory: &Inventory) -> Result<Rule, SettingsError> {
+fn compile_rule(value: &Value, at: &str, index: usize, inventory: &NodeInventory) -> Result<Rule, SettingsError> {
     let c: RuleConfig = decode_setting(value, at)?;
     let name = c.name.clone().unwrap_or_else(|| format!("rules[{index}]"));
     let namespaces = Patterns::parse(&c.namespaces, &format!("{at}.namespaces"))?;

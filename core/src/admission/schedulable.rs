@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::daemonset_coverage::needed_tolerations;
-use super::settings::{decode_setting, Inventory, Mode, Patterns, PoolSet, Settings, SettingsError};
+use super::settings::{decode_setting, Mode, NodeInventory, Patterns, PoolSet, Settings, SettingsError};
 use super::workload::Target;
 use crate::cluster::daemonset::{add_daemon_tolerations, node_should_run};
 use crate::cluster::defaults::{api_defaults, default_toleration_seconds};
@@ -66,7 +66,7 @@ pub struct Outcome {
 }
 
 impl Policy {
-    pub fn from_settings(value: &Value, at: &str, inventory: &Inventory) -> Result<Self, SettingsError> {
+    pub fn from_settings(value: &Value, at: &str, inventory: &NodeInventory) -> Result<Self, SettingsError> {
         let c: Config = decode_setting(value, at)?;
         if inventory.is_empty() {
             return Err(SettingsError::new(
@@ -310,7 +310,7 @@ fn coverage_fix(
     template: &PodSpec,
     uncovered: &[&Node],
     spec_path: &str,
-    inventory: &Inventory,
+    inventory: &NodeInventory,
     cfg: &SchedulerConfig,
 ) -> String {
     let cov = needed_tolerations(

@@ -219,7 +219,7 @@ struct RawSettings {
 /// The settings, checked and compiled.
 #[derive(Debug, Clone)]
 pub struct Settings {
-    pub inventory: Inventory,
+    pub inventory: NodeInventory,
     pub options: SimulateOptions,
     /// The scheduler profile for `options`.
     pub scheduler: SchedulerConfig,
@@ -271,7 +271,7 @@ impl Settings {
                 Some(l.clone())
             }
         };
-        let inventory = Inventory { nodes: parse_inventory(&raw.nodes)?, pool_label };
+        let inventory = NodeInventory { nodes: parse_inventory(&raw.nodes)?, pool_label };
 
         let disallowed_tolerations = raw
             .disallowed_tolerations
@@ -359,15 +359,16 @@ pub fn type_name(v: &Value) -> &'static str {
 // ---------------------------------------------------------------------------------------------
 // The node inventory
 
-/// The cluster's nodes as the settings describe them.
+/// The cluster's nodes as the settings describe them (not Gatekeeper's `data.inventory`,
+/// which is [`crate::gatekeeper::Inventory`]).
 #[derive(Debug, Clone, Default)]
-pub struct Inventory {
+pub struct NodeInventory {
     pub nodes: Vec<(DocRef, Node)>,
     /// `poolLabel`, when set; otherwise the first of [`WELL_KNOWN_POOL_LABELS`] a node has.
     pub pool_label: Option<String>,
 }
 
-impl Inventory {
+impl NodeInventory {
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
     }
