@@ -12,9 +12,6 @@ mod cycle;
 pub mod fit_error;
 pub mod framework;
 pub mod hostports;
-// Pending: 21 index sites in inter_pod_affinity, pod_topology_spread and node_resources_fit
-// (node and counter indices from their own loops) are converted with the plugins' rework.
-#[allow(clippy::indexing_slicing)]
 pub mod plugins;
 pub mod profile;
 

@@ -172,9 +172,6 @@ fn fits_request(
     out
 }
 
-/// The resources the default scoring strategy looks at, weight 1 each.
-const SCORED: [&str; 2] = [CPU, MEMORY];
-
 /// LeastAllocated over cpu and memory with non-zero requests: `(cap - req) * 100 / cap`,
 /// averaged by weight. Not normalized.
 ///
@@ -215,23 +212,19 @@ pub fn balanced_allocation_score(pod_request: &Resource, node: &NodeInfo) -> Opt
         return None;
     }
     let Some(alloc) = &node.allocatable else { return Some(0) };
-    // The used fractions of cpu and memory, in SCORED order, skipping resources the node has
-    // none of; a fixed array instead of a Vec, as this runs per node per cycle.
+    // The used fractions of cpu then memory (the default strategy's resources, weight 1
+    // each), skipping resources the node has none of; a lazy iterator instead of a Vec, as this runs per node per cycle.
     let scored = [
         (alloc.milli_cpu, node.requested.milli_cpu, pod_request.milli_cpu),
         (alloc.memory, node.requested.memory, pod_request.memory),
     ];
-    let mut fractions = [0.0f64; SCORED.len()];
-    let mut n = 0;
-    for (cap, used, wanted) in scored {
-        if cap != 0 {
-            let req = used.saturating_add(wanted);
-            fractions[n] = (req as f64 / cap as f64).min(1.0);
-            n += 1;
-        }
-    }
-    let std = match n {
-        2 => ((fractions[0] - fractions[1]) / 2.0).abs(),
+    let mut fractions = scored
+        .into_iter()
+        .filter(|&(cap, _, _)| cap != 0)
+        .map(|(cap, used, wanted)| (used.saturating_add(wanted) as f64 / cap as f64).min(1.0));
+    // The standard deviation of two values is half their distance; of one (or none), 0.
+    let std = match (fractions.next(), fractions.next()) {
+        (Some(a), Some(b)) => ((a - b) / 2.0).abs(),
         _ => 0.0,
     };
     Some(((1.0 - std) * super::MAX_NODE_SCORE as f64) as i64)

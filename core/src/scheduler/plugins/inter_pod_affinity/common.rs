@@ -125,23 +125,29 @@ impl PodTerms {
         let names = ["requiredAffinityTerms", "requiredAntiAffinityTerms"];
         let mut required: [Vec<AffinityTerm>; 2] = Default::default();
         // Most pods have no terms: skip building their field paths.
-        for k in (0..2).filter(|&k| !lists[k].is_empty()) {
-            let path = FieldPath::root(roots[k]).child(REQ);
-            let parsed: Result<Vec<_>, _> = lists[k]
+        for (((list, root), name), slot) in lists.iter().zip(roots).zip(names).zip(required.iter_mut()) {
+            if list.is_empty() {
+                continue;
+            }
+            let path = FieldPath::root(root).child(REQ);
+            let parsed: Result<Vec<_>, _> = list
                 .iter()
                 .enumerate()
                 .map(|(i, t)| AffinityTerm::parse(t, namespace, labels, cfg, &path.index(i)))
                 .collect();
             match parsed {
-                Ok(terms) => required[k] = terms,
-                Err(e) => errors.push(format!("{}: {e}", names[k])),
+                Ok(terms) => *slot = terms,
+                Err(e) => errors.push(format!("{name}: {e}")),
             }
         }
         let names = ["preferredAffinityTerms", "preferredAntiAffinityTerms"];
         let mut preferred: [Vec<(i64, AffinityTerm)>; 2] = Default::default();
-        for k in (0..2).filter(|&k| !weighted[k].is_empty()) {
-            let path = FieldPath::root(roots[k]).child(PREF);
-            let parsed: Result<Vec<_>, _> = weighted[k]
+        for (((list, root), name), slot) in weighted.iter().zip(roots).zip(names).zip(preferred.iter_mut()) {
+            if list.is_empty() {
+                continue;
+            }
+            let path = FieldPath::root(root).child(PREF);
+            let parsed: Result<Vec<_>, _> = list
                 .iter()
                 .enumerate()
                 .map(|(i, w)| {
@@ -150,8 +156,8 @@ impl PodTerms {
                 })
                 .collect();
             match parsed {
-                Ok(terms) => preferred[k] = terms,
-                Err(e) => errors.push(format!("{}: {e}", names[k])),
+                Ok(terms) => *slot = terms,
+                Err(e) => errors.push(format!("{name}: {e}")),
             }
         }
         let [required_affinity, required_anti_affinity] = required;
@@ -203,9 +209,8 @@ pub(super) fn matches_all(terms: &[AffinityTerm], namespace: &str, labels: &Labe
 
 /// `utilerrors.NewAggregate(...).Error()`.
 pub(super) fn aggregate(errors: &[String]) -> String {
-    if errors.len() == 1 {
-        errors[0].clone()
-    } else {
-        format!("[{}]", errors.join(", "))
+    match errors {
+        [only] => only.clone(),
+        _ => format!("[{}]", errors.join(", ")),
     }
 }

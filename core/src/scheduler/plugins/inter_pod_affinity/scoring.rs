@@ -88,7 +88,9 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     let mut scores: Vec<i64> = feasible
         .iter()
         .map(|&i| {
-            let node_labels = &nodes[i].node().metadata.labels;
+            // `feasible` indexes `nodes`; an index outside it would be a node without labels.
+            let Some(node) = nodes.get(i) else { return 0 };
+            let node_labels = &node.node().metadata.labels;
             topology_score
                 .iter()
                 .filter_map(|(key, values)| node_labels.get(key).map(|v| values.get(v).copied().unwrap_or(0)))

@@ -12,13 +12,12 @@ pub struct PreFilterState {
     min_match_num: Vec<i64>,
 }
 
-impl PreFilterState {
-    /// `minMatchNum`: the global minimum, 0 while there are fewer domains than `minDomains`.
-    fn min_match_num(&self, i: usize) -> (i64, bool) {
-        match self.constraints[i].min_domains {
-            Some(min_domains) if (self.tp_value_to_match_num[i].len() as i64) < i64::from(min_domains) => (0, true),
-            _ => (self.min_match_num[i], false),
-        }
+/// `minMatchNum` of one constraint, given its domains and their smallest count: the global
+/// minimum, 0 while there are fewer domains than `minDomains`.
+fn min_match_num(c: &Constraint, domains: &BTreeMap<String, i64>, min_match_num: i64) -> (i64, bool) {
+    match c.min_domains {
+        Some(min_domains) if (domains.len() as i64) < i64::from(min_domains) => (0, true),
+        _ => (min_match_num, false),
     }
 }
 
@@ -45,12 +44,14 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
         if !has_all_keys(labels, &constraints) {
             continue;
         }
-        for (i, c) in constraints.iter().enumerate() {
+        for (c, m) in constraints.iter().zip(counts.iter_mut()) {
+            // `has_all_keys` above guarantees the label; a node without it is skipped anyway.
+            let Some(value) = labels.get(&c.topology_key) else { continue };
             if !c.includes_node(pod, info.node(), &required, cfg) {
                 continue;
             }
             let n = count_matching(info.pods(), &c.selector, namespace);
-            *counts[i].entry(labels[&c.topology_key].clone()).or_default() += n;
+            *m.entry(value.clone()).or_default() += n;
         }
     }
     let min_match_num = counts.iter().map(|m| m.values().copied().min().unwrap_or(i64::from(i32::MAX))).collect();
@@ -61,15 +62,16 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
 /// `matching pods in the node's domain + (1 if the pod matches) - global minimum <= maxSkew`.
 pub fn filter(state: &PreFilterState, pod: &Pod, node: &NodeInfo) -> Status {
     let labels = &node.node().metadata.labels;
-    for (i, c) in state.constraints.iter().enumerate() {
+    // The three vectors are parallel, one entry per constraint (all built by `pre_filter`).
+    let per_constraint = state.constraints.iter().zip(&state.tp_value_to_match_num).zip(&state.min_match_num);
+    for ((c, domains), &global_min) in per_constraint {
         let key = &c.topology_key;
         let Some(value) = labels.get(key) else {
             return Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
                 .with_detail(format!("the node has no {key} label, the topologyKey of a DoNotSchedule constraint"));
         };
-        let (min, below_min_domains) = state.min_match_num(i);
+        let (min, below_min_domains) = min_match_num(c, domains, global_min);
         let self_match = i64::from(c.selector.matches(&pod.metadata.labels));
-        let domains = &state.tp_value_to_match_num[i];
         let match_num = domains.get(value).copied().unwrap_or(0);
         if match_num + self_match - min <= i64::from(c.max_skew) {
             continue;

@@ -41,13 +41,17 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
         return zeros;
     }
     let value_of = |labels: &Labels, key: &str| labels.get(key).cloned().unwrap_or_default();
-    let ignored: Vec<bool> = feasible
+    // The feasible nodes in order, `None` for those PreScore ignores (missing a required
+    // topology key; an index outside `nodes` would be a caller bug, and is ignored too).
+    let scored: Vec<Option<&NodeInfo>> = feasible
         .iter()
-        .map(|&i| require_all_topologies && !has_all_keys(&nodes[i].node().metadata.labels, &constraints))
+        .map(|&i| {
+            nodes.get(i).filter(|n| !require_all_topologies || has_all_keys(&n.node().metadata.labels, &constraints))
+        })
         .collect();
     let mut counts = vec![BTreeMap::<String, i64>::new(); constraints.len()];
-    for (&i, _) in feasible.iter().zip(&ignored).filter(|(_, ignored)| !**ignored) {
-        let labels = &nodes[i].node().metadata.labels;
+    for info in scored.iter().flatten() {
+        let labels = &info.node().metadata.labels;
         for (c, m) in constraints.iter().zip(counts.iter_mut()) {
             // Per-node counts are done in Score.
             if c.topology_key != LABEL_HOSTNAME {
@@ -55,7 +59,7 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
             }
         }
     }
-    let scored_nodes = ignored.iter().filter(|i| !**i).count();
+    let scored_nodes = scored.iter().flatten().count();
     let weights: Vec<f64> = constraints
         .iter()
         .zip(&counts)
@@ -82,14 +86,10 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
         }
     }
 
-    let raw: Vec<Option<i64>> = feasible
+    let raw: Vec<Option<i64>> = scored
         .iter()
-        .zip(&ignored)
-        .map(|(&i, &ignored)| {
-            if ignored {
-                return None;
-            }
-            let info = &nodes[i];
+        .map(|info| {
+            let info = (*info)?;
             let mut s = 0.0;
             for ((c, m), w) in constraints.iter().zip(&counts).zip(&weights) {
                 if let Some(value) = info.node().metadata.labels.get(&c.topology_key) {
