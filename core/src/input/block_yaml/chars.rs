@@ -6,7 +6,7 @@
 pub(super) fn in_character_subset(text: &str) -> bool {
     let b = text.as_bytes();
     let mut i = 0;
-    while i < b.len() {
+    while let Some(&c) = b.get(i) {
         if let Some(chunk) = b.get(i..i + 16) {
             // Written to vectorize: printable ASCII, tab and line feed.
             if chunk.iter().fold(true, |ok, &c| ok & ((c.wrapping_sub(0x20) < 0x5f) | (c == b'\n') | (c == b'\t'))) {
@@ -14,7 +14,6 @@ pub(super) fn in_character_subset(text: &str) -> bool {
                 continue;
             }
         }
-        let c = b[i];
         if c < 0x80 {
             let ok =
                 (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t' || (c == b'\r' && b.get(i + 1) == Some(&b'\n'));
@@ -24,7 +23,7 @@ pub(super) fn in_character_subset(text: &str) -> bool {
             i += 1;
             continue;
         }
-        let Some(ch) = text[i..].chars().next() else { return false };
+        let Some(ch) = text.get(i..).and_then(|rest| rest.chars().next()) else { return false };
         let cp = ch as u32;
         let ok = match cp {
             0xA0..=0xD7FF => cp != 0x2028 && cp != 0x2029,
@@ -54,7 +53,7 @@ pub(crate) fn find_newline(s: &[u8]) -> Option<usize> {
         }
         i += 8;
     }
-    s[i..].iter().position(|&c| c == b'\n').map(|p| i + p)
+    s.get(i..)?.iter().position(|&c| c == b'\n').map(|p| i + p)
 }
 
 const LO: u64 = 0x0101_0101_0101_0101;
@@ -72,7 +71,25 @@ pub(super) fn spaces(s: &str) -> usize {
         }
         i += 8;
     }
-    i + b[i..].iter().take_while(|&&c| c == b' ').count()
+    i + b.get(i..).unwrap_or_default().iter().take_while(|&&c| c == b' ').count()
+}
+
+/// `b` without its leading bytes for which `skip` holds.
+#[inline]
+pub(super) fn trim_start(mut b: &[u8], skip: impl Fn(u8) -> bool) -> &[u8] {
+    while let [c, rest @ ..] = b {
+        if !skip(*c) {
+            break;
+        }
+        b = rest;
+    }
+    b
+}
+
+/// The byte before `b[i]`, or `None` at the start.
+#[inline]
+pub(super) fn byte_before(b: &[u8], i: usize) -> Option<u8> {
+    b.get(i.checked_sub(1)?).copied()
 }
 
 /// The index of the first byte from `from` on for which `wanted` holds, or `s.len()`.

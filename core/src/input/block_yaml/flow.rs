@@ -96,7 +96,7 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Va
                 }
             }
             _ => {
-                if !plain_may_start(&b[i..], true) {
+                if !plain_may_start(b.get(i..)?, true) {
                     return None;
                 }
                 let start = i;

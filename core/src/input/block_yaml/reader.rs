@@ -257,7 +257,7 @@ impl<'a> Reader<'a> {
             Lead::Value(v) if ctx == Ctx::Skip => {
                 // A skipped plain scalar may go on over the next lines (kubectl folds long
                 // messages).
-                if !matches!(value.as_bytes()[0], b'"' | b'\'' | b'[' | b'{') {
+                if !matches!(value.as_bytes().first(), Some(b'"' | b'\'' | b'[' | b'{')) {
                     self.skip_plain_continuation(n);
                 }
                 v
@@ -406,8 +406,8 @@ enum Lead<'a> {
 /// open collections enclose it; `nulls` as for [`flow`].
 fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
     let b = s.as_bytes();
-    match b[0] {
-        b'-' if b.len() == 1 || b[1] == b' ' => Some(Lead::Entry),
+    match *b.first()? {
+        b'-' if matches!(b.get(1), None | Some(b' ')) => Some(Lead::Entry),
         b'"' | b'\'' => {
             let Quoted::Closed(text, after) = quoted(s)? else { return Some(Lead::OpenQuote(s)) };
             let trimmed = after.trim_start_matches(' ');

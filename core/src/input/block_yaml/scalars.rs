@@ -6,7 +6,7 @@
 
 use serde_json::{Number, Value};
 
-use super::chars::{next_where, spaces};
+use super::chars::{byte_before, next_where, spaces};
 use super::reader::{ends_line, is_document_marker, Reader};
 
 impl<'a> Reader<'a> {
@@ -15,9 +15,9 @@ impl<'a> Reader<'a> {
     /// around breaks go, and a double-quoted `\\` at the end of a line joins the lines.
     /// libyaml does not look at the continuation lines' indentation.
     pub(super) fn multiline_quoted(&mut self, s: &'a str) -> Option<String> {
-        let quote = s.as_bytes()[0];
+        let &quote = s.as_bytes().first()?;
         let mut out = String::new();
-        let mut segment = quoted_segment(&s[1..], quote, &mut out)?;
+        let mut segment = quoted_segment(s.get(1..)?, quote, &mut out)?;
         loop {
             let escaped = match segment {
                 // A multi-line key would be an error: only the line's end may follow.
@@ -79,7 +79,7 @@ impl<'a> Reader<'a> {
                         break;
                     }
                     // libyaml: "found a tab character where an indentation space is expected"
-                    if line.text.as_bytes()[sp] == b'\t' {
+                    if line.text.as_bytes().get(sp) == Some(&b'\t') {
                         return None;
                     }
                     // libyaml takes the widest leading blank line as the indentation.
@@ -143,13 +143,15 @@ pub(super) fn literal_header(header: &str) -> Option<Chomp> {
     ends_line(rest).then_some(chomp)
 }
 
-/// Whether a plain scalar may start with `b[0]` (YAML's indicator characters may not, and
-/// `-`, `?`, `:` only before a non-space; `?` and `:` are left to serde_yaml).
+/// Whether a plain scalar may start at `b` (YAML's indicator characters may not, and
+/// `-`, `?`, `:` only before a non-space; `?` and `:` are left to serde_yaml). False at the
+/// end of the line.
 pub(super) fn plain_may_start(b: &[u8], flow: bool) -> bool {
-    match b[0] {
-        b'-' => b.len() > 1 && b[1] != b' ' && !(flow && matches!(b[1], b',' | b'[' | b']' | b'{' | b'}')),
-        b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"'
-        | b'%' | b'@' | b'`' => false,
+    match b {
+        [] | [b'-'] => false,
+        [b'-', next, ..] => *next != b' ' && !(flow && matches!(next, b',' | b'[' | b']' | b'{' | b'}')),
+        [b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|' | b'>' | b'\'' | b'"'
+        | b'%' | b'@' | b'`', ..] => false,
         _ => true,
     }
 }
@@ -163,10 +165,10 @@ pub(super) fn plain_block(s: &str) -> Option<(&str, Option<&str>)> {
         i = next_where(b, i, |c| c == b':' || c == b'#' || c == b'\t');
         match b.get(i) {
             None => return Some((s.trim_end_matches(' '), None)),
-            Some(b':') if i + 1 == b.len() || b[i + 1] == b' ' => {
+            Some(b':') if matches!(b.get(i + 1), None | Some(b' ')) => {
                 return Some((s[..i].trim_end_matches(' '), Some(&s[i + 1..])));
             }
-            Some(b'#') if i > 0 && b[i - 1] == b' ' => return Some((s[..i].trim_end_matches(' '), None)),
+            Some(b'#') if byte_before(b, i) == Some(b' ') => return Some((s[..i].trim_end_matches(' '), None)),
             Some(b'\t') => return None,
             _ => {}
         }
@@ -179,8 +181,8 @@ pub(super) fn plain_block(s: &str) -> Option<(&str, Option<&str>)> {
 pub(super) fn plain_flow(s: &str) -> Option<(&str, &str, bool)> {
     let b = s.as_bytes();
     let mut i = 0;
-    while i < b.len() {
-        match b[i] {
+    while let Some(&c) = b.get(i) {
+        match c {
             b',' | b'[' | b']' | b'{' | b'}' => break,
             b':' => match b.get(i + 1) {
                 None | Some(b' ') => return Some((s[..i].trim_end_matches(' '), &s[i..], true)),
@@ -188,7 +190,7 @@ pub(super) fn plain_flow(s: &str) -> Option<(&str, &str, bool)> {
                 Some(b',' | b'?' | b'[' | b']' | b'{' | b'}') => return None,
                 _ => {}
             },
-            b'#' if i > 0 && b[i - 1] == b' ' => return None,
+            b'#' if byte_before(b, i) == Some(b' ') => return None,
             b'\t' => return None,
             _ => {}
         }
@@ -206,8 +208,9 @@ pub(super) enum Quoted<'a> {
 }
 
 pub(super) fn quoted(s: &str) -> Option<Quoted<'_>> {
+    let &quote = s.as_bytes().first()?;
     let mut out = String::new();
-    Some(match quoted_segment(&s[1..], s.as_bytes()[0], &mut out)? {
+    Some(match quoted_segment(s.get(1..)?, quote, &mut out)? {
         Segment::Closed(rest) => Quoted::Closed(out, rest),
         Segment::Open { .. } => Quoted::Open,
     })
@@ -229,13 +232,13 @@ fn quoted_segment<'a>(s: &'a str, quote: u8, out: &mut String) -> Option<Segment
     let mut keep = out.len();
     let (mut i, mut start) = (0, 0);
     loop {
-        let Some(offset) = b[i..].iter().position(|&c| c == quote || (quote == b'"' && c == b'\\')) else {
+        let Some(offset) = b.get(i..)?.iter().position(|&c| c == quote || (quote == b'"' && c == b'\\')) else {
             push_raw(out, &s[start..], &mut keep);
             return Some(Segment::Open { escaped: false, keep });
         };
         let j = i + offset;
         push_raw(out, &s[start..j], &mut keep);
-        if b[j] == quote {
+        if b.get(j) == Some(&quote) {
             if quote == b'\'' && b.get(j + 1) == Some(&b'\'') {
                 out.push('\'');
                 keep = out.len();

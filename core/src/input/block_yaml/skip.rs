@@ -7,7 +7,7 @@
 //! is never scanned (quotes inside it are text), nor are the lines that continue it or a block
 //! scalar: those are recognized by indentation.
 
-use super::chars::{next_where, spaces};
+use super::chars::{byte_before, next_where, spaces, trim_start};
 use super::reader::{is_document_marker, Reader};
 
 impl Reader<'_> {
@@ -29,20 +29,20 @@ impl Reader<'_> {
                 continue;
             }
             let sp = spaces(line.text);
-            let body = &line.text.as_bytes()[sp..];
-            if body.is_empty() {
+            let body = line.text.as_bytes().get(sp..).unwrap_or_default();
+            let Some(&head) = body.first() else {
                 self.pos = line.next;
                 continue;
-            }
+            };
             if let Some(f) = floor {
                 // A `#` ends a plain scalar; in a block scalar it is text.
-                if sp > f.indent && !(f.plain && body[0] == b'#') {
+                if sp > f.indent && !(f.plain && head == b'#') {
                     self.pos = line.next;
                     continue;
                 }
                 floor = None;
             }
-            match body[0] {
+            match head {
                 b'\t' => return None,
                 b'#' => {
                     self.pos = line.next;
@@ -50,7 +50,7 @@ impl Reader<'_> {
                 }
                 _ => {}
             }
-            let entry = sp == n && (body[0] == b'-' && matches!(body.get(1), None | Some(b' ')));
+            let entry = sp == n && (head == b'-' && matches!(body.get(1), None | Some(b' ')));
             if sp > n || (entry && (first || same_column_sequence)) {
                 same_column_sequence |= first && entry;
                 first = false;
@@ -72,7 +72,7 @@ impl Reader<'_> {
     pub(super) fn skip_plain_continuation(&mut self, n: usize) {
         while let Some(line) = self.peek() {
             let sp = spaces(line.text);
-            if sp < line.text.len() && (sp <= n || line.text.as_bytes()[sp] == b'#') {
+            if line.text.as_bytes().get(sp).is_some_and(|&c| sp <= n || c == b'#') {
                 break;
             }
             self.pos = line.next;
@@ -83,11 +83,10 @@ impl Reader<'_> {
     pub(super) fn skip_indented(&mut self, n: usize) -> Option<()> {
         while let Some(line) = self.peek() {
             let sp = spaces(line.text);
-            if sp < line.text.len() && sp <= n {
-                if line.text.as_bytes()[sp] == b'\t' {
-                    return None;
-                }
-                break;
+            match line.text.as_bytes().get(sp) {
+                Some(b'\t') if sp <= n => return None,
+                Some(_) if sp <= n => break,
+                _ => {}
             }
             self.pos = line.next;
         }
@@ -140,14 +139,12 @@ impl Carry {
 /// plain or block scalar alone on its line, whose parent's column is unknown).
 fn skipped_line(indent: usize, body: &[u8]) -> Option<Skipped> {
     // `- ` entries: the value of the last one is owned by its sequence.
-    let (mut col, mut k, mut dash) = (indent, 0, None);
-    while body.get(k) == Some(&b'-') && matches!(body.get(k + 1), None | Some(b' ')) {
+    let (mut col, mut node, mut dash) = (indent, body, None);
+    while let Some(rest) = node.strip_prefix(b"-").filter(|rest| matches!(rest.first(), None | Some(b' '))) {
         dash = Some(col);
-        let gap = body[k + 1..].iter().take_while(|&&c| c == b' ').count();
-        k += 1 + gap;
-        col += 1 + gap;
+        node = trim_start(rest, |c| c == b' ');
+        col += rest.len() - node.len() + 1;
     }
-    let node = &body[k..];
     let Some(&first) = node.first() else { return Some(Skipped::Done) };
     // A key (then its value is owned by the mapping at `col`), or a value alone.
     let (value, owner) = match first {
@@ -156,12 +153,8 @@ fn skipped_line(indent: usize, body: &[u8]) -> Option<Skipped> {
             let Some(end) = quote_end(node, 1, first) else {
                 return Some(Skipped::Open(Carry { quote: Some(first), depth: 0 }));
             };
-            let after = &node[end..];
-            let colon = after.iter().position(|&c| c != b' ');
-            match colon {
-                Some(c) if after[c] == b':' && matches!(after.get(c + 1), None | Some(b' ' | b'\t')) => {
-                    (&after[c + 1..], Some(col))
-                }
+            match trim_start(node.get(end..)?, |c| c == b' ') {
+                [b':', value @ ..] if matches!(value.first(), None | Some(b' ' | b'\t')) => (value, Some(col)),
                 _ => return Some(Skipped::Done),
             }
         }
@@ -171,9 +164,8 @@ fn skipped_line(indent: usize, body: &[u8]) -> Option<Skipped> {
             None => (node, dash),
         },
     };
-    let start = value.iter().position(|&c| c != b' ' && c != b'\t').unwrap_or(value.len());
-    let value = &value[start..];
-    let Some(&c) = value.first() else { return Some(Skipped::Done) };
+    let value = trim_start(value, |c| c == b' ' || c == b'\t');
+    let Some((&c, rest)) = value.split_first() else { return Some(Skipped::Done) };
     Some(match c {
         b'#' => Skipped::Done,
         b'"' | b'\'' => match quote_end(value, 1, c) {
@@ -182,17 +174,17 @@ fn skipped_line(indent: usize, body: &[u8]) -> Option<Skipped> {
         },
         b'[' | b'{' => open_flow(value),
         b'|' | b'>' => {
-            let rest = &value[1..];
-            let header = rest.iter().take_while(|&&c| matches!(c, b'-' | b'+' | b'0'..=b'9')).count();
-            let tail = &rest[header..];
-            let blank = tail.iter().take_while(|&&c| c == b' ' || c == b'\t').count();
-            if !(blank == tail.len() || (blank > 0 && tail[blank] == b'#')) {
-                return None;
+            let tail = trim_start(rest, |c| matches!(c, b'-' | b'+' | b'0'..=b'9'));
+            // Then only blanks, or blanks and a comment.
+            match trim_start(tail, |c| c == b' ' || c == b'\t') {
+                [] => {}
+                comment @ [b'#', ..] if comment.len() < tail.len() => {}
+                _ => return None,
             }
             Skipped::Floor(Floor { indent: owner?, plain: false })
         }
         b'&' | b'!' | b'*' | b'?' | b'%' | b'@' | b'`' => return None,
-        b'-' if matches!(value.get(1), None | Some(b' ')) => return None,
+        b'-' if matches!(rest.first(), None | Some(b' ')) => return None,
         _ => Skipped::Floor(Floor { indent: owner?, plain: true }),
     })
 }
@@ -204,8 +196,8 @@ fn plain_key_end(node: &[u8]) -> Option<&[u8]> {
     loop {
         i = next_where(node, i, |c| c == b':' || c == b'#');
         match node.get(i)? {
-            b':' if matches!(node.get(i + 1), None | Some(b' ' | b'\t')) => return Some(&node[i + 1..]),
-            b'#' if i > 0 && matches!(node[i - 1], b' ' | b'\t') => return None,
+            b':' if matches!(node.get(i + 1), None | Some(b' ' | b'\t')) => return node.get(i + 1..),
+            b'#' if matches!(byte_before(node, i), Some(b' ' | b'\t')) => return None,
             _ => {}
         }
         i += 1;
@@ -227,8 +219,7 @@ fn open_flow(node: &[u8]) -> Skipped {
 fn scan_flow(body: &[u8], from: usize, mut depth: usize) -> Carry {
     let mut i = from;
     let mut entry_start = true;
-    while i < body.len() {
-        let c = body[i];
+    while let Some(&c) = body.get(i) {
         match c {
             b' ' | b'\t' => {}
             b'[' | b'{' => {
@@ -251,7 +242,7 @@ fn scan_flow(body: &[u8], from: usize, mut depth: usize) -> Carry {
                 }
                 None => return Carry { quote: Some(c), depth },
             },
-            b'#' if i == 0 || matches!(body[i - 1], b' ' | b'\t') => break,
+            b'#' if matches!(byte_before(body, i), None | Some(b' ' | b'\t')) => break,
             _ => entry_start = false,
         }
         i += 1;
@@ -263,11 +254,11 @@ fn scan_flow(body: &[u8], from: usize, mut depth: usize) -> Carry {
 /// `body[from]`, if it closes on this line.
 fn quote_end(body: &[u8], from: usize, quote: u8) -> Option<usize> {
     let mut i = from;
-    while i < body.len() {
-        match body[i] {
+    while let Some(&c) = body.get(i) {
+        match c {
             b'\\' if quote == b'"' => i += 2,
             b'\'' if quote == b'\'' && body.get(i + 1) == Some(&b'\'') => i += 2,
-            c if c == quote => return Some(i + 1),
+            _ if c == quote => return Some(i + 1),
             _ => i += 1,
         }
     }
