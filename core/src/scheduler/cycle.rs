@@ -96,6 +96,8 @@ pub enum Detail {
 pub struct StaticCache {
     key: Option<(PodSpec, usize, usize)>,
     entries: Vec<StaticEntry>,
+    /// PodTopologySpread's per-node counts, carried from one replica's cycle to the next.
+    spread: pod_topology_spread::ScoreCache,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -182,6 +184,7 @@ impl StaticCache {
         if !valid {
             self.key = Some((spec.clone(), nodes.as_ptr() as usize, nodes.len()));
             self.entries = vec![StaticEntry::Unknown; nodes.len()];
+            self.spread = pod_topology_spread::ScoreCache::default();
         }
     }
 }
@@ -374,7 +377,8 @@ pub fn schedule_with_requests(
     }
 
     let breakdown = matches!(detail, Detail::Explain | Detail::Candidates { .. });
-    let (totals, parts) = score_nodes(&ctx, nodes, &feasible, &raw_static, cfg, breakdown);
+    let spread_cache = cache.map(|c| &mut c.spread);
+    let (totals, parts) = score_nodes(&ctx, nodes, &feasible, &raw_static, cfg, breakdown, spread_cache);
     // Highest total wins; on a tie the node listed first (upstream samples one at random).
     let best = feasible.iter().zip(&totals).fold(None::<(usize, i64)>, |best, (&i, &s)| match best {
         Some((_, b)) if b >= s => best,
@@ -624,6 +628,7 @@ fn score_nodes(
     raw_static: &[(i64, i64)],
     cfg: &SchedulerConfig,
     breakdown: bool,
+    mut spread_cache: Option<&mut pod_topology_spread::ScoreCache>,
 ) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
     // Each plugin's normalized score per feasible node; `None` where the plugin does not
     // score the node (BalancedAllocation for a best-effort pod).
@@ -631,7 +636,10 @@ fn score_nodes(
         .profile
         .scores
         .iter()
-        .map(|&(plugin, weight)| (plugin, weight, plugin_scores(plugin, ctx, nodes, feasible, raw_static, cfg)))
+        .map(|&(plugin, weight)| {
+            let cache = spread_cache.as_deref_mut();
+            (plugin, weight, plugin_scores(plugin, ctx, nodes, feasible, raw_static, cfg, cache))
+        })
         .collect();
     let mut totals = Vec::with_capacity(feasible.len());
     let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
@@ -662,6 +670,7 @@ fn plugin_scores(
     feasible: &[usize],
     raw_static: &[(i64, i64)],
     cfg: &SchedulerConfig,
+    spread_cache: Option<&mut pod_topology_spread::ScoreCache>,
 ) -> Vec<Option<i64>> {
     let all = |v: Vec<i64>| v.into_iter().map(Some).collect();
     match plugin {
@@ -681,7 +690,7 @@ fn plugin_scores(
                 nodes.get(i).map(|node| node_resources_fit::least_allocated_score(&ctx.least_allocated_request, node))
             })
             .collect(),
-        ScorePlugin::PodTopologySpread => all(pod_topology_spread::score(ctx.pod, nodes, feasible, cfg)),
+        ScorePlugin::PodTopologySpread => all(pod_topology_spread::score(ctx.pod, nodes, feasible, cfg, spread_cache)),
         // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node
         // (a daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
         ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(0)],

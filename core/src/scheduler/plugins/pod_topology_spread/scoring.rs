@@ -13,6 +13,103 @@ pub(super) fn score_for_count(count: i64, max_skew: i32, weight: f64) -> f64 {
     count as f64 * weight + f64::from(max_skew - 1)
 }
 
+/// What Score reads of every node that stays the same from one cycle to the next while a
+/// workload's replicas are scheduled: the Node objects do not change and pods are only ever
+/// added to them. Each cycle then counts only the pods bound since the last one, instead of
+/// walking every pod of every node again (the system default constraints score every
+/// Deployment pod, so this walk is on the path of every replica). The scheduler keeps one in
+/// its per-workload cache, which starts over whenever the spec or the node slice changes.
+#[derive(Debug, Default)]
+pub struct ScoreCache {
+    nodes: Vec<NodeEntry>,
+    /// Per constraint, the topology values seen, by domain id.
+    domains: Vec<Vec<String>>,
+}
+
+#[derive(Debug)]
+struct NodeEntry {
+    /// How many of the node's pods are counted in `matching`.
+    seen: usize,
+    per_constraint: Vec<NodeConstraint>,
+}
+
+#[derive(Debug)]
+struct NodeConstraint {
+    /// Whether PreScore's counting loop counts this node's pods for the constraint (it has
+    /// the topology keys where they are required, and the inclusion policies admit it).
+    counted: bool,
+    /// The node's domain (its topology value, "" when it has none); `None` for hostname,
+    /// which is counted per node in Score.
+    domain: Option<usize>,
+    /// Whether the node has the topology key: only then does it score for the constraint.
+    has_key: bool,
+    /// The node's pods that the constraint's selector matches, in the pod's namespace.
+    matching: i64,
+}
+
+impl ScoreCache {
+    /// Builds the per-node facts unless they are there for this many nodes and constraints.
+    fn prepare(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
+        let ready = self.nodes.len() == nodes.len()
+            && self.domains.len() == ctx.constraints.len()
+            && self.nodes.iter().zip(nodes).all(|(e, n)| e.seen <= n.pods().len());
+        if ready {
+            return;
+        }
+        self.domains = vec![Vec::new(); ctx.constraints.len()];
+        let domains = &mut self.domains;
+        self.nodes = nodes
+            .iter()
+            .map(|info| {
+                let labels = &info.node().metadata.labels;
+                let has_keys = !ctx.require_all_topologies || has_all_keys(labels, &ctx.constraints);
+                let per_constraint = ctx
+                    .constraints
+                    .iter()
+                    .zip(domains.iter_mut())
+                    .map(|(c, names)| NodeConstraint {
+                        counted: has_keys && c.includes_node(ctx.pod, info.node(), &ctx.required, ctx.cfg),
+                        domain: (c.topology_key != LABEL_HOSTNAME).then(|| {
+                            let value = labels.get(&c.topology_key).map_or("", String::as_str);
+                            names.iter().position(|n| n == value).unwrap_or_else(|| {
+                                names.push(value.to_string());
+                                names.len() - 1
+                            })
+                        }),
+                        has_key: labels.contains_key(&c.topology_key),
+                        matching: 0,
+                    })
+                    .collect();
+                NodeEntry { seen: 0, per_constraint }
+            })
+            .collect();
+    }
+
+    /// Counts the pods bound since the last cycle.
+    fn update(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
+        for (entry, info) in self.nodes.iter_mut().zip(nodes) {
+            let new = info.pods().get(entry.seen..).unwrap_or_default();
+            if new.is_empty() {
+                continue;
+            }
+            for (nc, c) in entry.per_constraint.iter_mut().zip(&ctx.constraints) {
+                nc.matching += count_matching(new, &c.selector, ctx.namespace);
+            }
+            entry.seen = info.pods().len();
+        }
+    }
+}
+
+/// The constraints a pod is scored by, and what reading them needs.
+struct ScoreContext<'a> {
+    pod: &'a Pod,
+    cfg: &'a SchedulerConfig,
+    constraints: Vec<Constraint>,
+    require_all_topologies: bool,
+    required: RequiredNodeAffinity<'a>,
+    namespace: &'a str,
+}
+
 /// Normalized scores (0..=100) for `nodes[i]` for each `i` in `feasible`, in that order.
 ///
 /// PreScore: the domains are the topology values of the feasible nodes that have every key;
@@ -20,7 +117,16 @@ pub(super) fn score_for_count(count: i64, max_skew: i32, weight: f64) -> f64 {
 /// `round(sum(count * ln(domains + 2) + maxSkew - 1))`, hostname counted on the node itself.
 /// NormalizeScore, fewer is better: `100 * (max + min - s) / max`, 100 for all when `max` is
 /// 0, and 0 for feasible nodes missing a topology key. All zeros when PreScore would Skip.
-pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerConfig) -> Vec<i64> {
+///
+/// `cache` carries the per-node counts from the previous cycle of the same workload; without
+/// one, every node is counted afresh.
+pub fn score(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    feasible: &[usize],
+    cfg: &SchedulerConfig,
+    cache: Option<&mut ScoreCache>,
+) -> Vec<i64> {
     let zeros = vec![0; feasible.len()];
     if nodes.is_empty() {
         return zeros;
@@ -40,66 +146,76 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
     if constraints.is_empty() {
         return zeros;
     }
-    let value_of = |labels: &Labels, key: &str| labels.get(key).cloned().unwrap_or_default();
+    let ctx = ScoreContext {
+        pod,
+        cfg,
+        constraints,
+        require_all_topologies,
+        required: RequiredNodeAffinity::from_pod(&pod.spec),
+        namespace: pod_namespace(pod),
+    };
+    let mut fresh = ScoreCache::default();
+    let cache = cache.unwrap_or(&mut fresh);
+    cache.prepare(&ctx, nodes);
+    cache.update(&ctx, nodes);
+
     // The feasible nodes in order, `None` for those PreScore ignores (missing a required
     // topology key; an index outside `nodes` would be a caller bug, and is ignored too).
-    let scored: Vec<Option<&NodeInfo>> = feasible
+    let scored: Vec<Option<(&NodeInfo, &NodeEntry)>> = feasible
         .iter()
         .map(|&i| {
-            nodes.get(i).filter(|n| !require_all_topologies || has_all_keys(&n.node().metadata.labels, &constraints))
+            let info = nodes.get(i)?;
+            let keep = !require_all_topologies || has_all_keys(&info.node().metadata.labels, &ctx.constraints);
+            keep.then_some((info, cache.nodes.get(i)?))
         })
         .collect();
-    let mut counts = vec![BTreeMap::<String, i64>::new(); constraints.len()];
-    for info in scored.iter().flatten() {
-        let labels = &info.node().metadata.labels;
-        for (c, m) in constraints.iter().zip(counts.iter_mut()) {
-            // Per-node counts are done in Score.
-            if c.topology_key != LABEL_HOSTNAME {
-                m.entry(value_of(labels, &c.topology_key)).or_insert(0);
+    // PreScore's domains: the topology values of the scored nodes, per constraint; the
+    // hostname constraint's size is the number of scored nodes.
+    let mut present: Vec<Vec<bool>> = cache.domains.iter().map(|d| vec![false; d.len()]).collect();
+    for (_, entry) in scored.iter().flatten() {
+        for (nc, p) in entry.per_constraint.iter().zip(present.iter_mut()) {
+            if let Some(slot) = nc.domain.and_then(|d| p.get_mut(d)) {
+                *slot = true;
             }
         }
     }
     let scored_nodes = scored.iter().flatten().count();
-    let weights: Vec<f64> = constraints
+    let weights: Vec<f64> = ctx
+        .constraints
         .iter()
-        .zip(&counts)
-        .map(|(c, m)| {
-            topology_normalizing_weight(if c.topology_key == LABEL_HOSTNAME { scored_nodes } else { m.len() })
+        .zip(&present)
+        .map(|(c, p)| {
+            let size = if c.topology_key == LABEL_HOSTNAME { scored_nodes } else { p.iter().filter(|x| **x).count() };
+            topology_normalizing_weight(size)
         })
         .collect();
-
-    let namespace = pod_namespace(pod);
-    let required = RequiredNodeAffinity::from_pod(&pod.spec);
-    for info in nodes {
-        let labels = &info.node().metadata.labels;
-        if require_all_topologies && !has_all_keys(labels, &constraints) {
-            continue;
-        }
-        for (c, m) in constraints.iter().zip(counts.iter_mut()) {
-            if !c.includes_node(pod, info.node(), &required, cfg) {
-                continue;
-            }
-            // Only domains of some feasible node are tracked.
-            if let Some(n) = m.get_mut(labels.get(&c.topology_key).map_or("", String::as_str)) {
-                *n += count_matching(info.pods(), &c.selector, namespace);
+    // Matching pods per domain, over every counted node whose domain is present.
+    let mut totals: Vec<Vec<i64>> = present.iter().map(|p| vec![0; p.len()]).collect();
+    for entry in &cache.nodes {
+        for ((nc, p), t) in entry.per_constraint.iter().zip(&present).zip(totals.iter_mut()) {
+            let Some(d) = nc.domain.filter(|_| nc.counted) else { continue };
+            if let (Some(true), Some(total)) = (p.get(d), t.get_mut(d)) {
+                *total += nc.matching;
             }
         }
     }
 
     let raw: Vec<Option<i64>> = scored
         .iter()
-        .map(|info| {
-            let info = (*info)?;
+        .map(|scored| {
+            let (_, entry) = (*scored)?;
             let mut s = 0.0;
-            for ((c, m), w) in constraints.iter().zip(&counts).zip(&weights) {
-                if let Some(value) = info.node().metadata.labels.get(&c.topology_key) {
-                    let cnt = if c.topology_key == LABEL_HOSTNAME {
-                        count_matching(info.pods(), &c.selector, namespace)
-                    } else {
-                        m.get(value).copied().unwrap_or(0)
-                    };
-                    s += score_for_count(cnt, c.max_skew, *w);
+            let per = ctx.constraints.iter().zip(&entry.per_constraint).zip(&totals).zip(&weights);
+            for (((c, nc), t), w) in per {
+                // Only a node that has the topology key scores for the constraint.
+                if !nc.has_key {
+                    continue;
                 }
+                let cnt = match nc.domain {
+                    None => nc.matching,
+                    Some(d) => t.get(d).copied().unwrap_or(0),
+                };
+                s += score_for_count(cnt, c.max_skew, *w);
             }
             Some(s.round() as i64)
         })

@@ -94,13 +94,27 @@ fn system_default_constraints_follow_the_default_selector() {
     ];
     for (why, p, listers, want) in rows {
         let cfg = SchedulerConfig { spread_listers: std::sync::Arc::new(listers), ..Default::default() };
-        assert_eq!(&score(&p, &nodes, &[0, 1, 2], &cfg), want, "{why}");
+        assert_eq!(&score(&p, &nodes, &[0, 1, 2], &cfg, None), want, "{why}");
+    }
+    // A cache carried across cycles gives the fresh answer while pods are bound between
+    // them: each cycle counts only the pods added since the last.
+    let cfg = SchedulerConfig { spread_listers: std::sync::Arc::new(rs()), ..Default::default() };
+    let mut cache = ScoreCache::default();
+    let mut growing = nodes.clone();
+    let p = owned("apps/v1", "ReplicaSet", "web-abc");
+    for round in 0..4 {
+        let fresh = score(&p, &growing, &[0, 1, 2], &cfg, None);
+        assert_eq!(score(&p, &growing, &[0, 1, 2], &cfg, Some(&mut cache)), fresh, "round {round}");
+        let bound = pod("default", &format!("web-new-{round}"), &[("app", "web")]);
+        if let Some(node) = growing.get_mut(round % 3) {
+            node.add_pod(crate::scheduler::framework::PlacedPod::from_pod(&bound));
+        }
     }
     // The pod's own constraints replace the defaults, and require every topology key.
     let mut own = owned("apps/v1", "ReplicaSet", "web-abc");
     own.spec.topology_spread_constraints = vec![constraint(ZONE, 1, SCHEDULE_ANYWAY)];
     let cfg = SchedulerConfig { spread_listers: std::sync::Arc::new(rs()), ..Default::default() };
-    assert_eq!(score(&own, &nodes, &[0, 1, 2], &cfg), vec![100, 100, 0], "n3 lacks the zone key: ignored");
+    assert_eq!(score(&own, &nodes, &[0, 1, 2], &cfg, None), vec![100, 100, 0], "n3 lacks the zone key: ignored");
 }
 
 fn constraint(key: &str, max_skew: i32, when: &str) -> TopologySpreadConstraint {
@@ -293,6 +307,6 @@ fn score_rows() {
         (pod("default", "p", &[]), zones(), all(4), vec![0; 4], "no constraints: system defaults are not applied"),
     ];
     for (p, nodes, feasible, expected, why) in rows {
-        assert_eq!(score(&p, &nodes, &feasible, &SchedulerConfig::default()), expected, "{why}");
+        assert_eq!(score(&p, &nodes, &feasible, &SchedulerConfig::default(), None), expected, "{why}");
     }
 }
