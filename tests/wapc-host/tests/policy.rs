@@ -60,10 +60,16 @@ fn module_sizes() {
     // Issue 3's target: under 2 MB. The lean module (placement policies only) meets it.
     let lean = lean_module_bytes().len();
     assert!(lean < 2_000_000, "placement-policy-lean.wasm is {lean} bytes, over the 2 MB target");
-    // The full module adds the Gatekeeper setting: regorus and its regex and glob engines, about
-    // 1.7 MB more (BENCHMARKS.md, "Kubewarden policy"); this bound catches growth beyond that.
+    // The full module adds the Gatekeeper setting to the same placement code: regorus, its regex
+    // and glob engines, Placement's Gatekeeper layer (2.44 MB, BENCHMARKS.md "Kubewarden
+    // policy"). The placement code's own growth is bounded by the lean module's target above;
+    // this bound catches growth of the Gatekeeper part.
     let full = module_bytes().len();
-    assert!(full < 4_000_000, "placement-policy.wasm is {full} bytes, over the 4 MB bound");
+    let gatekeeper = full.saturating_sub(lean);
+    assert!(
+        gatekeeper < 2_600_000,
+        "the Gatekeeper part of placement-policy.wasm is {gatekeeper} bytes ({full} in all), over its 2.6 MB bound"
+    );
     assert!(full > lean + 1_000_000, "the lean module ({lean} bytes) has lost the Rego interpreter ({full} bytes)");
 }
 
