@@ -108,12 +108,24 @@ impl PodReport {
         Self { name, node: None, message, not_attempted: None }
     }
 
-    /// What a pending pod's status says: the FailedScheduling message, or why no cycle ran.
+    /// What a pending pod's status says: the FailedScheduling message, or why no cycle ran
+    /// (led by the status `kubectl get pods` shows, unless that is plain `Pending`).
     pub fn pending_text(&self) -> String {
         match (&self.message, &self.not_attempted) {
             (Some(m), _) => m.clone(),
+            (None, Some(n)) if n.status == NotAttempted::PENDING => n.message.clone(),
             (None, Some(n)) => format!("{}: {}", n.status, n.message),
             (None, None) => String::new(),
+        }
+    }
+
+    /// The report's STATUS column: `Scheduled`, `Pending: <why>`, or for a gated pod
+    /// `SchedulingGated: <the gates>`.
+    pub fn status_text(&self) -> String {
+        match (&self.node, &self.not_attempted) {
+            (Some(_), _) => "Scheduled".into(),
+            (None, Some(n)) if n.status != NotAttempted::PENDING => format!("{}: {}", n.status, n.detail),
+            (None, _) => format!("{}: {}", NotAttempted::PENDING, self.pending_text()),
         }
     }
 }
@@ -131,13 +143,16 @@ pub struct NotAttempted {
 }
 
 impl NotAttempted {
+    pub const PENDING: &'static str = "Pending";
+    pub const SCHEDULING_GATED: &'static str = "SchedulingGated";
+
     /// Scheduling gates (the SchedulingGates PreEnqueue plugin), or a `schedulerName` that
     /// no profile of the default scheduler serves.
     pub fn of(spec: &PodSpec) -> Option<Self> {
         let gated = scheduling_gates::pre_enqueue(spec);
         if !gated.is_success() {
             return Some(Self {
-                status: "SchedulingGated",
+                status: Self::SCHEDULING_GATED,
                 message: "Scheduling is blocked due to non-empty scheduling gates".into(),
                 detail: format!("{}: {}", scheduling_gates::NAME, gated.reasons.join(", ")),
             });
@@ -145,7 +160,7 @@ impl NotAttempted {
         match spec.scheduler_name.as_deref() {
             None | Some("") | Some(DEFAULT_SCHEDULER_NAME) => None,
             Some(other) => Some(Self {
-                status: "Pending",
+                status: Self::PENDING,
                 message: format!(
                     "spec.schedulerName is {other:?}: the default scheduler serves only {DEFAULT_SCHEDULER_NAME:?}, so the pod waits for a scheduler of that name"
                 ),
@@ -753,6 +768,8 @@ mod tests {
             let first = &report.workloads[0].pods[0];
             assert_eq!((first.node.as_deref(), first.message.as_deref()), (None, None), "{name}");
             assert_eq!(first.not_attempted.as_ref().map(|n| n.status), Some(status), "{name}");
+            assert!(first.status_text().starts_with(&format!("{status}: ")), "{name}: {}", first.status_text());
+            assert!(!first.status_text().contains("Pending: Pending"), "{name}: {}", first.status_text());
             assert_eq!(report.workloads[1].pods[0].node.as_deref(), Some("n"), "{name}: the first pod holds no cpu");
             assert!(
                 report.workloads[0].nodes.get("n").is_some_and(|v| v.fits),

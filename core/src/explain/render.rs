@@ -99,17 +99,10 @@ fn pods_text(out: &mut String, pods: &[PodReport]) {
     let mut hidden = 0;
     for p in pods {
         match &p.node {
-            Some(node) => rows.push([p.name.clone(), node.clone(), "Scheduled".into()]),
+            Some(node) => rows.push([p.name.clone(), node.clone(), p.status_text()]),
             None if shown_pending < PENDING_SHOWN => {
                 shown_pending += 1;
-                rows.push([
-                    p.name.clone(),
-                    "<none>".into(),
-                    match &p.not_attempted {
-                        Some(n) if n.status != "Pending" => format!("{}: {}", n.status, n.detail),
-                        _ => format!("Pending: {}", p.pending_text()),
-                    },
-                ]);
+                rows.push([p.name.clone(), "<none>".into(), p.status_text()]);
             }
             None => hidden += 1,
         }
