@@ -30,10 +30,11 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::settings::{decode_setting, type_name, SettingsError};
+use super::settings::{decode_setting, SettingsError};
 use crate::gatekeeper::{
     evaluate, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, PolicySet, Template,
 };
+use crate::input::documents::type_name;
 use crate::input::documents::{split_documents, strip_nulls};
 
 pub const NAME: &str = "gatekeeper";

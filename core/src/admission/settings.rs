@@ -26,7 +26,7 @@ use serde_json::Value;
 use super::gatekeeper;
 use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
 use crate::cluster::simulate::SimulateOptions;
-use crate::input::documents::DocRef;
+use crate::input::documents::{type_name, DocRef};
 use crate::input::field::FieldPath;
 use crate::input::validation::validate_node;
 use crate::model::labels::{validate_label_key, validate_label_value, Selector};
@@ -342,17 +342,6 @@ impl Settings {
     #[cfg(not(feature = "admission-gatekeeper"))]
     fn gatekeeper_active(&self) -> bool {
         false
-    }
-}
-
-pub fn type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
     }
 }
 

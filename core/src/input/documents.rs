@@ -370,7 +370,8 @@ fn is_list(v: &Value) -> bool {
         && v.get("items").is_some_and(Value::is_array)
 }
 
-fn type_name(v: &Value) -> &'static str {
+/// A JSON value's type in the words error messages use ("a mapping", "a list", ...).
+pub fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
