@@ -238,11 +238,7 @@ fn compile_rule(value: &Value, at: &str, index: usize, inventory: &NodeInventory
 
 /// Every required node-affinity term has `key In [value]` (and only that value).
 fn affinity_requires(fields: &PlacementFields, key: &str, value: &str) -> bool {
-    let terms = fields
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required.as_ref())
+    let terms = crate::model::required_node_selector(fields.affinity.as_ref())
         .map(|r| r.node_selector_terms.as_slice())
         .unwrap_or_default();
     !terms.is_empty()

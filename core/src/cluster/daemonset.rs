@@ -139,11 +139,7 @@ pub fn target_node_name(spec: &PodSpec) -> Result<String, TargetNodeError> {
     if !spec.node_name.is_empty() {
         return Ok(spec.node_name.clone());
     }
-    let terms = spec
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required.as_ref())
+    let terms = crate::model::required_node_selector(spec.affinity.as_ref())
         .map(|r| r.node_selector_terms.as_slice())
         .unwrap_or_default();
     for term in terms {

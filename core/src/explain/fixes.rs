@@ -311,7 +311,7 @@ fn affinity_fix(w: &Workload, original: &PodSpec, node: &crate::model::Node) -> 
             );
         }
     }
-    let required = original.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref());
+    let required = crate::model::required_node_selector(original.affinity.as_ref());
     if let Some(required) = required {
         let matches =
             crate::model::node_selector::NodeSelectorMatcher::lazy(required, &crate::input::field::FieldPath::root(""))

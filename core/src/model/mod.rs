@@ -263,6 +263,12 @@ fn is_zero(v: &i32) -> bool {
     *v == 0
 }
 
+/// `requiredDuringSchedulingIgnoredDuringExecution` of a pod's node affinity, if any: what the
+/// NodeAffinity filter, the DaemonSet controller and the fixes read.
+pub fn required_node_selector(affinity: Option<&Affinity>) -> Option<&NodeSelector> {
+    affinity.and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref())
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Affinity {

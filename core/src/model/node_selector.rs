@@ -222,15 +222,12 @@ pub struct RequiredNodeAffinity<'a> {
 
 impl<'a> RequiredNodeAffinity<'a> {
     pub fn from_pod(spec: &'a PodSpec) -> Self {
-        let required =
-            spec.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|na| na.required.as_ref()).map(
-                |r| {
-                    NodeSelectorMatcher::lazy(
-                        r,
-                        &FieldPath::root("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
-                    )
-                },
-            );
+        let required = crate::model::required_node_selector(spec.affinity.as_ref()).map(|r| {
+            NodeSelectorMatcher::lazy(
+                r,
+                &FieldPath::root("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
+            )
+        });
         Self { node_selector: spec.node_selector.as_ref(), required }
     }
 

@@ -19,7 +19,7 @@ pub const ERR_REASON_CONFLICT: &str = "pod affinity terms conflict";
 /// Skip when there is nothing to check; otherwise restrict to the node names that every
 /// `metadata.name In` term allows, or report the terms as conflicting.
 pub fn pre_filter(pod: &PodSpec, cfg: &SchedulerConfig) -> (Status, NodeNames) {
-    let required = pod.affinity.as_ref().and_then(|a| a.node_affinity.as_ref()).and_then(|n| n.required.as_ref());
+    let required = crate::model::required_node_selector(pod.affinity.as_ref());
     let added = cfg.added_affinity.as_ref().and_then(|a| a.required.as_ref());
     if required.is_none() && added.is_none() && pod.node_selector.is_none() {
         return (Status::skip(), None);
@@ -111,12 +111,6 @@ fn explain_mismatch<N: SelectableNode + ?Sized>(pod: &PodSpec, node: &N, require
             .collect();
         return format!("nodeSelector needs {}", items.join(", "));
     }
-    let terms = pod
-        .affinity
-        .as_ref()
-        .and_then(|a| a.node_affinity.as_ref())
-        .and_then(|n| n.required.as_ref())
-        .map(|r| r.node_selector_terms.len())
-        .unwrap_or(0);
+    let terms = crate::model::required_node_selector(pod.affinity.as_ref()).map_or(0, |r| r.node_selector_terms.len());
     format!("none of the {terms} required nodeAffinity term(s) match the node's labels")
 }
