@@ -78,19 +78,26 @@ pub fn pod_owner(w: &Workload) -> Option<PodOwner> {
     })
 }
 
-/// The listers' content for a simulation of `manifests`: every Service, and the selector of
-/// every controller the workloads stand for (a Deployment's through its ReplicaSet).
-pub fn listers(manifests: &Manifests) -> Listers {
+/// [`pod_owner`] of each workload of `manifests`, in order: computed once per simulation (a
+/// Deployment's hashes its template).
+pub fn pod_owners(manifests: &Manifests) -> Vec<Option<PodOwner>> {
+    manifests.workloads.iter().map(pod_owner).collect()
+}
+
+/// The listers' content for a simulation of `manifests`, whose workloads' [`pod_owners`] are
+/// `owners`: every Service, and the selector of every controller the workloads stand for (a
+/// Deployment's through its ReplicaSet).
+pub fn listers(manifests: &Manifests, owners: &[Option<PodOwner>]) -> Listers {
     let services = manifests
         .services
         .iter()
         .map(|(_, s)| (s.metadata.namespace_or_default().to_string(), s.spec.selector.clone()))
         .collect();
     let mut controllers = BTreeMap::new();
-    for w in &manifests.workloads {
-        let Some(PodOwner { reference, selector: Some(selector), .. }) = pod_owner(w) else { continue };
+    for (w, owner) in manifests.workloads.iter().zip(owners) {
+        let Some(PodOwner { reference, selector: Some(selector), .. }) = owner else { continue };
         let key = Listers::controller_key(&reference.api_version, &reference.kind, &w.namespace, &reference.name);
-        controllers.insert(key, selector);
+        controllers.insert(key, selector.clone());
     }
     Listers { services, controllers }
 }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::cluster::controllers::{self, pod_owner, PodOwner};
+use crate::cluster::controllers::{self, PodOwner};
 use crate::cluster::daemonset::{self, Blocker};
 use crate::cluster::defaults::{api_defaults, default_toleration_seconds};
 use crate::explain::fixes::{self, Fix};
@@ -241,12 +241,13 @@ pub struct Eviction {
 /// Validates, then simulates. Every invalid document is reported, not just the first.
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
     validate(manifests, &opts.gates)?;
+    let owners = controllers::pod_owners(manifests);
     let cfg = SchedulerConfig {
-        spread_listers: std::sync::Arc::new(controllers::listers(manifests)),
+        spread_listers: std::sync::Arc::new(controllers::listers(manifests, &owners)),
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
-    sim.run(manifests);
+    sim.run(manifests, &owners);
     Ok(sim.finish())
 }
 
@@ -364,18 +365,20 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    fn run(&mut self, manifests: &Manifests) {
+    /// `owners`: each workload's [`controllers::pod_owner`], in input order.
+    fn run(&mut self, manifests: &Manifests, owners: &[Option<PodOwner>]) {
         // Running pods first: they hold their resources before anything new is scheduled.
         let (bound, rest): (Vec<_>, Vec<_>) =
             manifests.workloads.iter().enumerate().partition(|(_, w)| w.is_bound_pod());
         let mut reports: Vec<(usize, WorkloadReport)> = Vec::with_capacity(manifests.workloads.len());
         for (position, w) in bound.into_iter().chain(rest) {
+            let owner = owners.get(position).and_then(Option::as_ref);
             let report = if w.is_bound_pod() {
                 self.bind_running_pod(w)
             } else if w.kind == WorkloadKind::DaemonSet {
-                self.run_daemonset(w)
+                self.run_daemonset(w, owner)
             } else {
-                self.run_replicas(w)
+                self.run_replicas(w, owner)
             };
             reports.push((position, report));
         }
@@ -410,7 +413,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// The pod a workload creates: its template, what its controller adds (`owner`, from
-    /// [`pod_owner`]), API defaults, the given name. A bare Pod keeps its own owner references.
+    /// [`controllers::pod_owner`]), API defaults, the given name. A bare Pod keeps its own owner references.
     fn make_pod(&self, w: &Workload, owner: Option<&PodOwner>, name: String, spec: PodSpec) -> Pod {
         let template_meta = &w.template.metadata;
         let mut labels = template_meta.labels.clone();
@@ -468,16 +471,15 @@ impl<'a> Simulation<'a> {
         report
     }
 
-    fn run_replicas(&mut self, w: &Workload) -> WorkloadReport {
+    fn run_replicas(&mut self, w: &Workload, owner: Option<&PodOwner>) -> WorkloadReport {
         let mut report = self.new_report(w);
         let mut spec = w.template.spec.clone();
         report.defaults = self.admit(&mut spec);
         report.desired = w.replicas;
-        let owner = pod_owner(w);
         if let Some(waiting) = NotAttempted::of(&spec) {
             // No cycle runs for these pods: they hold nothing. Still say where one would go
             // once the scheduler takes it.
-            let pod = self.make_pod(w, owner.as_ref(), pod_name(w, 0), spec);
+            let pod = self.make_pod(w, owner, pod_name(w, 0), spec);
             report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
             report.pods = (0..w.replicas)
                 .map(|r| PodReport { not_attempted: Some(waiting.clone()), ..PodReport::pending(pod_name(w, r), None) })
@@ -496,7 +498,7 @@ impl<'a> Simulation<'a> {
                 report.pods.push(PodReport::pending(name, Some(message.clone())));
                 continue;
             }
-            let pod = self.make_pod(w, owner.as_ref(), name.clone(), spec.clone());
+            let pod = self.make_pod(w, owner, name.clone(), spec.clone());
             // The first replica's verdicts are the report's node map; later replicas need
             // verdicts only when they find no node (for the fixes).
             let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
@@ -523,14 +525,14 @@ impl<'a> Simulation<'a> {
         }
         if w.replicas == 0 {
             // Still say where a pod would go: that is the question a scaled-to-zero workload asks.
-            let pod = self.make_pod(w, owner.as_ref(), pod_name(w, 0), spec);
+            let pod = self.make_pod(w, owner, pod_name(w, 0), spec);
             let result = schedule(&pod, &self.nodes, &self.cfg, true);
             report.nodes = node_map(&result);
         }
         report
     }
 
-    fn run_daemonset(&mut self, w: &Workload) -> WorkloadReport {
+    fn run_daemonset(&mut self, w: &Workload, owner: Option<&PodOwner>) -> WorkloadReport {
         let mut report = self.new_report(w);
         let template = w.template.spec.clone();
         let mut daemon_spec = template.clone();
@@ -567,8 +569,7 @@ impl<'a> Simulation<'a> {
         let admitted_notes = self.admit(&mut spec);
         let template_affinity = spec.affinity.take();
         let waiting = NotAttempted::of(&spec);
-        let owner = pod_owner(w);
-        let mut pod = self.make_pod(w, owner.as_ref(), String::new(), spec);
+        let mut pod = self.make_pod(w, owner, String::new(), spec);
         for &i in &eligible {
             let Some(node_name) = self.nodes.get(i).map(|n| n.name().to_string()) else { continue };
             pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));
@@ -786,12 +787,12 @@ mod tests {
     fn deployment_pods_belong_to_their_replicaset() {
         let yaml = "kind: Node\nmetadata: {name: n}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
         let m = parse_manifests(yaml, "").unwrap();
-        let owner = pod_owner(&m.workloads[0]).unwrap();
+        let owner = controllers::pod_owner(&m.workloads[0]).unwrap();
         let (key, hash) = owner.label.clone().unwrap();
         assert_eq!(key, controllers::POD_TEMPLATE_HASH_LABEL);
         assert_eq!(owner.reference.name, format!("web-{hash}"));
         assert_eq!((owner.reference.api_version.as_str(), owner.reference.kind.as_str()), ("apps/v1", "ReplicaSet"));
-        let listers = controllers::listers(&m);
+        let listers = controllers::listers(&m, &controllers::pod_owners(&m));
         let key = crate::scheduler::plugins::pod_topology_spread::Listers::controller_key(
             "apps/v1",
             "ReplicaSet",
