@@ -70,11 +70,15 @@ pub struct PodRequests {
 impl PodRequests {
     pub fn of(pod: &PodSpec, cfg: &SchedulerConfig) -> Self {
         let non_zero = pod_non_zero_request(pod, cfg.gates.pod_level_resources);
-        let least_allocated = if cfg.gates.pod_level_resources && !cfg.version.fit_score_reads_pod_level_requests() {
-            pod_non_zero_request(pod, false)
-        } else {
-            non_zero.clone()
-        };
+        // Only pod-level requests can make the two differ; most pods have none.
+        let pod_level_requests = pod.resources.as_ref().is_some_and(|r| !r.requests.is_empty());
+        let least_allocated =
+            if pod_level_requests && cfg.gates.pod_level_resources && !cfg.version.fit_score_reads_pod_level_requests()
+            {
+                pod_non_zero_request(pod, false)
+            } else {
+                non_zero.clone()
+            };
         Self { request: pod_request(pod, cfg), non_zero, least_allocated }
     }
 }
