@@ -237,6 +237,9 @@ impl Target {
             replicas,
             template,
             selector,
+            // Admission judges the object as a new one: nothing of a snapshot's state.
+            metadata: Default::default(),
+            pod_status: Default::default(),
         })
     }
 

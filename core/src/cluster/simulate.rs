@@ -437,6 +437,7 @@ impl<'a> Simulation<'a> {
                 ..Default::default()
             },
             spec,
+            status: Default::default(),
         }
     }
 

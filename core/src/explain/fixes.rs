@@ -127,7 +127,7 @@ fn verify(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &Schedu
     let Some(mut spec) = apply_to_spec(&w.template.spec, patch, w.kind) else { return };
     crate::cluster::defaults::api_defaults(&mut spec, &cfg.gates);
     crate::cluster::defaults::default_toleration_seconds(&mut spec);
-    let patched = Pod { metadata: pod.metadata.clone(), spec };
+    let patched = Pod { metadata: pod.metadata.clone(), spec, status: Default::default() };
     let result = schedule(&patched, nodes, cfg, true);
     let targeted: Vec<_> = result.verdicts.iter().filter(|v| f.nodes.contains(&v.node)).collect();
     f.verified = !targeted.is_empty() && targeted.iter().all(|v| v.status.is_success());

@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use crate::input::block_yaml::{self, Event, Prune};
 use crate::input::field::FieldError;
-use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodTemplateSpec, Service};
+use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodStatus, PodTemplateSpec, Service};
 
 /// 64 MiB: a 5,000-node `kubectl get nodes -o yaml` with managedFields is about 40 MiB.
 pub const MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
@@ -495,6 +495,10 @@ pub struct Workload {
     /// The controller's pod selector (`spec.selector`; a ReplicationController's label map
     /// as `matchLabels`). `None` for a bare Pod and where the manifest gives none.
     pub selector: Option<LabelSelector>,
+    /// The object's own metadata: uid, owner references, timestamps, for snapshots.
+    pub metadata: ObjectMeta,
+    /// A Pod's status (phase, conditions); empty for other kinds.
+    pub pod_status: PodStatus,
 }
 
 impl Workload {
@@ -748,9 +752,11 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         out.ignored.push(doc);
         return Ok(());
     };
+    let mut pod_status = PodStatus::default();
     let (metadata, replicas, template, selector) = match kind {
         WorkloadKind::Pod => {
             let pod: Pod = D::decode(value, &doc)?;
+            pod_status = pod.status;
             let template = PodTemplateSpec { metadata: pod.metadata.clone(), spec: pod.spec };
             (pod.metadata, 1, template, None)
         }
@@ -802,6 +808,8 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         replicas,
         template,
         selector,
+        metadata,
+        pod_status,
     });
     Ok(())
 }

@@ -43,6 +43,16 @@ pub struct ObjectMeta {
     pub annotations: BTreeMap<String, String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub owner_references: Vec<OwnerReference>,
+    /// Set by the API server; a snapshot's owner references point at it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    /// RFC 3339 (`2026-11-30T08:15:02Z`), as the API server writes it; orders a snapshot's
+    /// pending pods.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creation_timestamp: Option<String>,
+    /// Set when the object is being deleted: a pod with it is terminating.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deletion_timestamp: Option<String>,
 }
 
 /// The namespace of an object that names none (or an empty one).
@@ -126,6 +136,22 @@ pub struct NodeStatus {
     pub allocatable: Option<ResourceList>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<ResourceList>,
+    /// `Ready`, `MemoryPressure`, ... as the kubelet reports them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+/// A status condition (`PodCondition`, `NodeCondition`): the fields Placement reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Condition {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub status: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub message: String,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Deserialize, Serialize)]
@@ -160,6 +186,40 @@ pub struct Toleration {
 pub struct Pod {
     pub metadata: ObjectMeta,
     pub spec: PodSpec,
+    #[serde(skip_serializing_if = "PodStatus::is_empty")]
+    pub status: PodStatus,
+}
+
+/// What a snapshot's pod says of itself: its phase, and the scheduler's `PodScheduled`
+/// condition when it could not be placed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodStatus {
+    /// `Pending`, `Running`, `Succeeded`, `Failed`, `Unknown`; empty for a manifest.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub phase: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+}
+
+impl PodStatus {
+    pub const SUCCEEDED: &'static str = "Succeeded";
+    pub const FAILED: &'static str = "Failed";
+
+    pub fn is_empty(&self) -> bool {
+        self.phase.is_empty() && self.conditions.is_empty()
+    }
+
+    /// Succeeded or Failed: the pod's containers are done and it holds nothing; the
+    /// scheduler's cache leaves it out.
+    pub fn is_terminal(&self) -> bool {
+        self.phase == Self::SUCCEEDED || self.phase == Self::FAILED
+    }
+
+    /// The `PodScheduled` condition, when it says the pod could not be scheduled.
+    pub fn unschedulable(&self) -> Option<&Condition> {
+        self.conditions.iter().find(|c| c.type_ == "PodScheduled" && c.status == "False")
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -200,6 +260,19 @@ pub struct PodSpec {
     pub scheduling_gates: Vec<PodSchedulingGate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_class_name: Option<String>,
+    /// Read for `kubectl drain`'s rules (emptyDir is local data).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub volumes: Vec<Volume>,
+}
+
+/// A pod volume, as far as Placement reads it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Volume {
+    pub name: String,
+    /// `emptyDir: {}` is present-but-empty: kept as a value so presence is seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub empty_dir: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]

@@ -32,8 +32,20 @@ pub(super) enum Kind {
 const OBJECT: Ctx = Ctx::Object { root: false, kind: Kind::Unread, spec: false };
 
 /// The fields of `crate::model::ObjectMeta`.
-pub(super) const META_FIELDS: [&str; 6] =
-    ["name", "generateName", "namespace", "labels", "annotations", "ownerReferences"];
+pub(super) const META_FIELDS: [&str; 9] = [
+    "name",
+    "generateName",
+    "namespace",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "uid",
+    "creationTimestamp",
+    "deletionTimestamp",
+];
+
+/// The status fields read: a Node's resources and conditions, a Pod's phase and conditions.
+const STATUS_FIELDS: [&str; 4] = ["allocatable", "capacity", "phase", "conditions"];
 
 pub(super) fn child_ctx(parent: Ctx, key: &str) -> Ctx {
     match parent {
@@ -45,7 +57,7 @@ pub(super) fn child_ctx(parent: Ctx, key: &str) -> Ctx {
             _ => Ctx::Plain,
         },
         Ctx::Metadata if !META_FIELDS.contains(&key) => Ctx::Skip,
-        Ctx::Status if key != "allocatable" && key != "capacity" => Ctx::Skip,
+        Ctx::Status if !STATUS_FIELDS.contains(&key) => Ctx::Skip,
         Ctx::NodeSpec if key != "taints" && key != "unschedulable" => Ctx::Skip,
         _ => Ctx::Plain,
     }
