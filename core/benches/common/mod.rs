@@ -457,6 +457,8 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
         replicas,
         template,
         selector: None,
+        metadata: Default::default(),
+        pod_status: Default::default(),
     };
     Manifests { nodes: node_docs, workloads: vec![workload], services: Vec::new(), ignored: Vec::new() }
 }
