@@ -57,7 +57,7 @@ fn deployment(c: &mut Criterion) {
     g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(20));
     g.bench_function("simulate", |b| {
         time_simulate(b, &manifests, &opts, |r| {
-            assert_eq!(r.workloads[0].current, REPLICAS, "every replica must be placed")
+            assert_eq!(r.workloads[0].scheduled, REPLICAS, "every replica must be placed")
         })
     });
     g.finish();
@@ -75,7 +75,7 @@ fn daemonset(c: &mut Criterion) {
     g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(10));
     g.bench_function("simulate", |b| {
         time_simulate(b, &manifests, &opts, |r| {
-            assert_eq!(r.workloads[0].current, 700, "every eligible node runs the daemon")
+            assert_eq!(r.workloads[0].scheduled, 700, "every eligible node runs the daemon")
         })
     });
     g.finish();

@@ -98,7 +98,7 @@ fn main() {
             let manifests = common::deployment_manifests(nodes, replicas);
             let opts = SimulateOptions::default();
             Box::new(move || match simulate(black_box(&manifests), &opts) {
-                Ok(r) => format!("placed={}/{}", r.workloads[0].current, r.workloads[0].desired),
+                Ok(r) => format!("placed={}/{}", r.workloads[0].scheduled, r.workloads[0].desired),
                 Err(e) => format!("invalid: {} errors", e.len()),
             })
         }
@@ -106,7 +106,7 @@ fn main() {
             let manifests = common::daemonset_manifests(nodes);
             let opts = SimulateOptions::default();
             Box::new(move || match simulate(black_box(&manifests), &opts) {
-                Ok(r) => format!("placed={}/{}", r.workloads[0].current, r.workloads[0].desired),
+                Ok(r) => format!("placed={}/{}", r.workloads[0].scheduled, r.workloads[0].desired),
                 Err(e) => format!("invalid: {} errors", e.len()),
             })
         }
@@ -158,7 +158,7 @@ fn main() {
             let opts = SimulateOptions::default();
             Box::new(move || match simulate(black_box(&manifests), &opts) {
                 Ok(r) => {
-                    let placed: i64 = r.workloads.iter().map(|w| w.current).sum();
+                    let placed: i64 = r.workloads.iter().map(|w| w.scheduled).sum();
                     let desired: i64 = r.workloads.iter().map(|w| w.desired).sum();
                     format!("placed={placed}/{desired}")
                 }

@@ -103,7 +103,10 @@ pub struct WorkloadView {
     pub editor: Editor,
     pub doc_index: usize,
     pub desired: i64,
+    /// Created pods, Pending ones included (`kubectl get` CURRENT).
     pub current: i64,
+    /// Created pods bound to a node.
+    pub scheduled: i64,
     pub cells: Vec<Cell>,
     /// Pods that found no node, with the FailedScheduling message.
     pub pending: Vec<PodReport>,
@@ -304,8 +307,14 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
             doc_index: w.doc.index,
             desired: r.desired,
             current: r.current,
+            scheduled: r.scheduled,
             cells,
-            pending: r.pods.iter().filter(|p| p.node.is_none() && p.message.is_some()).cloned().collect(),
+            pending: r
+                .pods
+                .iter()
+                .filter(|p| p.node.is_none() && p.message.is_some() && p.is_active())
+                .cloned()
+                .collect(),
             fixes: r.fixes.clone(),
             defaults: r.defaults.clone(),
         });

@@ -204,7 +204,9 @@ impl Playground {
                 self.state = next;
                 self.reevaluate();
                 let w = self.shown().workloads.get(workload);
-                let summary = w.map(|w| format!(" {}: DESIRED {}, CURRENT {}.", w.label(), w.desired, w.current));
+                let summary = w.map(|w| {
+                    format!(" {}: DESIRED {}, CURRENT {}, SCHEDULED {}.", w.label(), w.desired, w.current, w.scheduled)
+                });
                 self.notice = Some(Notice {
                     text: format!("Applied the fix ({}).{}", desc.unwrap_or_default(), summary.unwrap_or_default()),
                     error: false,

@@ -171,7 +171,8 @@ enum Check {
     /// (workload, DESIRED)
     Desired(&'static str, i64),
     /// (workload, CURRENT)
-    Current(&'static str, i64),
+    /// Pods bound to a node.
+    Scheduled(&'static str, i64),
     /// (workload, node of each pod in order; None = Pending)
     Nodes(&'static str, Vec<Option<&'static str>>),
     /// (workload, pod names in order)
@@ -234,7 +235,7 @@ fn check_rows(rows: Vec<Row>) {
         for check in checks {
             match check {
                 Desired(w, n) => assert_eq!(find(&report, w, why).desired, n, "{why}: {w} desired\n{json}"),
-                Current(w, n) => assert_eq!(find(&report, w, why).current, n, "{why}: {w} current\n{json}"),
+                Scheduled(w, n) => assert_eq!(find(&report, w, why).scheduled, n, "{why}: {w} scheduled\n{json}"),
                 Nodes(w, expected) => {
                     let got: Vec<Option<&str>> = find(&report, w, why).pods.iter().map(|p| p.node.as_deref()).collect();
                     assert_eq!(got, expected, "{why}: {w} placements\n{json}");
@@ -304,10 +305,10 @@ fn replicas_pack_in_input_order() {
             docs(&[two.clone(), deployment("a", 3, &cpu("1")), deployment("b", 2, &cpu("1"))]),
             vec![
                 Nodes("a", vec![Some("n1"), Some("n2"), Some("n1")]),
-                Current("a", 3),
+                Scheduled("a", 3),
                 Nodes("b", vec![Some("n2"), None]),
                 Desired("b", 2),
-                Current("b", 1),
+                Scheduled("b", 1),
                 Message(
                     "b",
                     1,
@@ -397,7 +398,7 @@ fn replicas_pack_in_input_order() {
         ),
         row(
             docs(&[one.clone(), deployment("a", 0, &cpu("100m"))]),
-            vec![Desired("a", 0), Current("a", 0), Nodes("a", vec![]), Verdict("a", "n1", true, None)],
+            vec![Desired("a", 0), Scheduled("a", 0), Nodes("a", vec![]), Verdict("a", "n1", true, None)],
             "scaled to zero: no pods, but the node map still says where one would go",
         ),
     ]);
@@ -448,7 +449,7 @@ fn bound_pods_hold_resources_first() {
         ),
         row(
             docs(&[nodes(&[node("n1", "1").taint("team=db:NoSchedule")]), bound_pod("p", "n1", "2")]),
-            vec![Nodes("p", vec![Some("n1")]), Current("p", 1)],
+            vec![Nodes("p", vec![Some("n1")]), Scheduled("p", 1)],
             "a bound pod is not scheduled: no taint or resource check keeps it off its node",
         ),
         row(
@@ -594,7 +595,7 @@ fn daemonsets_follow_the_controller() {
             docs(&[nodes(&[node("n1", "4").cordoned(), node("n2", "4")]), daemonset("agent", plain)]),
             vec![
                 Desired("agent", 2),
-                Current("agent", 2),
+                Scheduled("agent", 2),
                 Names("agent", vec!["agent-n1", "agent-n2"]),
                 Nodes("agent", vec![Some("n1"), Some("n2")]),
                 Verdict("agent", "n1", true, None),
@@ -677,7 +678,7 @@ fn daemon_pod_that_does_not_fit_its_node() {
                 yaml,
                 vec![
                     Desired("agent", n as i64),
-                    Current("agent", others as i64),
+                    Scheduled("agent", others as i64),
                     Message(
                         "agent",
                         0,
@@ -713,12 +714,12 @@ fn workload_kinds() {
     check_rows(vec![
         row(
             docs(&[cluster.clone(), controller("StatefulSet", "db", Some(3), plain)]),
-            vec![Kind("db", "StatefulSet"), Names("db", vec!["db-0", "db-1", "db-2"]), Current("db", 3)],
+            vec![Kind("db", "StatefulSet"), Names("db", vec!["db-0", "db-1", "db-2"]), Scheduled("db", 3)],
             "StatefulSet pods are named by ordinal",
         ),
         row(
             docs(&[cluster.clone(), controller("ReplicaSet", "rs", Some(2), plain)]),
-            vec![Kind("rs", "ReplicaSet"), Desired("rs", 2), Current("rs", 2)],
+            vec![Kind("rs", "ReplicaSet"), Desired("rs", 2), Scheduled("rs", 2)],
             "ReplicaSet",
         ),
         row(
@@ -738,7 +739,7 @@ fn workload_kinds() {
                  template: {spec: {restartPolicy: Never, containers: [{name: c, image: i}]}}\n"
                     .to_string(),
             ]),
-            vec![Kind("j", "Job"), Desired("j", 3), Current("j", 3), Names("j", vec!["j-0", "j-1", "j-2"])],
+            vec![Kind("j", "Job"), Desired("j", 3), Scheduled("j", 3), Names("j", vec!["j-0", "j-1", "j-2"])],
             "a Job runs parallelism pods at once",
         ),
         row(
@@ -983,7 +984,7 @@ fn topology_spread_do_not_schedule() {
                 ]),
                 deployment("web", 6, &spread("100m")),
             ]),
-            vec![Current("web", 6), Spread("web", "topology.kubernetes.io/zone", vec![("zone-a", 3), ("zone-b", 3)])],
+            vec![Scheduled("web", 6), Spread("web", "topology.kubernetes.io/zone", vec![("zone-a", 3), ("zone-b", 3)])],
             "3 nodes in zone-a and 1 in zone-b still get 3 pods each",
         ),
         row(
@@ -992,7 +993,7 @@ fn topology_spread_do_not_schedule() {
                 deployment("web", 4, &spread("1")),
             ]),
             vec![
-                Current("web", 3),
+                Scheduled("web", 3),
                 Spread("web", "topology.kubernetes.io/zone", vec![("zone-a", 2), ("zone-b", 1)]),
                 Message(
                     "web",
@@ -1078,11 +1079,21 @@ fn invalid_documents_are_all_reported() {
     // (expected substring, why)
     let rows = [
         ("metadata.taints[0].effect: Unsupported value: \"Sometimes\"", "bad taint effect"),
-        ("duplicate node name", "two Nodes called n1"),
         ("Deployment default/web", "the workload is named"),
         ("spec.template.spec.tolerations[0].operator", "Exists with a value"),
     ];
     for (needle, why) in rows {
         assert!(errors.iter().any(|e| e.contains(needle)), "{why}: {needle:?} not in {errors:#?}");
     }
+    // The same Node given twice is reported and simulated once, as any object given twice.
+    let twice = docs(&[
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n".into(),
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {a: b}}\n".into(),
+    ]);
+    let report = simulate(&parse_manifests(&twice, "in.yaml").unwrap(), &SimulateOptions::default()).unwrap();
+    assert!(
+        report.warnings.iter().any(|w| w.contains("given twice, simulated once") && w.contains("with other content")),
+        "{:?}",
+        report.warnings
+    );
 }

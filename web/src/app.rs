@@ -654,6 +654,7 @@ fn Summary(pg: Pg) -> impl IntoView {
                             <th scope="col">"NAMESPACE/NAME"</th>
                             <th scope="col" class="num">"DESIRED"</th>
                             <th scope="col" class="num">"CURRENT"</th>
+                            <th scope="col" class="num">"SCHEDULED"</th>
                             <th scope="col" class="num">"PENDING"</th>
                         </tr>
                     </thead>
@@ -665,13 +666,14 @@ fn Summary(pg: Pg) -> impl IntoView {
                                     .iter()
                                     .map(|w| {
                                         let pending = w.pending.len();
-                                        let short = w.desired > w.current;
+                                        let short = w.desired > w.scheduled;
                                         view! {
                                             <tr class:short=short>
                                                 <td>{w.kind.clone()}</td>
                                                 <td>{format!("{}/{}", w.namespace, w.name)}</td>
                                                 <td class="num" data-col="desired">{w.desired}</td>
                                                 <td class="num" data-col="current">{w.current}</td>
+                                                <td class="num" data-col="scheduled">{w.scheduled}</td>
                                                 <td class="num">{pending}</td>
                                             </tr>
                                         }
@@ -838,7 +840,7 @@ fn matrix_row(
                 <span class="kind">{w.kind.clone()}</span>
                 " "
                 <span class="wname">{format!("{}/{}", w.namespace, w.name)}</span>
-                <span class="counts">{format!("DESIRED {} · CURRENT {}", w.desired, w.current)}</span>
+                <span class="counts">{format!("DESIRED {} · CURRENT {} · SCHEDULED {}", w.desired, w.current, w.scheduled)}</span>
             </th>
             {cells}
         </tr>

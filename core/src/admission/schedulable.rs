@@ -125,8 +125,8 @@ impl Policy {
         let nodes = settings.inventory.nodes.len();
         if target.kind == WorkloadKind::DaemonSet {
             self.check_daemonset(w, &template, settings, &mut out);
-        } else if w.current < w.desired {
-            let pending = w.desired.saturating_sub(w.current);
+        } else if w.scheduled < w.desired {
+            let pending = w.desired.saturating_sub(w.scheduled);
             let message = w.pods.iter().find_map(|p| p.message.clone()).unwrap_or_default();
             let mut text = format!(
                 "{pending} of {} pod(s) cannot be scheduled on the {nodes} node(s) of the inventory: {message}",
@@ -478,7 +478,7 @@ mod tests {
             };
             let report = simulate(&m, &settings.options).unwrap();
             let wr = &report.workloads[0];
-            let places_all = wr.current == wr.desired;
+            let places_all = wr.scheduled == wr.desired;
             let covered = kind != "DaemonSet" || {
                 let mut out = Outcome::default();
                 settings.schedulable.as_ref().unwrap().check_daemonset(wr, &w.template.spec, &settings, &mut out);

@@ -31,6 +31,29 @@ pub struct PodOwner {
     pub label: Option<(String, String)>,
 }
 
+impl PodOwner {
+    /// A Deployment's pods join its existing ReplicaSet `name`, whose pods carry `hash`.
+    pub fn join_replica_set(&mut self, name: String, hash: String) {
+        self.reference.name = name;
+        if let Some(ControllerSelector::LabelSelector(selector)) = &mut self.selector {
+            selector.match_labels.insert(POD_TEMPLATE_HASH_LABEL.into(), hash.clone());
+        }
+        self.label = Some((POD_TEMPLATE_HASH_LABEL.into(), hash));
+    }
+}
+
+/// Whether a ReplicaSet's template is its Deployment's: the same but for the
+/// `pod-template-hash` label the Deployment controller adds. Both come from the API server
+/// with the same defaults, so a snapshot's current ReplicaSet compares equal; a Deployment
+/// edited since (a fix applied to it) does not, and is rolled out.
+pub fn same_template(deployment: &PodTemplateSpec, replica_set: &PodTemplateSpec) -> bool {
+    let mut labels = replica_set.metadata.labels.clone();
+    labels.remove(POD_TEMPLATE_HASH_LABEL);
+    labels == deployment.metadata.labels
+        && replica_set.spec == deployment.spec
+        && replica_set.metadata.annotations == deployment.metadata.annotations
+}
+
 /// The controller that owns the pods `w` creates; `None` for a bare Pod and a CronJob (whose
 /// Jobs are created on schedule).
 pub fn pod_owner(w: &Workload) -> Option<PodOwner> {

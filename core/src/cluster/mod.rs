@@ -3,6 +3,7 @@
 //! admission defaults a default cluster applies on the way.
 //!
 //! - [`simulate`]: nodes and workloads in, the report out;
+//! - [`snapshot`]: the input as a cluster: duplicates, and which pods belong to which controller;
 //! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
 //! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations;
 //! - [`defaults`]: API defaulting and the admission defaults that change placement.
@@ -11,3 +12,4 @@ pub mod controllers;
 pub mod daemonset;
 pub mod defaults;
 pub mod simulate;
+pub mod snapshot;

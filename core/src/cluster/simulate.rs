@@ -7,20 +7,22 @@
 //! 2. Each workload, in input order, creates its pods one at a time; each pod is scheduled
 //!    against the cluster as the pods before it left it. DaemonSets follow the controller.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
 use crate::cluster::controllers::{self, PodOwner};
 use crate::cluster::daemonset::{self, Blocker};
 use crate::cluster::defaults::{api_defaults, default_toleration_seconds};
+use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::explain::fixes::{self, Fix};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
-use crate::input::field::FieldPath;
 use crate::input::validation::{validate_node, validate_workload};
 use crate::model::taints::NO_EXECUTE;
 use crate::model::version::{FeatureGates, KubeVersion};
-use crate::model::{Container, Node, ObjectMeta, Pod, PodSpec, ResourceList, ResourceRequirements, Toleration};
+use crate::model::{
+    Container, Node, ObjectMeta, Pod, PodSpec, PodStatus, ResourceList, ResourceRequirements, Toleration,
+};
 use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
 use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
@@ -71,8 +73,20 @@ pub struct WorkloadReport {
     pub name: String,
     /// Pods wanted: replicas, or for a DaemonSet the eligible nodes (`kubectl get ds` DESIRED).
     pub desired: i64,
-    /// Pods placed (`kubectl get ds` CURRENT).
+    /// Pods created, Pending ones included, as `kubectl get ds` counts CURRENT (for a
+    /// DaemonSet: the eligible nodes that have a daemon pod). Finished, terminating and
+    /// deleted pods are not counted.
     pub current: i64,
+    /// Of those, the pods bound to a node.
+    pub scheduled: i64,
+    /// Of those, the pods without a node: `current - scheduled`.
+    pub pending: i64,
+    /// The controller is not in the input: the report gathers its pods found by their
+    /// `ownerReferences`, and `desired` is how many there are.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub not_in_input: bool,
+    /// The input's pods first (those of a snapshot carry `snapshot`), then the pods the
+    /// simulation creates.
     pub pods: Vec<PodReport>,
     /// The verdict for one pod of the workload against the cluster as it stood before the
     /// workload's pods were placed; for DaemonSets, whether the daemon pod runs there.
@@ -83,6 +97,26 @@ pub struct WorkloadReport {
     /// Gatekeeper violations of the workload (`simulate --policy`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<crate::gatekeeper::Violation>,
+    /// The counters are set (a DaemonSet counts by node).
+    #[serde(skip)]
+    counted: bool,
+}
+
+impl WorkloadReport {
+    /// Counts the pods as `kubectl get` does, unless already counted.
+    fn count(&mut self) {
+        if self.counted {
+            return;
+        }
+        let active = || self.pods.iter().filter(|p| p.is_active());
+        self.current = active().count() as i64;
+        self.scheduled = active().filter(|p| p.node.is_some()).count() as i64;
+        self.pending = self.current - self.scheduled;
+        if self.not_in_input {
+            self.desired = self.current;
+        }
+        self.counted = true;
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -96,16 +130,24 @@ pub struct PodReport {
     /// no FailedScheduling event is written for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_attempted: Option<NotAttempted>,
+    /// For a pod of the input's cluster state (a snapshot): what the snapshot says of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<SnapshotPod>,
 }
 
 impl PodReport {
     pub fn scheduled(name: String, node: String) -> Self {
-        Self { name, node: Some(node), message: None, not_attempted: None }
+        Self { name, node: Some(node), message: None, not_attempted: None, snapshot: None }
     }
 
     /// Pending; `message` is the FailedScheduling message when a cycle ran.
     pub fn pending(name: String, message: Option<String>) -> Self {
-        Self { name, node: None, message, not_attempted: None }
+        Self { name, node: None, message, not_attempted: None, snapshot: None }
+    }
+
+    /// Whether the pod counts for its controller: neither finished, terminating nor deleted.
+    pub fn is_active(&self) -> bool {
+        self.snapshot.as_ref().is_none_or(SnapshotPod::is_active)
     }
 
     /// What a pending pod's status says: the FailedScheduling message, or why no cycle ran
@@ -120,12 +162,93 @@ impl PodReport {
     }
 
     /// The report's STATUS column: `Scheduled`, `Pending: <why>`, or for a gated pod
-    /// `SchedulingGated: <the gates>`.
+    /// `SchedulingGated: <the gates>`; a snapshot's pods lead with their own status
+    /// (`Running`, `Terminating`, `Succeeded`, ...).
     pub fn status_text(&self) -> String {
+        if let Some(s) = &self.snapshot {
+            if let Some(why) = &s.removed {
+                return format!("Deleted: {why}");
+            }
+            if !s.is_active() || (self.node.is_some() && s.status != SnapshotPod::PENDING) {
+                return s.status.clone();
+            }
+            let now = match (&self.node, &self.not_attempted) {
+                (Some(_), _) => "Scheduled".to_string(),
+                (None, Some(n)) if n.status != NotAttempted::PENDING => format!("{}: {}", n.status, n.detail),
+                (None, _) => format!("{}: {}", NotAttempted::PENDING, self.pending_text()),
+            };
+            return match (&s.message, s.message_differs) {
+                (Some(m), true) => format!("{now} [differs from the snapshot's PodScheduled message: {m}]"),
+                _ => now,
+            };
+        }
         match (&self.node, &self.not_attempted) {
             (Some(_), _) => "Scheduled".into(),
             (None, Some(n)) if n.status != NotAttempted::PENDING => format!("{}: {}", n.status, n.detail),
             (None, _) => format!("{}: {}", NotAttempted::PENDING, self.pending_text()),
+        }
+    }
+}
+
+/// A pod of the input's cluster state, as the snapshot shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SnapshotPod {
+    /// What `kubectl get pods` would show: the phase (`Running`, `Pending`, `Succeeded`,
+    /// `Failed`), or `Terminating`.
+    pub status: String,
+    /// The `PodScheduled` condition's message for a pod the scheduler could not place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Placement's FailedScheduling message for the pod is not the snapshot's (or Placement
+    /// places a pod the snapshot shows unschedulable): a fidelity check on the user's own
+    /// cluster, or a cluster that changed since.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub message_differs: bool,
+    /// Why its controller deletes it before anything else happens.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<String>,
+}
+
+impl SnapshotPod {
+    pub const PENDING: &'static str = "Pending";
+    pub const TERMINATING: &'static str = "Terminating";
+
+    /// What the snapshot says of `w`; `None` for a manifest's own pod (no status, uid or
+    /// timestamps, and no controller in the input).
+    fn of(w: &Workload, role: &Role) -> Option<Self> {
+        let from_snapshot = !w.pod_status.is_empty()
+            || !w.metadata.uid.is_empty()
+            || w.metadata.creation_timestamp.is_some()
+            || w.metadata.deletion_timestamp.is_some();
+        if !from_snapshot && role == &Role::Own {
+            return None;
+        }
+        let status = if w.metadata.deletion_timestamp.is_some() {
+            Self::TERMINATING.to_string()
+        } else if !w.pod_status.phase.is_empty() {
+            w.pod_status.phase.clone()
+        } else if w.template.spec.node_name.is_empty() {
+            Self::PENDING.to_string()
+        } else {
+            "Running".to_string()
+        };
+        let message = w.pod_status.unschedulable().map(|c| c.message.clone()).filter(|m| !m.is_empty());
+        Some(Self { status, message, message_differs: false, removed: None })
+    }
+
+    fn is_active(&self) -> bool {
+        self.removed.is_none()
+            && self.status != Self::TERMINATING
+            && self.status != PodStatus::SUCCEEDED
+            && self.status != PodStatus::FAILED
+    }
+
+    /// Flags a difference between the snapshot's message and this simulation's (`None`: the
+    /// pod was placed).
+    fn compare(&mut self, simulated: Option<&str>) {
+        if let Some(snapshot) = &self.message {
+            self.message_differs = simulated != Some(snapshot.as_str());
         }
     }
 }
@@ -239,34 +362,28 @@ pub struct Eviction {
 }
 
 /// Validates, then simulates. Every invalid document is reported, not just the first.
+///
+/// The input is read as a cluster snapshot ([`snapshot::resolve`]): the pods it holds are the
+/// cluster as it is, and each controller creates only the pods it is missing.
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
     validate(manifests, &opts.gates)?;
-    let owners = controllers::pod_owners(manifests);
+    let ownership = snapshot::resolve(manifests);
+    let plan = Plan::new(manifests, &ownership);
     let cfg = SchedulerConfig {
-        spread_listers: std::sync::Arc::new(controllers::listers(manifests, &owners)),
+        spread_listers: std::sync::Arc::new(controllers::listers(manifests, &plan.owners)),
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
-    sim.run(manifests, &owners);
+    sim.warnings.extend(ownership.warnings.iter().cloned());
+    sim.run(manifests, &ownership, &plan);
     Ok(sim.finish())
 }
 
 fn validate(manifests: &Manifests, gates: &FeatureGates) -> Result<(), Vec<InputError>> {
     let mut errors = Vec::new();
-    let mut seen: BTreeMap<&str, &DocRef> = BTreeMap::new();
     for (doc, node) in &manifests.nodes {
         for error in validate_node(node) {
             errors.push(InputError::Invalid { doc: doc.clone(), error });
-        }
-        if let Some(first) = seen.insert(&node.metadata.name, doc) {
-            errors.push(InputError::Invalid {
-                doc: doc.clone(),
-                error: crate::input::field::FieldError::invalid(
-                    &FieldPath::root("metadata.name"),
-                    serde_json::json!(node.metadata.name),
-                    &format!("duplicate node name (also {first})"),
-                ),
-            });
         }
     }
     for w in &manifests.workloads {
@@ -281,18 +398,77 @@ fn validate(manifests: &Manifests, gates: &FeatureGates) -> Result<(), Vec<Input
     }
 }
 
+/// What the controllers will create, decided before any pod is placed.
+struct Plan {
+    /// Each workload's [`controllers::pod_owner`]; for a Deployment whose pods name their
+    /// ReplicaSet, that ReplicaSet.
+    owners: Vec<Option<PodOwner>>,
+    /// Deployments whose template is none of their ReplicaSets' in the input: the Deployment
+    /// controller rolls them out to a new ReplicaSet, which replaces the old ones' pods.
+    rolled_out: BTreeSet<usize>,
+    /// For the other Deployments with ReplicaSets in the input, the current one: the one that
+    /// takes the Deployment's scaling.
+    current_revision: BTreeMap<usize, usize>,
+}
+
+impl Plan {
+    fn new(manifests: &Manifests, ownership: &Ownership) -> Self {
+        let workloads = &manifests.workloads;
+        let mut owners = controllers::pod_owners(manifests);
+        let mut rolled_out = BTreeSet::new();
+        let mut current_revision = BTreeMap::new();
+        for (i, w) in workloads.iter().enumerate() {
+            if w.kind != WorkloadKind::Deployment || ownership.role(i) != &Role::Own {
+                continue;
+            }
+            let revisions: Vec<usize> = ownership.revisions(i).collect();
+            if revisions.is_empty() {
+                // New pods join the ReplicaSet the existing ones name.
+                let replica_set = ownership.members(i).find_map(|m| match (ownership.role(m), workloads.get(m)) {
+                    (Role::DeploymentPod { replica_set, .. }, Some(pod)) => {
+                        let hash = pod.template.metadata.labels.get(controllers::POD_TEMPLATE_HASH_LABEL)?;
+                        Some((replica_set.clone(), hash.clone()))
+                    }
+                    _ => None,
+                });
+                if let (Some((name, hash)), Some(Some(owner))) = (replica_set, owners.get_mut(i)) {
+                    owner.join_replica_set(name, hash);
+                }
+                continue;
+            }
+            let current = revisions
+                .iter()
+                .copied()
+                .find(|&r| workloads.get(r).is_some_and(|rs| controllers::same_template(&w.template, &rs.template)));
+            match current {
+                Some(r) => {
+                    current_revision.insert(i, r);
+                }
+                None => {
+                    rolled_out.insert(i);
+                }
+            }
+        }
+        Self { owners, rolled_out, current_revision }
+    }
+
+    fn owner(&self, i: usize) -> Option<&PodOwner> {
+        self.owners.get(i).and_then(Option::as_ref)
+    }
+}
+
 struct Simulation<'a> {
     opts: &'a SimulateOptions,
     cfg: SchedulerConfig,
     nodes: Vec<NodeInfo>,
     index: BTreeMap<String, usize>,
-    reports: Vec<WorkloadReport>,
     warnings: Vec<String>,
     evictions: Vec<Eviction>,
     /// Pods placed on nodes with NoExecute taints, with their tolerations, for the NoExecute
     /// check at the end.
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
     requests: RequestsMemo,
+    reports: Vec<WorkloadReport>,
 }
 
 /// The requests of the last pod asked about, with the spec fields they are computed from: a
@@ -333,17 +509,57 @@ impl RequestsMemo {
     }
 }
 
+/// What step 3 reads: the input, its ownership, the plan, and the existing pods.
+#[derive(Clone, Copy)]
+struct RunState<'r> {
+    workloads: &'r [Workload],
+    ownership: &'r Ownership,
+    plan: &'r Plan,
+    existing: &'r Existing,
+}
+
+/// Where the existing pods of the input stand after the first pass, per controller.
+#[derive(Default)]
+struct Existing {
+    /// Active (neither finished, terminating nor deleted) pods by their direct owner.
+    active: BTreeMap<usize, i64>,
+    /// Succeeded pods by their direct owner (a Job's completions).
+    succeeded: BTreeMap<usize, i64>,
+    /// Pod names by direct owner, so new pods get names not taken.
+    names: BTreeMap<usize, BTreeSet<String>>,
+    /// For each DaemonSet, the nodes its active pods are for.
+    daemon_nodes: BTreeMap<usize, BTreeSet<String>>,
+}
+
+impl Existing {
+    fn active(&self, owner: usize) -> i64 {
+        self.active.get(&owner).copied().unwrap_or(0)
+    }
+}
+
 impl<'a> Simulation<'a> {
     fn new(manifests: &Manifests, opts: &'a SimulateOptions, cfg: SchedulerConfig) -> Self {
         let mut warnings = Vec::new();
-        let nodes: Vec<NodeInfo> = manifests.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
-        for n in &nodes {
-            if n.allocatable.is_none() {
+        let mut nodes: Vec<NodeInfo> = Vec::with_capacity(manifests.nodes.len());
+        let mut index = BTreeMap::new();
+        let mut first_doc: BTreeMap<&str, &DocRef> = BTreeMap::new();
+        for (doc, node) in &manifests.nodes {
+            if let Some(first) = first_doc.insert(&node.metadata.name, doc) {
+                let same = manifests.nodes.iter().find(|(d, _)| d == first).is_some_and(|(_, n)| n == node);
+                let how = if same { "" } else { " with other content; the first is used" };
+                warnings.push(format!("{doc}: the same Node as {first}{how}; given twice, simulated once"));
+                first_doc.insert(&node.metadata.name, first);
+                continue;
+            }
+            let info = NodeInfo::new(node.clone());
+            if info.allocatable.is_none() {
                 warnings.push(format!(
                     "Node {} has no status.allocatable: resources and pod count are not checked on it",
-                    n.name()
+                    info.name()
                 ));
             }
+            index.insert(info.name().to_string(), nodes.len());
+            nodes.push(info);
         }
         if nodes.is_empty() && !manifests.workloads.is_empty() {
             warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
@@ -351,41 +567,296 @@ impl<'a> Simulation<'a> {
         for doc in &manifests.ignored {
             warnings.push(format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind));
         }
-        let index = nodes.iter().enumerate().map(|(i, n)| (n.name().to_string(), i)).collect();
         Self {
             opts,
             cfg,
             nodes,
             index,
-            reports: Vec::new(),
             warnings,
             evictions: Vec::new(),
             placed: Vec::new(),
             requests: RequestsMemo::default(),
+            reports: Vec::new(),
         }
     }
 
-    /// `owners`: each workload's [`controllers::pod_owner`], in input order.
-    fn run(&mut self, manifests: &Manifests, owners: &[Option<PodOwner>]) {
-        // Running pods first: they hold their resources before anything new is scheduled.
-        let (bound, rest): (Vec<_>, Vec<_>) =
-            manifests.workloads.iter().enumerate().partition(|(_, w)| w.is_bound_pod());
-        let mut reports: Vec<(usize, WorkloadReport)> = Vec::with_capacity(manifests.workloads.len());
-        for (position, w) in bound.into_iter().chain(rest) {
-            let owner = owners.get(position).and_then(Option::as_ref);
-            let report = if w.is_bound_pod() {
-                self.bind_running_pod(w)
-            } else if w.kind == WorkloadKind::DaemonSet {
-                self.run_daemonset(w, owner)
-            } else {
-                self.run_replicas(w, owner)
-            };
-            reports.push((position, report));
+    /// In three passes:
+    /// 1. the input's existing pods hold their nodes;
+    /// 2. its pods that wait for a node are scheduled in creation order;
+    /// 3. each controller, in input order, creates the pods it is missing, each scheduled
+    ///    against the cluster as the pods before it left it.
+    fn run(&mut self, manifests: &Manifests, ownership: &Ownership, plan: &Plan) {
+        let workloads = &manifests.workloads;
+        let mut slots: BTreeMap<usize, WorkloadReport> = BTreeMap::new();
+        let mut existing = Existing::default();
+        let removed = self.removed_by_controllers(workloads, ownership, plan);
+
+        // 1. Existing pods.
+        let mut waiting: Vec<usize> = Vec::new();
+        for (i, w) in workloads.iter().enumerate() {
+            if w.kind != WorkloadKind::Pod {
+                continue;
+            }
+            let role = ownership.role(i);
+            let Some((slot, owner)) = slot_of(role, i, ownership) else { continue };
+            let snapshot_pod = SnapshotPod::of(w, role);
+            if role == &Role::Own && snapshot_pod.is_none() && !w.is_bound_pod() {
+                // A manifest's own pod: created in 3.
+                continue;
+            }
+            let report = slots.entry(slot).or_insert_with(|| self.slot_report(slot, workloads, ownership));
+            let mut pod_report = PodReport::pending(w.name.clone(), None);
+            pod_report.snapshot = snapshot_pod;
+            if let Some(why) = removed.get(&i) {
+                if let Some(s) = pod_report.snapshot.as_mut() {
+                    s.removed = Some(why.clone());
+                }
+                pod_report.node = (!w.template.spec.node_name.is_empty()).then(|| w.template.spec.node_name.clone());
+                report.pods.push(pod_report);
+                continue;
+            }
+            if w.pod_status.is_terminal() {
+                if w.pod_status.phase == PodStatus::SUCCEEDED {
+                    *existing.succeeded.entry(owner).or_default() += 1;
+                }
+                pod_report.node = (!w.template.spec.node_name.is_empty()).then(|| w.template.spec.node_name.clone());
+                report.pods.push(pod_report);
+                continue;
+            }
+            existing.names.entry(owner).or_default().insert(w.name.clone());
+            let terminating = w.metadata.deletion_timestamp.is_some();
+            if !terminating {
+                *existing.active.entry(owner).or_default() += 1;
+                if workloads.get(owner).is_some_and(|o| o.kind == WorkloadKind::DaemonSet) {
+                    if let Ok(node) = daemonset::target_node_name(&w.template.spec) {
+                        existing.daemon_nodes.entry(owner).or_default().insert(node);
+                    }
+                }
+            }
+            if !w.is_bound_pod() {
+                report.pods.push(pod_report);
+                waiting.push(i);
+                continue;
+            }
+            let node = w.template.spec.node_name.clone();
+            match self.index.get(&node).copied() {
+                Some(n) => {
+                    let mut spec = w.template.spec.clone();
+                    let notes = self.admit(&mut spec);
+                    if pod_report.snapshot.is_none() && role == &Role::Own {
+                        report.defaults = notes;
+                    }
+                    let pod = Pod { metadata: w.template.metadata.clone(), spec, status: Default::default() };
+                    self.bind(n, &pod);
+                    pod_report.node = Some(node);
+                }
+                None => self
+                    .warnings
+                    .push(format!("{}: spec.nodeName {node:?} is not a Node in the input; the pod is ignored", w.doc)),
+            }
+            report.pods.push(pod_report);
         }
-        // Report in input order whatever order they ran in.
-        reports.sort_by_key(|(p, _)| *p);
-        self.reports = reports.into_iter().map(|(_, r)| r).collect();
+
+        // 2. The input's pods that wait for a node, oldest first, as the scheduling queue
+        // takes pods of one priority.
+        waiting.sort_by(|&a, &b| {
+            let created = |i: usize| workloads.get(i).and_then(|w| w.metadata.creation_timestamp.as_deref());
+            match (created(a), created(b)) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            }
+        });
+        for i in waiting {
+            let (Some(w), Some((slot, _))) = (workloads.get(i), slot_of(ownership.role(i), i, ownership)) else {
+                continue;
+            };
+            let Some(mut report) = slots.remove(&slot) else { continue };
+            self.schedule_waiting(&mut report, w, workloads.get(slot).filter(|_| !is_group(slot, ownership)));
+            slots.insert(slot, report);
+        }
+
+        // 3. What each controller is missing, and the manifests' own pods.
+        for (i, w) in workloads.iter().enumerate() {
+            if ownership.role(i) != &Role::Own {
+                continue;
+            }
+            if w.kind == WorkloadKind::Pod && slots.contains_key(&i) {
+                continue;
+            }
+            let mut report = slots.remove(&i).unwrap_or_else(|| self.new_report(w));
+            let state = RunState { workloads, ownership, plan, existing: &existing };
+            self.create_missing(&mut report, i, w, &state);
+            slots.insert(i, report);
+        }
+        for report in slots.values_mut() {
+            report.count();
+        }
+        self.reports = slots.into_values().collect();
         self.check_no_execute();
+    }
+
+    /// Existing pods a controller deletes before anything else happens, and why: an old
+    /// ReplicaSet's pods when the Deployment is rolled out; a DaemonSet's pods on nodes it
+    /// must no longer run on.
+    fn removed_by_controllers(
+        &self,
+        workloads: &[Workload],
+        ownership: &Ownership,
+        plan: &Plan,
+    ) -> BTreeMap<usize, String> {
+        let mut removed = BTreeMap::new();
+        let mut checks: BTreeMap<usize, daemonset::DaemonNodeCheck> = BTreeMap::new();
+        for (i, w) in workloads.iter().enumerate() {
+            let Role::Member { of, owner } = ownership.role(i) else { continue };
+            if plan.rolled_out.contains(of) && owner != of {
+                let deployment = workloads.get(*of).map(|d| d.name.as_str()).unwrap_or_default();
+                let replica_set = workloads.get(*owner).map(|d| d.name.as_str()).unwrap_or_default();
+                removed.insert(
+                    i,
+                    format!("replaced: Deployment {deployment}'s template differs from ReplicaSet {replica_set}'s, so the Deployment controller rolls it out to a new ReplicaSet"),
+                );
+                continue;
+            }
+            let Some(ds) = workloads.get(*of).filter(|d| d.kind == WorkloadKind::DaemonSet) else { continue };
+            let Ok(target) = daemonset::target_node_name(&w.template.spec) else { continue };
+            let Some(node) = self.index.get(&target).and_then(|&n| self.nodes.get(n)) else { continue };
+            let check =
+                checks.entry(*of).or_insert_with(|| daemonset::DaemonNodeCheck::new(&ds.template.spec, &self.cfg));
+            let verdict = check.check(node.node());
+            if !verdict.should_continue_running {
+                let why = match &verdict.blocked_by {
+                    Some(Blocker::Taint(t)) => format!("untolerated taint {t}"),
+                    Some(Blocker::NodeAffinity) => {
+                        "the node no longer matches the DaemonSet's node selector or affinity".into()
+                    }
+                    Some(Blocker::NodeName(n)) => format!("the template asks for node {n:?}"),
+                    None => String::new(),
+                };
+                removed.insert(
+                    i,
+                    format!("deleted by the DaemonSet controller: the pod must not run on {target} ({why})"),
+                );
+            }
+        }
+        removed
+    }
+
+    /// The report a slot starts with: the controller's, or an orphan group's.
+    fn slot_report(&self, slot: usize, workloads: &[Workload], ownership: &Ownership) -> WorkloadReport {
+        let group = ownership.groups.iter().find(|g| g.pods.first() == Some(&slot));
+        match (group, workloads.get(slot)) {
+            (Some(g), _) => WorkloadReport {
+                kind: g.kind.as_str(),
+                namespace: g.namespace.clone(),
+                name: g.name.clone(),
+                not_in_input: true,
+                ..self.new_report_empty()
+            },
+            (None, Some(w)) => self.new_report(w),
+            (None, None) => self.new_report_empty(),
+        }
+    }
+
+    /// Schedules an existing pod that waits for a node; `w_of` is its controller in the input,
+    /// whose fixes it gets.
+    fn schedule_waiting(&mut self, report: &mut WorkloadReport, w: &Workload, w_of: Option<&Workload>) {
+        let Some(position) = report.pods.iter().rposition(|p| p.name == w.name && p.node.is_none()) else { return };
+        let mut spec = w.template.spec.clone();
+        self.admit(&mut spec);
+        let pod = Pod { metadata: w.template.metadata.clone(), spec, status: Default::default() };
+        let waiting = NotAttempted::of(&pod.spec);
+        let explain = report.nodes.is_empty();
+        let result = schedule(&pod, &self.nodes, &self.cfg, explain);
+        if explain {
+            report.nodes = node_map(&result);
+        }
+        let Some(pod_report) = report.pods.get_mut(position) else { return };
+        if let Some(waiting) = waiting {
+            pod_report.not_attempted = Some(waiting);
+            return;
+        }
+        if result.node.is_none() && report.fixes.is_empty() {
+            if let Some(w_of) = w_of {
+                report.fixes = fixes::suggest(w_of, &pod, &result, &self.nodes, &self.cfg);
+            }
+        }
+        let Some(pod_report) = report.pods.get_mut(position) else { return };
+        if let Some(s) = pod_report.snapshot.as_mut() {
+            s.compare(result.message.as_deref());
+        }
+        match result.node {
+            Some(n) => {
+                pod_report.node = self.nodes.get(n).map(|info| info.name().to_string());
+                self.bind(n, &pod);
+            }
+            None => pod_report.message = result.message,
+        }
+    }
+
+    /// Step 3 for one controller (or a manifest's own pod): the pods it is missing.
+    fn create_missing(&mut self, report: &mut WorkloadReport, i: usize, w: &Workload, state: &RunState) {
+        let RunState { workloads, ownership, plan, existing } = *state;
+        let owner = plan.owner(i);
+        let taken = |o: usize| existing.names.get(&o).cloned().unwrap_or_default();
+        match w.kind {
+            WorkloadKind::Pod => {
+                report.desired = 1;
+                self.create(report, w, w, None, vec![w.name.clone()]);
+            }
+            WorkloadKind::DaemonSet => {
+                let covered = existing.daemon_nodes.get(&i).cloned().unwrap_or_default();
+                self.run_daemonset(report, w, owner, &covered);
+            }
+            WorkloadKind::Deployment | WorkloadKind::CronJob => {
+                report.desired = w.replicas;
+                let revisions: Vec<usize> = ownership.revisions(i).collect();
+                if revisions.is_empty() || plan.rolled_out.contains(&i) {
+                    let prefix = owner
+                        .filter(|_| {
+                            w.kind == WorkloadKind::Deployment && (plan.rolled_out.contains(&i) || !taken(i).is_empty())
+                        })
+                        .map_or_else(|| w.name.clone(), |o| o.reference.name.clone());
+                    let missing =
+                        if plan.rolled_out.contains(&i) { w.replicas } else { w.replicas - existing.active(i) };
+                    let names = new_pod_names(&prefix, &taken(i), missing);
+                    self.create(report, w, w, owner, names);
+                    return;
+                }
+                // The ReplicaSets (or Jobs) create: the current one takes the Deployment's
+                // scaling, the others keep their own replicas.
+                let current = plan.current_revision.get(&i).copied();
+                let others: i64 = revisions
+                    .iter()
+                    .filter(|&&r| Some(r) != current)
+                    .filter_map(|&r| workloads.get(r))
+                    .map(|rs| rs.replicas)
+                    .sum();
+                for r in revisions {
+                    let Some(rs) = workloads.get(r) else { continue };
+                    let wanted = if Some(r) == current { (w.replicas - others).max(0) } else { rs.replicas };
+                    let done =
+                        if rs.kind == WorkloadKind::Job { existing.succeeded.get(&r).copied().unwrap_or(0) } else { 0 };
+                    let names = new_pod_names(&rs.name, &taken(r), wanted - existing.active(r) - done);
+                    self.create(report, w, rs, plan.owner(r), names);
+                }
+                if w.kind == WorkloadKind::CronJob {
+                    // A CronJob's Jobs are its pods' controllers; its replicas are one run's.
+                    report.desired = report.pods.len() as i64;
+                }
+            }
+            WorkloadKind::ReplicaSet
+            | WorkloadKind::StatefulSet
+            | WorkloadKind::ReplicationController
+            | WorkloadKind::Job => {
+                report.desired = w.replicas;
+                let done =
+                    if w.kind == WorkloadKind::Job { existing.succeeded.get(&i).copied().unwrap_or(0) } else { 0 };
+                let names = new_pod_names(&w.name, &taken(i), w.replicas - existing.active(i) - done);
+                self.create(report, w, w, owner, names);
+            }
+        }
     }
 
     fn finish(self) -> Report {
@@ -397,18 +868,31 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    fn new_report(&self, w: &Workload) -> WorkloadReport {
+    fn new_report_empty(&self) -> WorkloadReport {
         WorkloadReport {
-            kind: w.kind.as_str(),
-            namespace: w.namespace.clone(),
-            name: w.name.clone(),
+            kind: "",
+            namespace: String::new(),
+            name: String::new(),
             desired: 0,
             current: 0,
+            scheduled: 0,
+            pending: 0,
+            not_in_input: false,
             pods: Vec::new(),
             nodes: NodeReports::default(),
             fixes: Vec::new(),
             defaults: Vec::new(),
             violations: Vec::new(),
+            counted: false,
+        }
+    }
+
+    fn new_report(&self, w: &Workload) -> WorkloadReport {
+        WorkloadReport {
+            kind: w.kind.as_str(),
+            namespace: w.namespace.clone(),
+            name: w.name.clone(),
+            ..self.new_report_empty()
         }
     }
 
@@ -450,42 +934,44 @@ impl<'a> Simulation<'a> {
         notes
     }
 
-    fn bind_running_pod(&mut self, w: &Workload) -> WorkloadReport {
-        let mut report = self.new_report(w);
-        let mut spec = w.template.spec.clone();
-        report.defaults = self.admit(&mut spec);
-        let node = spec.node_name.clone();
-        report.desired = 1;
-        match self.index.get(&node).copied() {
-            Some(i) => {
-                let pod = self.make_pod(w, None, w.name.clone(), spec);
-                self.bind(i, &pod);
-                report.current = 1;
-                report.pods.push(PodReport::scheduled(w.name.clone(), node));
-            }
-            None => {
-                self.warnings
-                    .push(format!("{}: spec.nodeName {node:?} is not a Node in the input; the pod is ignored", w.doc));
-                report.pods.push(PodReport::pending(w.name.clone(), None));
-            }
+    /// Creates one pod of `source`'s template per name, owned by `owner`, and schedules each in
+    /// turn; `w` is the workload reported (a Deployment, for its ReplicaSets' pods), whose
+    /// fixes they get.
+    fn create(
+        &mut self,
+        report: &mut WorkloadReport,
+        w: &Workload,
+        source: &Workload,
+        owner: Option<&PodOwner>,
+        names: Vec<String>,
+    ) {
+        let mut spec = source.template.spec.clone();
+        let notes = self.admit(&mut spec);
+        if report.defaults.is_empty() {
+            report.defaults = notes;
         }
-        report
-    }
-
-    fn run_replicas(&mut self, w: &Workload, owner: Option<&PodOwner>) -> WorkloadReport {
-        let mut report = self.new_report(w);
-        let mut spec = w.template.spec.clone();
-        report.defaults = self.admit(&mut spec);
-        report.desired = w.replicas;
         if let Some(waiting) = NotAttempted::of(&spec) {
             // No cycle runs for these pods: they hold nothing. Still say where one would go
             // once the scheduler takes it.
-            let pod = self.make_pod(w, owner, pod_name(w, 0), spec);
-            report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
-            report.pods = (0..w.replicas)
-                .map(|r| PodReport { not_attempted: Some(waiting.clone()), ..PodReport::pending(pod_name(w, r), None) })
-                .collect();
-            return report;
+            if report.nodes.is_empty() {
+                let pod = self.make_pod(source, owner, names.first().cloned().unwrap_or_default(), spec);
+                report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
+            }
+            report.pods.extend(
+                names
+                    .into_iter()
+                    .map(|name| PodReport { not_attempted: Some(waiting.clone()), ..PodReport::pending(name, None) }),
+            );
+            return;
+        }
+        if names.is_empty() {
+            if report.nodes.is_empty() && report.pods.is_empty() {
+                // Still say where a pod would go: that is the question a scaled-to-zero
+                // workload asks.
+                let pod = self.make_pod(source, owner, pod_name(w, 0), spec);
+                report.nodes = node_map(&schedule(&pod, &self.nodes, &self.cfg, true));
+            }
+            return;
         }
         // A replica that found no node leaves the cluster unchanged, so every later replica,
         // identical but for its name, gets the same answer.
@@ -493,19 +979,19 @@ impl<'a> Simulation<'a> {
         // Replicas share their spec, so the filters and scores that depend only on the spec
         // and the Node objects are computed once for the workload.
         let mut cache = StaticCache::default();
-        for r in 0..w.replicas {
-            let name = pod_name(w, r);
+        for name in names {
             if let Some(message) = &pending {
                 report.pods.push(PodReport::pending(name, Some(message.clone())));
                 continue;
             }
-            let pod = self.make_pod(w, owner, name.clone(), spec.clone());
-            // The first replica's verdicts are the report's node map; later replicas need
-            // verdicts only when they find no node (for the fixes).
-            let detail = if r == 0 { Detail::Explain } else { Detail::Decision };
+            let pod = self.make_pod(source, owner, name.clone(), spec.clone());
+            // The first pod's verdicts are the report's node map; later ones need verdicts
+            // only when they find no node (for the fixes).
+            let explain = report.nodes.is_empty();
+            let detail = if explain { Detail::Explain } else { Detail::Decision };
             let requests = self.requests.get(&pod.spec, &self.cfg);
             let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache), requests);
-            if r == 0 {
+            if explain {
                 report.nodes = node_map(&result);
             }
             if result.node.is_none() {
@@ -514,7 +1000,6 @@ impl<'a> Simulation<'a> {
             match result.node {
                 Some(i) => {
                     self.bind(i, &pod);
-                    report.current += 1;
                     let node = self.nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default();
                     report.pods.push(PodReport::scheduled(name, node));
                 }
@@ -524,17 +1009,17 @@ impl<'a> Simulation<'a> {
                 }
             }
         }
-        if w.replicas == 0 {
-            // Still say where a pod would go: that is the question a scaled-to-zero workload asks.
-            let pod = self.make_pod(w, owner, pod_name(w, 0), spec);
-            let result = schedule(&pod, &self.nodes, &self.cfg, true);
-            report.nodes = node_map(&result);
-        }
-        report
     }
 
-    fn run_daemonset(&mut self, w: &Workload, owner: Option<&PodOwner>) -> WorkloadReport {
-        let mut report = self.new_report(w);
+    /// The DaemonSet controller: a pod for each node that should run one and has none of the
+    /// input's (`covered`).
+    fn run_daemonset(
+        &mut self,
+        report: &mut WorkloadReport,
+        w: &Workload,
+        owner: Option<&PodOwner>,
+        covered: &BTreeSet<String>,
+    ) {
         let template = w.template.spec.clone();
         let mut daemon_spec = template.clone();
         daemonset::add_daemon_tolerations(&mut daemon_spec);
@@ -571,8 +1056,27 @@ impl<'a> Simulation<'a> {
         let template_affinity = spec.affinity.take();
         let waiting = NotAttempted::of(&spec);
         let mut pod = self.make_pod(w, owner, String::new(), spec);
+        let mut created_any = false;
         for &i in &eligible {
             let Some(node_name) = self.nodes.get(i).map(|n| n.name().to_string()) else { continue };
+            if covered.contains(&node_name) {
+                if let Some(slot) = verdicts.get_mut(i) {
+                    let running = report.pods.iter().find(|p| p.node.as_deref() == Some(&node_name) && p.is_active());
+                    *slot = Some(NodeReport {
+                        fits: running.is_some(),
+                        plugin: None,
+                        reason: None,
+                        detail: Some(match running {
+                            Some(p) => format!("daemon pod {} of the input runs here", p.name),
+                            None => "a daemon pod of the input waits for this node".into(),
+                        }),
+                        score: None,
+                        code: None,
+                    });
+                }
+                continue;
+            }
+            created_any = true;
             pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));
             pod.metadata.name = format!("{}-{}", w.name, node_name);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
@@ -601,7 +1105,6 @@ impl<'a> Simulation<'a> {
             match result.node {
                 Some(n) => {
                     self.bind(n, &pod);
-                    report.current += 1;
                     report.pods.push(PodReport::scheduled(pod.metadata.name.clone(), node_name));
                 }
                 None => {
@@ -613,12 +1116,32 @@ impl<'a> Simulation<'a> {
                 results.push((p, result));
             }
         }
-        if !eligible.is_empty() {
+        if created_any {
             report.defaults.extend(admitted_notes);
         }
+        // `kubectl get ds` CURRENT counts the nodes that should run a daemon pod and have one
+        // (pending or not); pods on other nodes are misscheduled, not counted.
+        let (mut current, mut scheduled) = (0, 0);
+        for (i, verdict) in verdicts.iter().enumerate() {
+            let Some(name) = self.nodes.get(i).map(NodeInfo::name) else { continue };
+            if !eligible.contains(&i) {
+                continue;
+            }
+            if covered.contains(name) {
+                current += 1;
+                scheduled += i64::from(verdict.as_ref().is_some_and(|v| v.fits));
+            }
+        }
+        for p in report.pods.iter().filter(|p| p.snapshot.is_none()) {
+            current += 1;
+            scheduled += i64::from(p.node.is_some());
+        }
+        report.current = current;
+        report.scheduled = scheduled;
+        report.pending = current - scheduled;
+        report.counted = true;
         report.nodes = self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.name().to_string(), v?))).collect();
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
-        report
     }
 
     fn bind(&mut self, i: usize, pod: &Pod) {
@@ -687,6 +1210,41 @@ impl<'a> Simulation<'a> {
             }
         }
     }
+}
+
+/// The report an existing pod goes in (its controller's, its group's, its own) and its direct
+/// owner; `None` for what is not simulated.
+fn slot_of(role: &Role, i: usize, ownership: &Ownership) -> Option<(usize, usize)> {
+    match role {
+        Role::Duplicate { .. } | Role::Revision { .. } => None,
+        Role::Own => Some((i, i)),
+        Role::Member { of, owner } => Some((*of, *owner)),
+        Role::DeploymentPod { of, .. } => Some((*of, *of)),
+        Role::Orphan { group } => {
+            let first = *ownership.groups.get(*group)?.pods.first()?;
+            Some((first, first))
+        }
+    }
+}
+
+/// Whether the report at `slot` is an orphan group's.
+fn is_group(slot: usize, ownership: &Ownership) -> bool {
+    ownership.groups.iter().any(|g| g.pods.first() == Some(&slot))
+}
+
+/// `count` names `<prefix>-<k>` for the lowest `k` not `taken`: a StatefulSet's missing
+/// ordinals exactly; for other controllers in place of the random suffix.
+fn new_pod_names(prefix: &str, taken: &BTreeSet<String>, count: i64) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut k = 0;
+    while (names.len() as i64) < count {
+        let name = format!("{prefix}-{k}");
+        if !taken.contains(&name) {
+            names.push(name);
+        }
+        k += 1;
+    }
+    names
 }
 
 /// Pod names as the controllers spell them, without the random suffixes: StatefulSets use

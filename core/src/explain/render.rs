@@ -5,8 +5,11 @@ use std::fmt::Write;
 
 use crate::cluster::simulate::{PodReport, Report, WorkloadReport};
 
-/// Pending pods with the same message are shown this many times, then summarised.
+/// Pending pods are shown this many times, then summarised.
 const PENDING_SHOWN: usize = 3;
+/// The input's running pods, and its finished, terminating and deleted ones, are shown this
+/// many times each, then summarised: a snapshot's controllers can have hundreds.
+const EXISTING_SHOWN: usize = 5;
 
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
@@ -40,13 +43,15 @@ pub fn text(report: &Report) -> String {
 fn workload_text(out: &mut String, w: &WorkloadReport) {
     let _ = writeln!(
         out,
-        "{} {}/{}: DESIRED {}  CURRENT {}  PENDING {}",
+        "{} {}/{}: DESIRED {}  CURRENT {}  SCHEDULED {}  PENDING {}{}",
         w.kind,
         w.namespace,
         w.name,
         w.desired,
         w.current,
-        w.pods.iter().filter(|p| p.node.is_none()).count()
+        w.scheduled,
+        w.pending,
+        if w.not_in_input { "  (controller not in the input: its pods, by ownerReferences)" } else { "" }
     );
     if !w.nodes.is_empty() {
         let rows: Vec<[String; 4]> = w
@@ -95,21 +100,37 @@ fn pods_text(out: &mut String, pods: &[PodReport]) {
         return;
     }
     let mut rows: Vec<[String; 3]> = Vec::new();
-    let mut shown_pending = 0;
-    let mut hidden = 0;
+    // Shown and hidden pods by class: the input's running pods, its other pods (finished,
+    // terminating, deleted), pending pods; the simulation's placed pods are all shown.
+    let mut shown = [0usize; 3];
+    let mut hidden = [0usize; 3];
     for p in pods {
-        match &p.node {
-            Some(node) => rows.push([p.name.clone(), node.clone(), p.status_text()]),
-            None if shown_pending < PENDING_SHOWN => {
-                shown_pending += 1;
-                rows.push([p.name.clone(), "<none>".into(), p.status_text()]);
+        let class = match (&p.snapshot, &p.node) {
+            (Some(_), _) if !p.is_active() => Some((1, EXISTING_SHOWN)),
+            (Some(s), Some(_)) if !s.message_differs => Some((0, EXISTING_SHOWN)),
+            (_, None) => Some((2, PENDING_SHOWN)),
+            _ => None,
+        };
+        if let Some((class, limit)) = class {
+            let (Some(count), Some(skipped)) = (shown.get_mut(class), hidden.get_mut(class)) else { continue };
+            if *count >= limit {
+                *skipped += 1;
+                continue;
             }
-            None => hidden += 1,
+            *count += 1;
         }
+        let node = p.node.clone().unwrap_or_else(|| "<none>".into());
+        rows.push([p.name.clone(), node, p.status_text()]);
     }
     table(out, ["POD", "NODE", "STATUS"], &rows, "  ");
-    if hidden > 0 {
-        let _ = writeln!(out, "  ... and {hidden} more pending pod(s)");
+    for (count, what) in hidden.iter().zip([
+        "running pod(s) of the input",
+        "finished, terminating or deleted pod(s) of the input",
+        "pending pod(s)",
+    ]) {
+        if *count > 0 {
+            let _ = writeln!(out, "  ... and {count} more {what}");
+        }
     }
 }
 
@@ -144,7 +165,15 @@ pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
     for w in &report.workloads {
         let _ = writeln!(out, "### {} `{}/{}`\n", w.kind, w.namespace, w.name);
-        let _ = writeln!(out, "DESIRED **{}**, CURRENT **{}**\n", w.desired, w.current);
+        let _ = writeln!(
+            out,
+            "DESIRED **{}**, CURRENT **{}**, SCHEDULED **{}**, PENDING **{}**{}\n",
+            w.desired,
+            w.current,
+            w.scheduled,
+            w.pending,
+            if w.not_in_input { " (controller not in the input: its pods, by ownerReferences)" } else { "" }
+        );
         if !w.nodes.is_empty() {
             out.push_str("| Node | Fits | Plugin | Reason | Detail |\n|---|---|---|---|---|\n");
             for (name, v) in w.nodes.iter() {
@@ -159,8 +188,17 @@ pub fn markdown(report: &Report) -> String {
             }
             out.push('\n');
         }
-        for p in w.pods.iter().filter(|p| p.node.is_none()).take(1) {
+        for p in w.pods.iter().filter(|p| p.node.is_none() && p.is_active()).take(1) {
             let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.pending_text());
+        }
+        for p in w.pods.iter().filter(|p| p.snapshot.as_ref().is_some_and(|s| s.message_differs)) {
+            let snapshot = p.snapshot.as_ref().and_then(|s| s.message.as_deref()).unwrap_or_default();
+            let now = if p.node.is_some() { "Placement places it".to_string() } else { p.pending_text() };
+            let _ = writeln!(
+                out,
+                "`{}` differs from the snapshot:\n\n> snapshot: {snapshot}\n>\n> Placement: {now}\n",
+                p.name
+            );
         }
         for f in &w.fixes {
             let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);
