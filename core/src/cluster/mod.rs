@@ -3,13 +3,17 @@
 //! admission defaults a default cluster applies on the way.
 //!
 //! - [`simulate`]: nodes and workloads in, the report out;
+//! - [`pools`]: node pools from the clouds' labels;
+//! - [`changes`]: a change's effect, from the reports before and after it;
 //! - [`snapshot`]: the input as a cluster: duplicates, and which pods belong to which controller;
 //! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
 //! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations;
 //! - [`defaults`]: API defaulting and the admission defaults that change placement.
 
+pub mod changes;
 pub mod controllers;
 pub mod daemonset;
 pub mod defaults;
+pub mod pools;
 pub mod simulate;
 pub mod snapshot;

@@ -18,7 +18,7 @@ use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::explain::fixes::{self, Fix};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::input::validation::{validate_node, validate_workload};
-use crate::model::taints::NO_EXECUTE;
+use crate::model::taints::{no_execute_eviction, NoExecuteEviction, NO_EXECUTE};
 use crate::model::version::{FeatureGates, KubeVersion};
 use crate::model::{
     Container, Node, ObjectMeta, Pod, PodSpec, PodStatus, ResourceList, ResourceRequirements, Toleration,
@@ -63,6 +63,10 @@ pub struct Report {
     pub workloads: Vec<WorkloadReport>,
     pub warnings: Vec<String>,
     pub evictions: Vec<Eviction>,
+    /// With `--what-if`: what the commands change, against the input as it is; the rest of
+    /// the report is the cluster after them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<crate::cluster::changes::Changes>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -865,6 +869,7 @@ impl<'a> Simulation<'a> {
             workloads: self.reports,
             warnings: self.warnings,
             evictions: self.evictions,
+            changes: None,
         }
     }
 
@@ -1173,41 +1178,25 @@ impl<'a> Simulation<'a> {
         let cmp = self.cfg.gates.taint_toleration_comparison_operators;
         for (namespace, pod, i, tolerations) in &self.placed {
             let Some(node) = self.nodes.get(*i).map(NodeInfo::node) else { continue };
-            let mut min_seconds: Option<(i64, String)> = None;
-            for taint in node.spec.taints.iter().filter(|t| t.effect == NO_EXECUTE) {
-                match tolerations.iter().find(|t| t.tolerates(taint, cmp)) {
-                    None => {
-                        self.evictions.push(Eviction {
-                            namespace: namespace.clone(),
-                            pod: pod.clone(),
-                            node: node.metadata.name.clone(),
-                            taint: taint.to_string(),
-                            after_seconds: None,
-                            message: format!("evicted at once: untolerated NoExecute taint {taint}"),
-                        });
-                        min_seconds = None;
-                        break;
-                    }
-                    Some(t) => {
-                        if let Some(s) = t.toleration_seconds {
-                            let s = s.max(0);
-                            if min_seconds.as_ref().is_none_or(|(m, _)| s < *m) {
-                                min_seconds = Some((s, taint.to_string()));
-                            }
-                        }
-                    }
+            let (taint, after_seconds, message) = match no_execute_eviction(&node.spec.taints, tolerations, cmp) {
+                NoExecuteEviction::Stays => continue,
+                NoExecuteEviction::Now(taint) => {
+                    let message = format!("evicted at once: untolerated NoExecute taint {taint}");
+                    (taint, None, message)
                 }
-            }
-            if let Some((seconds, taint)) = min_seconds {
-                self.evictions.push(Eviction {
-                    namespace: namespace.clone(),
-                    pod: pod.clone(),
-                    node: node.metadata.name.clone(),
-                    taint: taint.clone(),
-                    after_seconds: Some(seconds),
-                    message: format!("evicted after {seconds}s: NoExecute taint {taint} is tolerated only for tolerationSeconds={seconds}"),
-                });
-            }
+                NoExecuteEviction::After { seconds, taint } => {
+                    let message = format!("evicted after {seconds}s: NoExecute taint {taint} is tolerated only for tolerationSeconds={seconds}");
+                    (taint, Some(seconds), message)
+                }
+            };
+            self.evictions.push(Eviction {
+                namespace: namespace.clone(),
+                pod: pod.clone(),
+                node: node.metadata.name.clone(),
+                taint: taint.to_string(),
+                after_seconds,
+                message,
+            });
         }
     }
 }

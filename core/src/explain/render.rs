@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use crate::cluster::changes::Changes;
 use crate::cluster::simulate::{PodReport, Report, WorkloadReport};
 
 /// Pending pods are shown this many times, then summarised.
@@ -13,6 +14,10 @@ const EXISTING_SHOWN: usize = 5;
 
 pub fn text(report: &Report) -> String {
     let mut out = String::new();
+    if let Some(changes) = &report.changes {
+        changes_text(&mut out, changes);
+        out.push_str("\nAFTER THE CHANGES\n\n");
+    }
     for (i, w) in report.workloads.iter().enumerate() {
         if i > 0 {
             out.push('\n');
@@ -163,6 +168,10 @@ fn table<const N: usize>(out: &mut String, header: [&str; N], rows: &[[String; N
 
 pub fn markdown(report: &Report) -> String {
     let mut out = String::new();
+    if let Some(changes) = &report.changes {
+        changes_markdown(&mut out, changes);
+        out.push_str("## After the changes\n\n");
+    }
     for w in &report.workloads {
         let _ = writeln!(out, "### {} `{}/{}`\n", w.kind, w.namespace, w.name);
         let _ = writeln!(
@@ -222,6 +231,179 @@ pub fn markdown(report: &Report) -> String {
         let _ = writeln!(out, "> Warning: {w}\n");
     }
     out
+}
+
+/// The `--what-if` section: commands, evicted pods, DaemonSet coverage, pods that move, and
+/// counters, each table only when it has rows.
+fn changes_text(out: &mut String, c: &Changes) {
+    out.push_str("WHAT-IF\n");
+    for cmd in &c.commands {
+        let _ = writeln!(out, "  $ {}", cmd.command);
+        for line in &cmd.output {
+            let _ = writeln!(out, "    {line}");
+        }
+        if let Some(refused) = &cmd.refused {
+            let _ = writeln!(out, "    {refused}");
+        }
+    }
+    if !c.evicted.is_empty() {
+        out.push_str("\nEVICTED\n");
+        let rows: Vec<[String; 5]> = c
+            .evicted
+            .iter()
+            .map(|e| {
+                let when = e.after_seconds.map(|s| format!("after {s}s")).unwrap_or_else(|| "now".into());
+                [format!("{}/{}", e.namespace, e.pod), e.node.clone(), e.cause.clone(), when, e.replaced_by.clone()]
+            })
+            .collect();
+        table(out, ["POD", "NODE", "CAUSE", "WHEN", "REPLACED BY"], &rows, "  ");
+    }
+    if !c.daemon_sets.is_empty() {
+        out.push_str("\nDAEMONSET COVERAGE\n");
+        let rows: Vec<[String; 5]> = c
+            .daemon_sets
+            .iter()
+            .map(|d| {
+                let mut what = Vec::new();
+                if !d.lost.is_empty() {
+                    what.push(format!("loses {}", d.lost.join(", ")));
+                }
+                if !d.gained.is_empty() {
+                    what.push(format!("gains {}", d.gained.join(", ")));
+                }
+                [
+                    format!("{}/{}", d.namespace, d.name),
+                    d.pool.clone(),
+                    format!("{}/{}", d.before, d.nodes.max(d.before)),
+                    format!("{}/{}", d.after, d.nodes),
+                    what.join("; "),
+                ]
+            })
+            .collect();
+        table(out, ["DAEMONSET", "POOL", "BEFORE", "AFTER", "CHANGE"], &rows, "  ");
+    }
+    for (title, moves) in [("NOW SCHEDULED", &c.now_scheduled), ("NOW PENDING", &c.now_pending)] {
+        if moves.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}");
+        let rows: Vec<[String; 3]> = moves
+            .iter()
+            .map(|m| {
+                [m.workload.clone(), m.pod.clone(), m.node.clone().or_else(|| m.message.clone()).unwrap_or_default()]
+            })
+            .collect();
+        table(out, ["WORKLOAD", "POD", "NODE OR WHY NOT"], &rows, "  ");
+    }
+    if !c.workloads.is_empty() {
+        out.push_str("\nWORKLOADS (before -> after)\n");
+        let arrow = |a: i64, b: i64| if a == b { a.to_string() } else { format!("{a} -> {b}") };
+        let rows: Vec<[String; 6]> = c
+            .workloads
+            .iter()
+            .map(|w| {
+                let placed: Vec<String> = w
+                    .replacements
+                    .iter()
+                    .filter_map(|r| r.node.as_ref().map(|n| format!("{} on {n}", r.pod)))
+                    .collect();
+                [
+                    w.workload.clone(),
+                    arrow(w.before.desired, w.after.desired),
+                    arrow(w.before.current, w.after.current),
+                    arrow(w.before.scheduled, w.after.scheduled),
+                    arrow(w.before.pending, w.after.pending),
+                    if placed.is_empty() { String::new() } else { format!("replacements: {}", placed.join(", ")) },
+                ]
+            })
+            .collect();
+        table(out, ["WORKLOAD", "DESIRED", "CURRENT", "SCHEDULED", "PENDING", ""], &rows, "  ");
+    }
+}
+
+fn changes_markdown(out: &mut String, c: &Changes) {
+    out.push_str("## What-if\n\n");
+    for cmd in &c.commands {
+        let _ = writeln!(
+            out,
+            "```console\n$ {}\n{}{}```\n",
+            cmd.command,
+            cmd.output.iter().map(|l| format!("{l}\n")).collect::<String>(),
+            cmd.refused.as_ref().map(|r| format!("{r}\n")).unwrap_or_default()
+        );
+    }
+    if !c.evicted.is_empty() {
+        out.push_str("### Evicted\n\n| Pod | Node | Cause | When | Replaced by |\n|---|---|---|---|---|\n");
+        for e in &c.evicted {
+            let when = e.after_seconds.map(|s| format!("after {s}s")).unwrap_or_else(|| "now".into());
+            let _ = writeln!(
+                out,
+                "| `{}/{}` | `{}` | {} | {when} | {} |",
+                e.namespace,
+                e.pod,
+                e.node,
+                md_cell(Some(&e.cause)),
+                md_cell(Some(&e.replaced_by))
+            );
+        }
+        out.push('\n');
+    }
+    if !c.daemon_sets.is_empty() {
+        out.push_str("### DaemonSet coverage\n\n| DaemonSet | Pool | Before | After | Lost | Gained |\n|---|---|---|---|---|---|\n");
+        for d in &c.daemon_sets {
+            let _ = writeln!(
+                out,
+                "| `{}/{}` | `{}` | {}/{} | {}/{} | {} | {} |",
+                d.namespace,
+                d.name,
+                d.pool,
+                d.before,
+                d.nodes.max(d.before),
+                d.after,
+                d.nodes,
+                d.lost.join(", "),
+                d.gained.join(", ")
+            );
+        }
+        out.push('\n');
+    }
+    for (title, moves) in [("Now scheduled", &c.now_scheduled), ("Now pending", &c.now_pending)] {
+        if moves.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "### {title}\n\n| Workload | Pod | Node or why not |\n|---|---|---|");
+        for m in moves {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} |",
+                m.workload,
+                m.pod,
+                md_cell(m.node.as_deref().or(m.message.as_deref()))
+            );
+        }
+        out.push('\n');
+    }
+    if !c.workloads.is_empty() {
+        out.push_str(
+            "### Workloads\n\n| Workload | Desired | Current | Scheduled | Pending |\n|---|---|---|---|---|\n",
+        );
+        for w in &c.workloads {
+            let _ = writeln!(
+                out,
+                "| {} | {} → {} | {} → {} | {} → {} | {} → {} |",
+                w.workload,
+                w.before.desired,
+                w.after.desired,
+                w.before.current,
+                w.after.current,
+                w.before.scheduled,
+                w.after.scheduled,
+                w.before.pending,
+                w.after.pending
+            );
+        }
+        out.push('\n');
+    }
 }
 
 fn md_cell(v: Option<&str>) -> String {

@@ -162,6 +162,42 @@ pub fn find_untolerated_taint<'a>(
     taints.iter().filter(|t| filter(t)).find(|t| !tolerations_tolerate(tolerations, t, comparison))
 }
 
+/// What the taint manager (`pkg/controller/tainteviction`) does with a pod on a node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoExecuteEviction {
+    /// Every NoExecute taint is tolerated for good (or there is none).
+    Stays,
+    /// A NoExecute taint no toleration tolerates: deleted at once.
+    Now(Taint),
+    /// Every NoExecute taint is tolerated, some only for `tolerationSeconds`: deleted after
+    /// the smallest of them (`getMinTolerationTime`; negative counts as 0).
+    After { seconds: i64, taint: Taint },
+}
+
+/// The taint manager's `processPodOnNode`: for each NoExecute taint the first toleration that
+/// tolerates it (`GetMatchingTolerations`); one untolerated taint evicts at once, else the
+/// smallest tolerationSeconds of those tolerations decides.
+pub fn no_execute_eviction(taints: &[Taint], tolerations: &[Toleration], comparison: bool) -> NoExecuteEviction {
+    let mut min: Option<(i64, &Taint)> = None;
+    for taint in taints.iter().filter(|t| t.effect == NO_EXECUTE) {
+        match tolerations.iter().find(|t| t.tolerates(taint, comparison)) {
+            None => return NoExecuteEviction::Now(taint.clone()),
+            Some(t) => {
+                if let Some(s) = t.toleration_seconds {
+                    let s = s.max(0);
+                    if min.is_none_or(|(m, _)| s < m) {
+                        min = Some((s, taint));
+                    }
+                }
+            }
+        }
+    }
+    match min {
+        Some((seconds, taint)) => NoExecuteEviction::After { seconds, taint: taint.clone() },
+        None => NoExecuteEviction::Stays,
+    }
+}
+
 /// `helper.DoNotScheduleTaintsFilterFunc`: the taints the Filter phase looks at.
 pub fn is_do_not_schedule(taint: &Taint) -> bool {
     taint.effect == NO_SCHEDULE || taint.effect == NO_EXECUTE
