@@ -6,7 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use placement_core::input::documents::MAX_INPUT_BYTES;
 
 /// Links longer than this get a warning: chat tools, issue trackers and some proxies cut
 /// URLs of about 8,000 characters.
@@ -62,12 +61,15 @@ pub fn encode(state: &SharedState) -> String {
     format!("{TAG}{}", base64url_encode(&deflated))
 }
 
-/// Reads what [`encode`] wrote. Inflation is capped at twice the input limit, so a crafted
-/// link cannot exhaust memory.
+/// What a share link may inflate to: 128 MiB, so a crafted link cannot exhaust a tab's
+/// memory. (The core's input limit is larger, for the CLI's cluster snapshots.)
+pub const MAX_SHARED_BYTES: usize = 128 * 1024 * 1024;
+
+/// Reads what [`encode`] wrote. Inflation is capped at [`MAX_SHARED_BYTES`].
 pub fn decode(encoded: &str) -> Result<SharedState, ShareError> {
     let body = encoded.trim().strip_prefix(TAG).ok_or(ShareError::Format)?;
     let deflated = base64url_decode(body).ok_or(ShareError::Base64)?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, 2 * MAX_INPUT_BYTES)
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&deflated, MAX_SHARED_BYTES)
         .map_err(|e| ShareError::Inflate(format!("{:?}", e.status)))?;
     serde_json::from_slice(&json).map_err(|e| ShareError::Json(e.to_string()))
 }
