@@ -537,6 +537,8 @@ fn corpus_agrees_with_serde_yaml() {
     // What the fast path is for: kubectl output, the playground, the gallery.
     let kubectl = crate::testing::bench_common::kubectl_get_nodes_yaml(7);
     assert!(agrees(&kubectl, "kubectl get nodes -o yaml"));
+    let snapshot = crate::testing::bench_common::kubectl_get_nodes_and_pods_yaml(3, 20);
+    assert!(agrees(&snapshot, "kubectl get nodes,pods -A -o yaml"));
     // (placement-playground checks its synthetic cluster and the editors' halves of each
     // example the same way, through the public readers.)
     for (id, text) in crate::testing::example_manifests() {
