@@ -770,7 +770,7 @@ fn app_pod(d: usize, slot_index: usize, node: usize) -> Value {
     let (created, started) = (at(t), at(t + 4));
     let rs = format!("{}-{}", a.name, a.hash);
     let token = format!("kube-api-access-{}", safe_string(seed >> 7, 5));
-    let image = format!("registry.example.com/{}/{}:1.{}.{}", a.namespace, a.name, d % 9, seed % 20);
+    let image = format!("registry.example.com/{}/{}:1.{}.{}", a.namespace, a.name, d % 9, d % 20);
     let memory_limit = a.memory_mi * 2;
     let mut resources = json!({
         "limits": {"memory": format!("{memory_limit}Mi")},
