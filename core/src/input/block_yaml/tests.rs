@@ -764,3 +764,61 @@ fn random_texts_agree_with_serde_yaml() {
     // Enough of them stay in the subset for the comparison to mean something.
     assert!(fast * 4 >= runs, "fast path for only {fast} of {runs}");
 }
+
+/// Windows line breaks: CRLF text reads as the same text with LF, and the fast reader keeps
+/// it (a CR before each LF is no reason to give up).
+/// (name, the text with LF line breaks, the documents as JSON)
+const CRLF_ROWS: &[(&str, &str, &str)] = &[
+    ("mappings and sequences", "a: 1\nb:\n- x\n- y: 2\n  z: 3\nc: {d: [e]}\n", r#"[{"a":1,"b":["x",{"y":2,"z":3}],"c":{"d":["e"]}}]"#),
+    ("a literal, clipped", "a: |\n  x\n\n  y\nb: 1\n", r#"[{"a":"x\n\ny\n","b":1}]"#),
+    ("a literal, stripped", "a: |-\n  x\n\n", r#"[{"a":"x"}]"#),
+    ("a literal, kept", "a: |+\n  x\n\n\nb: 1\n", r#"[{"a":"x\n\n\n","b":1}]"#),
+    ("a literal with trailing spaces", "a: |\n  x  \n  \n  y\n", r#"[{"a":"x  \n\ny\n"}]"#),
+    ("a literal's leading blank lines", "a: |\n\n  x\n", r#"[{"a":"\nx\n"}]"#),
+    ("a literal at the end without a line break", "a: |\n  x", r#"[{"a":"x"}]"#),
+    ("a folded double-quoted scalar", "a: \"x\n  y\n\n  z\"\n", r#"[{"a":"x y\nz"}]"#),
+    ("an escaped line break", "a: \"x \\\n  y\"\n", r#"[{"a":"x y"}]"#),
+    ("a folded single-quoted scalar", "a: 'x\n  y'\n", r#"[{"a":"x y"}]"#),
+    ("comments", "# c\na: 1 # c\n# c\nb: |  # c\n  # not a comment\n", r##"[{"a":1,"b":"# not a comment\n"}]"##),
+    ("document markers", "---\na: 1\n...\n--- # c\nb: 2\n---\n", r#"[{"a":1},{"b":2},null]"#),
+    ("empty documents", "---\n---\n", "[null,null]"),
+    (
+        "kind: List",
+        "apiVersion: v1\nitems:\n- kind: Node\n  metadata:\n    name: a\n  status:\n    allocatable: {cpu: \"4\"}\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
+        r#"[{"apiVersion":"v1","items":[{"kind":"Node","metadata":{"name":"a"},"status":{"allocatable":{"cpu":"4"}}}],"kind":"List","metadata":{"resourceVersion":""}}]"#,
+    ),
+];
+
+#[test]
+fn crlf_reads_as_lf() {
+    for (name, lf, want) in CRLF_ROWS {
+        let crlf = lf.replace('\n', "\r\n");
+        for (text, how) in [(*lf, "LF"), (crlf.as_str(), "CRLF")] {
+            assert_eq!(read_stream(text, Prune::Nothing).map(|v| json(&v)).as_deref(), Some(*want), "{name}, {how}");
+            assert_eq!(reference(text).map(|v| json(&v)).as_deref(), Ok(*want), "{name}, {how}: serde_yaml");
+            assert!(agrees(text, name));
+        }
+    }
+    // Pruned subtrees are skipped by their lines' indentation, quotes and brackets.
+    let mut node = NODE.to_string();
+    node.push_str("  x: 'a\n\n  b'\n  y:\n  - [a,\n   b]\n  z: |\n    c\n");
+    let crlf = node.replace('\n', "\r\n");
+    let pruned = read_stream(&crlf, Prune::UnreadFields);
+    assert!(pruned.is_some());
+    assert_eq!(pruned, read_stream(&node, Prune::UnreadFields));
+    // (Unpruned, the flow sequence over two lines is serde_yaml's.)
+    agrees(&crlf, "a Node with CRLF");
+
+    // Everything else: the table of rows, random texts. A CR alone, or before the end
+    // without an LF, is left to serde_yaml.
+    let mut rng = Rng(0x5EED_0FC1_2F00);
+    let texts = ROWS.iter().map(|(text, _, _)| text.to_string()).chain((0..2000).map(|_| random_text(&mut rng)));
+    for lf in texts.filter(|t| !t.contains('\r')) {
+        let crlf = lf.replace('\n', "\r\n");
+        assert_eq!(read_stream(&crlf, Prune::Nothing), read_stream(&lf, Prune::Nothing), "{lf:?}");
+        assert_eq!(reference(&crlf), reference(&lf), "serde_yaml on {lf:?}");
+        agrees(&crlf, "CRLF");
+    }
+    assert_eq!(read_stream("a: 1\r", Prune::Nothing), None);
+    assert_eq!(read_stream("a: 1\r\rb: 2\r\n", Prune::Nothing), None);
+}
