@@ -410,7 +410,7 @@ fn pruning_skips_unread_fields_only() {
     let full = read_stream(NODE, Prune::Nothing).unwrap();
     assert_eq!(json(&full), json(&reference(NODE).unwrap()));
     let pruned = read_stream(NODE, Prune::UnreadFields).unwrap();
-    let expected = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4"},"capacity":{"cpu":"4"}}}]"#;
+    let expected = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4"},"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","message":"kubelet is\n ready: \"yes\n"}]}}]"#;
     assert_eq!(json(&pruned), expected);
 
     // The same object as an item of a List, and of a top-level sequence, is pruned too;
@@ -456,7 +456,7 @@ fn skipping_follows_quotes_and_flow_collections_across_lines() {
     // skipping by indentation alone would get that wrong.
     for text in [
         "status:\n  message: \"foo\nkind: Node\"\n",
-        "status:\n  conditions:\n  - message: 'foo\nkind: Node'\n",
+        "status:\n  addresses:\n  - message: 'foo\nkind: Node'\n",
         "status:\n  x:\n  - [a,\nkind: Node]\n",
         "metadata:\n  managedFields:\n  - {a: [\nkind: Node]}\n",
         "status:\n  x:\n    y: \"a \\\nkind: Node\"\n",
@@ -469,7 +469,7 @@ fn skipping_follows_quotes_and_flow_collections_across_lines() {
     }
     // Quotes inside plain scalars, and on the lines that continue them, are text.
     for text in [
-            "status:\n  conditions:\n  - message: waiting for\n      \"a long\n      time\" and 'more\n    type: Ready\n  allocatable: {cpu: '1'}\nkind: Node\n",
+            "status:\n  addresses:\n  - message: waiting for\n      \"a long\n      time\" and 'more\n    type: Ready\n  allocatable: {cpu: '1'}\nkind: Node\n",
             "status:\n  message: plain\n   'open [\n\n   {\n  allocatable: {cpu: '1'}\nkind: Node\n",
             "status:\n  x:\n    k:{\"type:x}: it's \"quoted\n  allocatable: {cpu: '1'}\nkind: Node\n",
         ] {
@@ -480,7 +480,7 @@ fn skipping_follows_quotes_and_flow_collections_across_lines() {
         }
     // Block scalars are skipped by indentation; quotes and brackets in them do not count.
     for text in [
-            "status:\n  conditions:\n  - message: \"a 'b' [c\"\n    x: {d: 'e'}\n  m: |\n    \"unclosed [\n   # x\nkind: Node\n",
+            "status:\n  addresses:\n  - message: \"a 'b' [c\"\n    x: {d: 'e'}\n  m: |\n    \"unclosed [\n   # x\nkind: Node\n",
             "status:\n  m:\n  - k: |-\n      {\n  - |\n    [\nkind: Node\n",
         ] {
             let v = read_stream(text, Prune::UnreadFields).unwrap_or_else(|| panic!("{text:?}"));
