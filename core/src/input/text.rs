@@ -618,8 +618,11 @@ QoS Class:        BestEffort
             ),
         ];
         for (name, text, want) in rows {
-            for text in [text.to_string(), format!("{BOM}{}", text.replace('\n', "\r\n"))] {
-                assert_eq!(parse_manifests(&text, "nodes.txt").unwrap_err().to_string(), want, "{name}");
+            for text in [text.to_string(), format!("{BOM}\n{}", text.replace('\n', "\r\n"))] {
+                let error = parse_manifests(&text, "nodes.txt").unwrap_err();
+                assert_eq!(error.to_string(), want, "{name}");
+                let first = if text.starts_with(BOM) { 2 } else { 1 };
+                assert_eq!(error_line(&text, &error), Some(first), "{name}");
                 let reference = crate::input::documents::parse_manifests_reference(&text, "nodes.txt");
                 assert_eq!(reference.unwrap_err().to_string(), want, "{name}");
             }
