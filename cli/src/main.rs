@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use placement_core::cluster::simulate::{simulate, SimulateOptions};
 use placement_core::gatekeeper::{self, suite, PolicySet};
-use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests};
+use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests, MAX_INPUT_BYTES};
+use placement_core::input::text::decode_text;
 use placement_core::model::version::KubeVersion;
 use placement_core::{conformance, explain::render};
 
@@ -26,10 +27,14 @@ struct Cli {
 enum Command {
     /// Simulate kube-scheduler and the DaemonSet controller over nodes and workloads.
     Simulate {
-        /// A YAML or JSON file of Nodes and workloads (multi-document, or `kind: List`);
-        /// `-` reads standard input. Repeatable.
+        /// A YAML or JSON file of Nodes and workloads (multi-document, or `kind: List`), or a
+        /// directory: its `.json`, `.yaml` and `.yml` files in lexical order, as kubectl reads
+        /// them. `-` reads standard input. Repeatable.
         #[arg(short = 'f', long = "filename", required = true)]
         files: Vec<String>,
+        /// Read the directories given to -f recursively, as kubectl's -R.
+        #[arg(short = 'R', long = "recursive")]
+        recursive: bool,
         #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
         output: Output,
         /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
@@ -75,7 +80,11 @@ enum Output {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Simulate { files, output, kube_version, no_admission_defaults, feature_gates, policy } => {
+        Command::Simulate { files, recursive, output, kube_version, no_admission_defaults, feature_gates, policy } => {
+            let files = match manifest_paths(&files, recursive) {
+                Ok(files) => files,
+                Err(e) => return fail(&e),
+            };
             run_simulate(&files, output, &kube_version, no_admission_defaults, &feature_gates, &policy)
         }
         Command::Conformance { vectors } => run_conformance(&vectors),
@@ -266,17 +275,83 @@ fn run_conformance(path: &str) -> ExitCode {
     }
 }
 
+/// The text of a file, or of standard input for `-`, and its name for error messages. The
+/// bytes may be UTF-8 or UTF-16 ([`decode_text`]: PowerShell's `>` writes UTF-16).
 fn read_input(file: &str) -> Result<(String, String), String> {
-    let limit = placement_core::input::documents::MAX_INPUT_BYTES as u64;
-    let mut text = String::new();
+    // UTF-16 takes up to two bytes for each byte of the UTF-8 text.
+    let limit = 2 * MAX_INPUT_BYTES as u64 + 2;
+    let source = if file == "-" { "<stdin>" } else { file };
+    let too_large =
+        |size| InputError::TooLarge { source_name: format!("{source}: "), size, limit: MAX_INPUT_BYTES }.to_string();
+    let mut bytes = Vec::new();
     let result = if file == "-" {
-        std::io::stdin().take(limit + 1).read_to_string(&mut text)
+        std::io::stdin().take(limit + 1).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(file).and_then(|f| f.take(limit + 1).read_to_string(&mut text))
+        let f = std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?;
+        match f.metadata() {
+            Ok(m) if m.len() > limit => return Err(too_large(m.len() as usize)),
+            _ => {}
+        }
+        f.take(limit + 1).read_to_end(&mut bytes)
     };
     result.map_err(|e| format!("{file}: {e}"))?;
-    let source = if file == "-" { "<stdin>".to_string() } else { file.to_string() };
-    Ok((text, source))
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len()));
+    }
+    let text = decode_text(&bytes, source).map_err(|e| e.to_string())?;
+    Ok((text, source.to_string()))
+}
+
+/// kubectl's `-f` extensions (`resource.FileExtensions`).
+const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
+
+/// The files `-f` names, as kubectl expands them: a file as given (whatever its name), `-`,
+/// and for a directory its `.json`, `.yaml` and `.yml` files in lexical order, other files
+/// skipped; with `recursive`, its subdirectories' too, each at its place in the order.
+fn manifest_paths(paths: &[String], recursive: bool) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        let dir = std::path::Path::new(path);
+        if path != "-" && !dir.exists() {
+            return Err(format!("the path {path:?} does not exist"));
+        }
+        if path == "-" || !dir.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut files = Vec::new();
+        directory_files(dir, recursive, &mut files).map_err(|e| format!("error reading {path:?}: {e}"))?;
+        if files.is_empty() {
+            let mut deeper = Vec::new();
+            let hint = if !recursive && directory_files(dir, true, &mut deeper).is_ok() && !deeper.is_empty() {
+                " (its subdirectories have some: -R reads them)"
+            } else {
+                ""
+            };
+            return Err(format!("error reading [{path}]: recognized file extensions are [.json .yaml .yml]{hint}"));
+        }
+        out.extend(files.into_iter().map(|f| f.to_string_lossy().into_owned()));
+    }
+    Ok(out)
+}
+
+/// The manifest files in `dir` (and below it with `recursive`), depth first in lexical order,
+/// as Go's `filepath.Walk` visits them for kubectl. Symbolic links to directories are not
+/// followed.
+fn directory_files(dir: &std::path::Path, recursive: bool, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            if recursive {
+                directory_files(&path, true, out)?;
+            }
+        } else if path.extension().is_some_and(|e| EXTENSIONS.iter().any(|x| e == *x)) {
+            out.push(path);
+        }
+    }
+    Ok(())
 }
 
 fn fail(message: &str) -> ExitCode {

@@ -211,7 +211,7 @@ fn multiple_files_combine_and_pending_message_is_upstreams() {
     let report = simulate_json(&["tests/fixtures/cli/nodes.yaml", "tests/fixtures/cli/workloads.yaml"], &[], None);
     let api = workload(&report, "api");
     assert_eq!(api["desired"], 2);
-    assert_eq!(api["current"], 1);
+    assert_eq!(api["scheduled"], 1);
     assert_eq!(pod_nodes(api), vec![Some("general-1".to_string()), None]);
     assert_eq!(
         api["pods"][1]["message"],
@@ -690,7 +690,7 @@ fn examples_tell_the_truth() {
     let mut mon_nodes = pod_nodes(mon);
     mon_nodes.sort();
     assert_eq!(mon_nodes, ["storage-1", "storage-2", "storage-3"].map(|n| Some(n.to_string())), "one mon per host");
-    assert_eq!(workload(&storage, "rook-ceph-operator")["current"], 1);
+    assert_eq!(workload(&storage, "rook-ceph-operator")["scheduled"], 1);
 
     let cp = simulate_json(&["examples/control-plane-taints.yaml"], &[], None);
     let fluent = workload(&cp, "fluent-bit");
@@ -699,7 +699,7 @@ fn examples_tell_the_truth() {
     assert!(fluent["nodes"]["cp-1"]["detail"].as_str().unwrap().contains("node-role.kubernetes.io/control-plane"));
     assert_eq!(workload(&cp, "node-exporter")["desired"], 3);
     let web = workload(&cp, "web");
-    assert_eq!(web["current"], 4);
+    assert_eq!(web["scheduled"], 4);
     assert!(!pod_nodes(web).contains(&Some("cp-1".to_string())));
     let cp_130 = simulate_json(&["examples/control-plane-taints.yaml"], &["--kube-version", "1.30"], None);
     assert_eq!(
@@ -721,7 +721,7 @@ fn examples_tell_the_truth() {
          2 Preemption is not helpful for scheduling."
     );
     let web = workload(&gpu, "web");
-    assert_eq!(web["current"], 4);
+    assert_eq!(web["scheduled"], 4);
     assert!(pod_nodes(web).iter().all(|n| n.as_deref().is_some_and(|n| n.starts_with("cpu-"))));
 
     let packing = simulate_json(&["examples/resource-packing.yaml"], &[], None);
@@ -733,7 +733,7 @@ fn examples_tell_the_truth() {
     ];
     for (name, placed, message) in rows {
         let w = workload(&packing, name);
-        assert_eq!(w["current"], placed, "{name}");
+        assert_eq!(w["scheduled"], placed, "{name}");
         let pods = w["pods"].as_array().unwrap();
         assert_eq!(pods.last().unwrap()["message"], message, "{name}");
     }

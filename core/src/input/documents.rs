@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::input::block_yaml::{self, Event, Prune};
 use crate::input::field::FieldError;
+use crate::input::text::{self, KubectlOutput, BOM};
 use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodStatus, PodTemplateSpec, Service};
 
 /// 512 MiB: a cluster snapshot of 5,000 nodes and 100,000 pods (`kubectl get nodes,pods -A
@@ -67,6 +68,12 @@ pub enum InputError {
     Decode { doc: DocRef, field: String, message: String },
     #[error("{doc}: {error}")]
     Invalid { doc: DocRef, error: FieldError },
+    /// From [`crate::input::text::decode_text`]; `offset` is the first bad byte's.
+    #[error("{source_name}not UTF-8 or UTF-16 text: {problem} at byte {offset}")]
+    Encoding { source_name: String, problem: &'static str, offset: usize },
+    /// The text is what kubectl prints for people; `command` saves the objects as YAML.
+    #[error("{source_name}this is {output} output, not YAML or JSON manifests: run `{command}` instead")]
+    KubectlOutput { source_name: String, output: KubectlOutput, command: String },
 }
 
 impl InputError {
@@ -104,6 +111,12 @@ enum YamlReader {
 }
 
 fn split(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument>, InputError> {
+    // A byte-order mark in pasted text: libyaml skips it, serde_json does not.
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    split_text(text, source, reader).map_err(|e| text::explain(e, text, source))
+}
+
+fn split_text(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument>, InputError> {
     let source_name = if source.is_empty() { String::new() } else { format!("{source}: ") };
     if text.len() > MAX_INPUT_BYTES {
         return Err(InputError::TooLarge { source_name, size: text.len(), limit: MAX_INPUT_BYTES });
@@ -588,10 +601,16 @@ pub fn parse_manifests(text: &str, source: &str) -> Result<Manifests, InputError
 /// reference with field paths. The reference for differential tests and the fuzz target.
 #[doc(hidden)]
 pub fn parse_manifests_reference(text: &str, source: &str) -> Result<Manifests, InputError> {
-    split(text, source, YamlReader::SerdeYaml).and_then(typed::<WithPaths>)
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    split(text, source, YamlReader::SerdeYaml).and_then(typed::<WithPaths>).map_err(|e| text::explain(e, text, source))
 }
 
-fn manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Manifests, InputError> {
+fn manifests(text: &str, source: &str, reader: YamlReader) -> Result<Manifests, InputError> {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    read_manifests(text, source, reader).map_err(|e| text::explain(e, text, source))
+}
+
+fn read_manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Manifests, InputError> {
     if let YamlReader::Fast(prune) = reader {
         let trimmed = text.trim_start();
         let json = trimmed.starts_with('{') || trimmed.starts_with('[');
