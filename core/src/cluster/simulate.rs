@@ -677,7 +677,7 @@ impl<'a> Simulation<'a> {
                 continue;
             };
             let Some(mut report) = slots.remove(&slot) else { continue };
-            self.schedule_waiting(&mut report, w, workloads.get(slot).filter(|_| !is_group(slot, ownership)));
+            self.schedule_waiting(&mut report, w, workloads.get(slot).filter(|_| ownership.group_at(slot).is_none()));
             slots.insert(slot, report);
         }
 
@@ -749,7 +749,7 @@ impl<'a> Simulation<'a> {
 
     /// The report a slot starts with: the controller's, or an orphan group's.
     fn slot_report(&self, slot: usize, workloads: &[Workload], ownership: &Ownership) -> WorkloadReport {
-        let group = ownership.groups.iter().find(|g| g.pods.first() == Some(&slot));
+        let group = ownership.group_at(slot);
         match (group, workloads.get(slot)) {
             (Some(g), _) => WorkloadReport {
                 kind: g.kind.as_str(),
@@ -1214,11 +1214,6 @@ fn slot_of(role: &Role, i: usize, ownership: &Ownership) -> Option<(usize, usize
             Some((first, first))
         }
     }
-}
-
-/// Whether the report at `slot` is an orphan group's.
-fn is_group(slot: usize, ownership: &Ownership) -> bool {
-    ownership.groups.iter().any(|g| g.pods.first() == Some(&slot))
 }
 
 /// `count` names `<prefix>-<k>` for the lowest `k` not `taken`: a StatefulSet's missing
