@@ -1345,6 +1345,52 @@ mod tests {
         assert!(listers.controllers.contains_key(&key), "the ReplicaSet is listed with its selector");
     }
 
+    /// A snapshot's Deployment edited since (a fix applied to its template) is rolled out: the
+    /// old ReplicaSet's pods are replaced by pods of the new template. A DaemonSet pod on a
+    /// node that no longer matches its node selector is deleted by the controller.
+    #[test]
+    fn snapshot_rollouts_and_daemon_pods_that_must_go() {
+        let rs_pod = |name: &str, node: &str| {
+            format!(
+                "---\nkind: Pod\nmetadata: {{name: {name}, uid: {name}, labels: {{app: web, pod-template-hash: h1}}, ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-h1, uid: rs1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]}}\nstatus: {{phase: Running}}\n"
+            )
+        };
+        let nodes = "kind: Node\nmetadata: {name: a, labels: {disk: ssd}}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n---\nkind: Node\nmetadata: {name: b}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n";
+        let deployment = |image: &str| {
+            format!("---\nkind: Deployment\nmetadata: {{name: web, uid: d1}}\nspec: {{replicas: 2, selector: {{matchLabels: {{app: web}}}}, template: {{metadata: {{labels: {{app: web}}}}, spec: {{containers: [{{name: c, image: {image}, resources: {{requests: {{cpu: 100m}}}}}}]}}}}}}\n")
+        };
+        let rs = "---\nkind: ReplicaSet\nmetadata: {name: web-h1, uid: rs1, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d1, controller: true}]}\nspec: {replicas: 2, selector: {matchLabels: {app: web, pod-template-hash: h1}}, template: {metadata: {labels: {app: web, pod-template-hash: h1}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}\n";
+        let pods = format!("{}{}", rs_pod("web-h1-x", "a"), rs_pod("web-h1-y", "b"));
+        // (name, deployment image, want pods not deleted, want deleted, want created)
+        let rows = [("unchanged", "i", 2, 0, 0), ("template changed", "j", 2, 2, 2)];
+        for (name, image, active, deleted, created) in rows {
+            let yaml = format!("{nodes}{}{rs}{pods}", deployment(image));
+            let report = run(&yaml, &SimulateOptions::default());
+            assert_eq!(report.workloads.len(), 1, "{name}: one report for the Deployment");
+            let w = &report.workloads[0];
+            assert_eq!((w.desired, w.current, w.scheduled), (2, active, active), "{name}");
+            let removed = w.pods.iter().filter(|p| p.snapshot.as_ref().is_some_and(|s| s.removed.is_some())).count();
+            assert_eq!(removed, deleted, "{name}");
+            assert_eq!(w.pods.iter().filter(|p| p.snapshot.is_none()).count(), created, "{name}");
+        }
+
+        let ds = "---\nkind: DaemonSet\nmetadata: {name: agent, uid: ds1}\nspec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {disk: ssd}, containers: [{name: c, image: i}]}}}\n";
+        let daemon_pod = |node: &str| {
+            format!("---\nkind: Pod\nmetadata: {{name: agent-{node}, uid: agent-{node}, labels: {{app: agent}}, ownerReferences: [{{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i}}]}}\nstatus: {{phase: Running}}\n")
+        };
+        let yaml = format!("{nodes}{ds}{}{}", daemon_pod("a"), daemon_pod("b"));
+        let report = run(&yaml, &SimulateOptions::default());
+        let w = &report.workloads[0];
+        assert_eq!((w.desired, w.current, w.scheduled, w.pending), (1, 1, 1, 0), "{:#?}", w.pods);
+        let on_b = w.pods.iter().find(|p| p.name == "agent-b").unwrap();
+        assert!(
+            on_b.status_text().starts_with("Deleted: deleted by the DaemonSet controller"),
+            "{}",
+            on_b.status_text()
+        );
+        assert_eq!(w.pods.len(), 2, "nothing created: a already runs one");
+    }
+
     const NODES: &str = "
 kind: Node
 metadata: {name: ready}
