@@ -1,0 +1,178 @@
+//! Cluster snapshots, as `kubectl get ... -o yaml` prints them (`tests/fixtures/snapshots/`),
+//! through placement-core's public API (`documents::parse_manifests` then `simulate::simulate`).
+//!
+//! The fixtures carry what a live cluster puts in that output: managedFields, uids that the
+//! ownerReferences match, resourceVersions, status blocks, pod-template-hash and
+//! controller-revision-hash labels, service account token volumes, DefaultTolerationSeconds'
+//! tolerations, the DaemonSet controller's tolerations and `matchFields` pin on daemon pods. They
+//! are written to read as kubectl prints (go-yaml's key order, quoting, and folding at 80
+//! columns), not recorded from a live cluster. Their pending pods' PodScheduled messages are
+//! written by hand from upstream's rules (as in
+//! `engine.rs`): `0/N nodes are available: ` and the "count reason" entries sorted byte-wise,
+//! then DynamicResources' `no new claims to deallocate` and DefaultPreemption's text, where
+//! taints count as "Preemption is not helpful for scheduling" and resources as "No preemption
+//! victims found for incoming pod".
+//!
+//! Tests marked `#[ignore = "bug: ..."]` state what Kubernetes does where Placement does not yet;
+//! they fail today.
+
+use std::path::{Path, PathBuf};
+
+use placement_core::cluster::simulate::{simulate, NodeReport, PodReport, Report, SimulateOptions, WorkloadReport};
+use placement_core::input::documents::{parse_manifests, Manifests};
+
+// ---------------------------------------------------------------------------------------------
+// Reading and running
+
+fn fixture_path(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots").join(name)
+}
+
+fn fixture(name: &str) -> String {
+    let path = fixture_path(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// The fixture's objects, read as the CLI reads them (the file name is the source).
+fn manifests(name: &str) -> Manifests {
+    parse_manifests(&fixture(name), name).unwrap_or_else(|e| panic!("parse {name}: {e}"))
+}
+
+fn simulate_manifests(m: &Manifests, what: &str) -> Report {
+    simulate(m, &SimulateOptions::default()).unwrap_or_else(|errors| {
+        let list: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        panic!("{what}: simulate rejected the input: {list:#?}")
+    })
+}
+
+fn run(name: &str) -> Report {
+    simulate_manifests(&manifests(name), name)
+}
+
+fn json(report: &Report) -> String {
+    serde_json::to_string_pretty(report).expect("the report serializes")
+}
+
+/// The workload reported as `kind namespace/name`.
+fn workload<'a>(report: &'a Report, kind: &str, namespace: &str, name: &str) -> &'a WorkloadReport {
+    report
+        .workloads
+        .iter()
+        .find(|w| w.kind == kind && w.namespace == namespace && w.name == name)
+        .unwrap_or_else(|| panic!("no {kind} {namespace}/{name} in the report:\n{:#?}", reported(report)))
+}
+
+/// `kind namespace/name` of every workload reported, in order.
+fn reported(report: &Report) -> Vec<String> {
+    report.workloads.iter().map(|w| format!("{} {}/{}", w.kind, w.namespace, w.name)).collect()
+}
+
+/// DESIRED, CURRENT, SCHEDULED, PENDING.
+fn counters(w: &WorkloadReport) -> [i64; 4] {
+    [w.desired, w.current, w.scheduled, w.pending]
+}
+
+/// Each pod's name and node, in report order.
+fn placements(w: &WorkloadReport) -> Vec<(&str, Option<&str>)> {
+    w.pods.iter().map(|p| (p.name.as_str(), p.node.as_deref())).collect()
+}
+
+/// Each pod's name and STATUS column, in report order.
+fn statuses(w: &WorkloadReport) -> Vec<(&str, String)> {
+    w.pods.iter().map(|p| (p.name.as_str(), p.status_text())).collect()
+}
+
+/// The pods the simulation creates (a snapshot's own pods carry `snapshot`).
+fn created(w: &WorkloadReport) -> Vec<(&str, Option<&str>)> {
+    w.pods.iter().filter(|p| p.snapshot.is_none()).map(|p| (p.name.as_str(), p.node.as_deref())).collect()
+}
+
+fn pod<'a>(w: &'a WorkloadReport, name: &str) -> &'a PodReport {
+    w.pods.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("{}: no pod {name}: {:?}", w.name, placements(w)))
+}
+
+fn verdict<'a>(w: &'a WorkloadReport, node: &str) -> &'a NodeReport {
+    w.nodes.get(node).unwrap_or_else(|| panic!("{}: no verdict for {node}", w.name))
+}
+
+/// (fits, plugin, reason, detail) of a node verdict.
+fn verdict_of<'a>(w: &'a WorkloadReport, node: &str) -> (bool, Option<&'a str>, Option<&'a str>, Option<&'a str>) {
+    let v = verdict(w, node);
+    (v.fits, v.plugin, v.reason.as_deref(), v.detail.as_deref())
+}
+
+/// A FailedScheduling message of the default version (1.35): the filter histogram, then
+/// DynamicResources' PostFilter text for a pod without claims, then DefaultPreemption's.
+fn pending_message(summary: &str, preemption: &str) -> String {
+    format!("0/{summary}. no new claims to deallocate, preemption: 0/{preemption}.")
+}
+
+// ---------------------------------------------------------------------------------------------
+// deployment-two-revisions.yaml: `kubectl get nodes,deploy,rs,pods -A -o yaml` (EKS).
+//
+// shop/checkout went from revision 1 (checkout:1.14.2, ReplicaSet checkout-5f4c8b7d69, now 0
+// replicas) to revision 2 (checkout:1.15.0, checkout-7d9b6c5f84), then was scaled from 2 to 3.
+// Each pod requests 1500m cpu. The general node (3920m) holds both running pods and a
+// kube-proxy pod (100m): 820m free. The GPU node is tainted nvidia.com/gpu=true:NoSchedule. So
+// the third pod is pending, and its PodScheduled message is kube-scheduler 1.35's.
+
+const EKS_GENERAL: &str = "ip-10-0-1-23.eu-west-1.compute.internal";
+const EKS_GPU: &str = "ip-10-0-2-117.eu-west-1.compute.internal";
+
+#[test]
+fn deployment_with_two_revisions_is_reported_once_with_its_pending_pod_explained() {
+    let report = run("deployment-two-revisions.yaml");
+    let all = json(&report);
+    assert_eq!(
+        reported(&report),
+        ["Deployment shop/checkout", "DaemonSet kube-system/kube-proxy"],
+        "one report for the Deployment, none for its ReplicaSets; kube-proxy's pods under their DaemonSet"
+    );
+    assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
+    assert!(report.evictions.is_empty(), "{:#?}", report.evictions);
+
+    let checkout = workload(&report, "Deployment", "shop", "checkout");
+    assert_eq!(counters(checkout), [3, 3, 2, 1], "DESIRED CURRENT SCHEDULED PENDING\n{all}");
+    assert!(!checkout.not_in_input);
+    assert_eq!(
+        placements(checkout),
+        [
+            ("checkout-7d9b6c5f84-7lwnm", Some(EKS_GENERAL)),
+            ("checkout-7d9b6c5f84-q5r8t", None),
+            ("checkout-7d9b6c5f84-x2kqp", Some(EKS_GENERAL)),
+        ]
+    );
+    assert_eq!(created(checkout), [], "the current ReplicaSet has its 3 pods; the old one wants 0");
+
+    let expected = pending_message(
+        "2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)",
+        "2 nodes are available: 1 No preemption victims found for incoming pod, \
+         1 Preemption is not helpful for scheduling",
+    );
+    let pending = pod(checkout, "checkout-7d9b6c5f84-q5r8t");
+    assert_eq!(pending.message.as_deref(), Some(expected.as_str()), "{all}");
+    let snapshot = pending.snapshot.as_ref().expect("a snapshot pod");
+    assert_eq!(snapshot.status, "Pending");
+    assert_eq!(snapshot.message.as_deref(), Some(expected.as_str()), "the fixture's PodScheduled message");
+    assert!(!snapshot.message_differs, "Placement's message is the snapshot's");
+    assert_eq!(
+        verdict_of(checkout, EKS_GENERAL),
+        (false, Some("NodeResourcesFit"), Some("Insufficient cpu"), Some("needs 1500m cpu, 820m free"))
+    );
+    assert_eq!(
+        verdict_of(checkout, EKS_GPU),
+        (
+            false,
+            Some("TaintToleration"),
+            Some("node(s) had untolerated taint(s)"),
+            Some("untolerated taint {nvidia.com/gpu: true} (NoSchedule)")
+        )
+    );
+    assert_eq!(statuses(checkout)[0].1, "Running");
+    assert_eq!(statuses(checkout)[1].1, format!("Pending: {expected}"));
+
+    let kube_proxy = workload(&report, "DaemonSet", "kube-system", "kube-proxy");
+    assert!(kube_proxy.not_in_input);
+    assert_eq!(counters(kube_proxy), [2, 2, 2, 0]);
+    assert_eq!(placements(kube_proxy), [("kube-proxy-2xwbf", Some(EKS_GENERAL)), ("kube-proxy-ljv6h", Some(EKS_GPU))]);
+}
