@@ -484,3 +484,107 @@ fn failed_job_creates_no_pods() {
     );
     assert_eq!(backfill.current, 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// pods-only.yaml: `kubectl get nodes,pods -A -o yaml` (kubeadm), no controller listed.
+//
+// cp-1 runs the control plane's static pods (owned by the Node) and kube-proxy. shop/web's
+// ReplicaSet has two pods on worker-1 (4 cpu: 3 used) and web-6f8b9c7d5f-kq2vd on worker-2,
+// deleted 12 s ago and still terminating (30 s grace) beside api-7d4b8c6f9d-n2x8w (2 cpu):
+// its replacement web-6f8b9c7d5f-rvl4m (1500m) finds 500m free on worker-2 until the
+// terminating pod is gone.
+
+#[test]
+fn pods_without_their_controllers_are_grouped_by_owner() {
+    let report = run("pods-only.yaml");
+    let all = json(&report);
+    assert_eq!(
+        reported(&report),
+        [
+            "Pod kube-system/etcd-cp-1",
+            "Pod kube-system/kube-apiserver-cp-1",
+            "Pod kube-system/kube-controller-manager-cp-1",
+            "DaemonSet kube-system/kube-proxy",
+            "Pod kube-system/kube-scheduler-cp-1",
+            "ReplicaSet shop/api-7d4b8c6f9d",
+            "ReplicaSet shop/web-6f8b9c7d5f",
+        ]
+    );
+    assert!(report.warnings.is_empty(), "{:#?}", report.warnings);
+
+    for name in ["etcd-cp-1", "kube-apiserver-cp-1", "kube-controller-manager-cp-1", "kube-scheduler-cp-1"] {
+        let w = workload(&report, "Pod", "kube-system", name);
+        assert!(!w.not_in_input, "{name}: a static pod stands alone");
+        assert_eq!([w.current, w.scheduled, w.pending], [1, 1, 0], "{name}\n{all}");
+        assert_eq!(statuses(w), [(name, "Running".to_string())]);
+        assert_eq!(placements(w), [(name, Some("cp-1"))]);
+    }
+
+    let kube_proxy = workload(&report, "DaemonSet", "kube-system", "kube-proxy");
+    assert!(kube_proxy.not_in_input);
+    assert_eq!(counters(kube_proxy), [3, 3, 3, 0]);
+    assert_eq!(
+        placements(kube_proxy),
+        [
+            ("kube-proxy-5wzrm", Some("worker-2")),
+            ("kube-proxy-9bcxd", Some("cp-1")),
+            ("kube-proxy-v7xsl", Some("worker-1"))
+        ]
+    );
+
+    let api = workload(&report, "ReplicaSet", "shop", "api-7d4b8c6f9d");
+    assert!(api.not_in_input);
+    assert_eq!(counters(api), [1, 1, 1, 0]);
+
+    let web = workload(&report, "ReplicaSet", "shop", "web-6f8b9c7d5f");
+    assert!(web.not_in_input);
+    assert_eq!(counters(web), [3, 3, 2, 1], "the terminating pod is not counted\n{all}");
+    let expected = pending_message(
+        "3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu",
+        "3 nodes are available: 1 Preemption is not helpful for scheduling, \
+         2 No preemption victims found for incoming pod",
+    );
+    assert_eq!(
+        statuses(web),
+        [
+            ("web-6f8b9c7d5f-2hxkc", "Running".to_string()),
+            ("web-6f8b9c7d5f-9tnzq", "Running".to_string()),
+            ("web-6f8b9c7d5f-kq2vd", "Terminating".to_string()),
+            ("web-6f8b9c7d5f-rvl4m", format!("Pending: {expected}")),
+        ]
+    );
+    assert_eq!(
+        placements(web),
+        [
+            ("web-6f8b9c7d5f-2hxkc", Some("worker-1")),
+            ("web-6f8b9c7d5f-9tnzq", Some("worker-1")),
+            ("web-6f8b9c7d5f-kq2vd", Some("worker-2")),
+            ("web-6f8b9c7d5f-rvl4m", None),
+        ]
+    );
+    let pending = pod(web, "web-6f8b9c7d5f-rvl4m");
+    assert!(!pending.snapshot.as_ref().expect("a snapshot pod").message_differs, "{all}");
+    assert_eq!(
+        verdict_of(web, "worker-2"),
+        (false, Some("NodeResourcesFit"), Some("Insufficient cpu"), Some("needs 1500m cpu, 500m free")),
+        "the terminating pod still holds its 1500m"
+    );
+    assert_eq!(
+        verdict_of(web, "worker-1"),
+        (false, Some("NodeResourcesFit"), Some("Insufficient cpu"), Some("needs 1500m cpu, 1 free"))
+    );
+    for w in &report.workloads {
+        assert_eq!(created(w), [], "{}: nothing is created without controllers", w.name);
+    }
+}
+
+/// A running pod of no controller in the snapshot is wanted as it is: DESIRED 1 beside
+/// CURRENT 1, as for a Pod manifest and as the groups of pods whose controller is missing.
+#[test]
+#[ignore = "bug: a snapshot's standalone running pod (a static pod) reports DESIRED 0 with CURRENT 1"]
+fn standalone_snapshot_pods_are_desired() {
+    let report = run("pods-only.yaml");
+    for name in ["etcd-cp-1", "kube-apiserver-cp-1", "kube-controller-manager-cp-1", "kube-scheduler-cp-1"] {
+        assert_eq!(counters(workload(&report, "Pod", "kube-system", name)), [1, 1, 1, 0], "{name}");
+    }
+}
