@@ -588,3 +588,57 @@ fn standalone_snapshot_pods_are_desired() {
         assert_eq!(counters(workload(&report, "Pod", "kube-system", name)), [1, 1, 1, 0], "{name}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// duplicates.yaml: `kubectl get nodes -o yaml`, `kubectl get nodes,all -n shop -o yaml` and
+// `kubectl get deployment web -n shop -o yaml`, concatenated with `---`: both Nodes and the
+// Deployment are given twice. Deployment web (3 replicas of 1 cpu) has one pod on each
+// m6i.large node (1930m) and a third pending.
+
+const DUP_A: &str = "ip-10-0-1-50.eu-west-1.compute.internal";
+const DUP_B: &str = "ip-10-0-2-61.eu-west-1.compute.internal";
+
+#[test]
+fn objects_given_twice_are_simulated_once() {
+    let report = run("duplicates.yaml");
+    let all = json(&report);
+    assert_eq!(
+        report.warnings,
+        [
+            format!(
+                "Node {DUP_A} (duplicates.yaml document 3): the same Node as Node {DUP_A} (duplicates.yaml \
+                 document 1); given twice, simulated once"
+            ),
+            format!(
+                "Node {DUP_B} (duplicates.yaml document 4): the same Node as Node {DUP_B} (duplicates.yaml \
+                 document 2); given twice, simulated once"
+            ),
+            "Deployment shop/web (duplicates.yaml document 11): the same object as Deployment shop/web \
+             (duplicates.yaml document 9); given twice, simulated once"
+                .to_string(),
+        ]
+    );
+    assert_eq!(reported(&report), ["Deployment shop/web"]);
+    let web = workload(&report, "Deployment", "shop", "web");
+    assert_eq!(counters(web), [3, 3, 2, 1], "{all}");
+    assert_eq!(
+        placements(web),
+        [("web-85c7b9d6f4-6ndqz", Some(DUP_B)), ("web-85c7b9d6f4-fb2wk", None), ("web-85c7b9d6f4-tl5xr", Some(DUP_A))]
+    );
+    assert_eq!(created(web), []);
+    // Two nodes, not four, and each holds one web pod, not two.
+    let expected = pending_message(
+        "2 nodes are available: 2 Insufficient cpu",
+        "2 nodes are available: 2 No preemption victims found for incoming pod",
+    );
+    let pending = pod(web, "web-85c7b9d6f4-fb2wk");
+    assert_eq!(pending.message.as_deref(), Some(expected.as_str()), "{all}");
+    assert!(!pending.snapshot.as_ref().expect("a snapshot pod").message_differs);
+    assert_eq!(web.nodes.len(), 2);
+    for node in [DUP_A, DUP_B] {
+        assert_eq!(
+            verdict_of(web, node),
+            (false, Some("NodeResourcesFit"), Some("Insufficient cpu"), Some("needs 1 cpu, 930m free"))
+        );
+    }
+}
