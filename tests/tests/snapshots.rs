@@ -1,5 +1,6 @@
 //! Cluster snapshots, as `kubectl get ... -o yaml` prints them (`tests/fixtures/snapshots/`),
-//! through placement-core's public API (`documents::parse_manifests` then `simulate::simulate`).
+//! through placement-core's public API (`documents::parse_manifests` then `simulate::simulate`)
+//! and through the `placement` binary.
 //!
 //! The fixtures carry what a live cluster puts in that output: managedFields, uids that the
 //! ownerReferences match, resourceVersions, status blocks, pod-template-hash and
@@ -17,6 +18,7 @@
 //! they fail today.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use placement_core::cluster::simulate::{simulate, NodeReport, PodReport, Report, SimulateOptions, WorkloadReport};
 use placement_core::input::documents::{parse_manifests, Manifests};
@@ -641,4 +643,186 @@ fn objects_given_twice_are_simulated_once() {
             (false, Some("NodeResourcesFit"), Some("Insufficient cpu"), Some("needs 1 cpu, 930m free"))
         );
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// message-differs.yaml: `kubectl get nodes,deploy,rs,pods -n analytics -o yaml` (EKS).
+//
+// analytics-worker (4 replicas of 5Gi) runs on the two m6i.large nodes (7024816Ki each) of its
+// node group; cluster-autoscaler has just added a third, ip-10-0-3-208. The two pending pods'
+// PodScheduled messages are from before it joined. Oldest first, r9ntv takes the new node;
+// 2bq7k finds no node among three.
+
+const MD_NEW: &str = "ip-10-0-3-208.eu-west-1.compute.internal";
+
+fn stale_message() -> String {
+    pending_message(
+        "2 nodes are available: 2 Insufficient memory",
+        "2 nodes are available: 2 No preemption victims found for incoming pod",
+    )
+}
+
+fn current_message() -> String {
+    pending_message(
+        "3 nodes are available: 3 Insufficient memory",
+        "3 nodes are available: 3 No preemption victims found for incoming pod",
+    )
+}
+
+#[test]
+fn a_stale_pod_scheduled_message_is_flagged() {
+    let report = run("message-differs.yaml");
+    let all = json(&report);
+    let worker = workload(&report, "Deployment", "analytics", "analytics-worker");
+    assert_eq!(counters(worker), [4, 4, 3, 1], "{all}");
+    assert_eq!(created(worker), []);
+
+    let placed = pod(worker, "analytics-worker-6d5f8b4c9d-r9ntv");
+    assert_eq!(placed.node.as_deref(), Some(MD_NEW), "{all}");
+    let snapshot = placed.snapshot.as_ref().expect("a snapshot pod");
+    assert_eq!(snapshot.message.as_deref(), Some(stale_message().as_str()));
+    assert!(snapshot.message_differs, "Placement places a pod the snapshot shows unschedulable");
+    assert_eq!(
+        placed.status_text(),
+        format!("Scheduled [differs from the snapshot's PodScheduled message: {}]", stale_message())
+    );
+
+    let pending = pod(worker, "analytics-worker-6d5f8b4c9d-2bq7k");
+    assert_eq!(pending.node, None);
+    assert_eq!(pending.message.as_deref(), Some(current_message().as_str()), "{all}");
+    assert!(pending.snapshot.as_ref().expect("a snapshot pod").message_differs);
+    assert_eq!(
+        pending.status_text(),
+        format!(
+            "Pending: {} [differs from the snapshot's PodScheduled message: {}]",
+            current_message(),
+            stale_message()
+        )
+    );
+    for running in ["analytics-worker-6d5f8b4c9d-8fzxm", "analytics-worker-6d5f8b4c9d-ldw5c"] {
+        assert!(!pod(worker, running).snapshot.as_ref().expect("a snapshot pod").message_differs);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The binary
+
+/// The `placement` binary of this build: built by `cargo build -p placement-cli` (as the
+/// Makefile's corpus step does) beside this test's own binary, in the same target directory.
+fn placement_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    // target/<profile>/deps/snapshots-<hash>
+    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let release = profile_dir.file_name().is_some_and(|p| p == "release");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the workspace root");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut build = Command::new(cargo);
+    build.args(["build", "--quiet", "-p", "placement-cli"]).current_dir(root);
+    if release {
+        build.arg("--release");
+    }
+    let out = build.output().expect("run cargo build -p placement-cli");
+    assert!(out.status.success(), "cargo build -p placement-cli:\n{}", String::from_utf8_lossy(&out.stderr));
+    let bin = profile_dir.join(format!("placement{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.is_file(), "no binary at {}", bin.display());
+    bin
+}
+
+fn placement(bin: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin).args(args).output().expect("run placement");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "placement {args:?} failed:\n{stderr}");
+    assert!(stderr.is_empty(), "placement {args:?} wrote to stderr:\n{stderr}");
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+#[test]
+fn cli_prints_a_snapshot_as_text_json_and_markdown() {
+    let bin = placement_binary();
+    let file = fixture_path("message-differs.yaml");
+    let file = file.to_str().expect("a UTF-8 path");
+    let (stale, current) = (stale_message(), current_message());
+
+    let text = placement(&bin, &["simulate", "-f", file]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some("Deployment analytics/analytics-worker: DESIRED 4  CURRENT 4  SCHEDULED 3  PENDING 1")
+    );
+    // The POD table's row of `pod`: its NODE and STATUS columns.
+    let row = |pod: &str| -> (String, String) {
+        let line = lines.iter().find(|l| l.trim_start().starts_with(&format!("{pod} ")));
+        let rest = line.unwrap_or_else(|| panic!("no row for {pod}:\n{text}")).trim_start()[pod.len()..].trim_start();
+        let (node, status) = rest.split_once(' ').unwrap_or((rest, ""));
+        (node.to_string(), status.trim_start().to_string())
+    };
+    assert_eq!(
+        row("analytics-worker-6d5f8b4c9d-r9ntv"),
+        (MD_NEW.to_string(), format!("Scheduled [differs from the snapshot's PodScheduled message: {stale}]"))
+    );
+    assert_eq!(
+        row("analytics-worker-6d5f8b4c9d-2bq7k"),
+        (
+            "<none>".to_string(),
+            format!("Pending: {current} [differs from the snapshot's PodScheduled message: {stale}]")
+        )
+    );
+    assert_eq!(
+        row("analytics-worker-6d5f8b4c9d-8fzxm"),
+        ("ip-10-0-1-140.eu-west-1.compute.internal".to_string(), "Running".to_string())
+    );
+
+    let out = placement(&bin, &["simulate", "-f", file, "-o", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(report["kubeVersion"], "1.35");
+    assert_eq!(report["warnings"], serde_json::json!([]));
+    let w = &report["workloads"][0];
+    assert_eq!(
+        [&w["kind"], &w["namespace"], &w["name"], &w["desired"], &w["current"], &w["scheduled"], &w["pending"]],
+        [
+            &serde_json::json!("Deployment"),
+            &serde_json::json!("analytics"),
+            &serde_json::json!("analytics-worker"),
+            &serde_json::json!(4),
+            &serde_json::json!(4),
+            &serde_json::json!(3),
+            &serde_json::json!(1)
+        ]
+    );
+    assert_eq!(
+        w["pods"][0],
+        serde_json::json!({
+            "name": "analytics-worker-6d5f8b4c9d-2bq7k",
+            "node": null,
+            "message": current,
+            "snapshot": {"status": "Pending", "message": stale, "messageDiffers": true}
+        })
+    );
+    assert_eq!(
+        w["pods"][3],
+        serde_json::json!({
+            "name": "analytics-worker-6d5f8b4c9d-r9ntv",
+            "node": MD_NEW,
+            "message": null,
+            "snapshot": {"status": "Pending", "message": stale, "messageDiffers": true}
+        })
+    );
+    assert_eq!(w["pods"][1]["snapshot"], serde_json::json!({"status": "Running"}), "no messageDiffers when false");
+    assert!(w.get("notInInput").is_none(), "notInInput is left out when false");
+
+    let md = placement(&bin, &["simulate", "-f", file, "-o", "markdown"]);
+    assert!(md.starts_with("### Deployment `analytics/analytics-worker`\n\nDESIRED **4**, CURRENT **4**, SCHEDULED **3**, PENDING **1**\n"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "`analytics-worker-6d5f8b4c9d-2bq7k` differs from the snapshot:\n\n> snapshot: {stale}\n>\n> Placement: {current}\n"
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains(&format!(
+            "`analytics-worker-6d5f8b4c9d-r9ntv` differs from the snapshot:\n\n> snapshot: {stale}\n>\n> Placement: Placement places it\n"
+        )),
+        "{md}"
+    );
+    assert!(md.contains(&format!("Pending `analytics-worker-6d5f8b4c9d-2bq7k`:\n\n> {current}\n")), "{md}");
 }
