@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use placement_core::cluster::simulate::{simulate, NodeReport, PodReport, Report, SimulateOptions, WorkloadReport};
-use placement_core::input::documents::{parse_manifests, Manifests};
+use placement_core::input::documents::{parse_manifests, parse_manifests_reference, Manifests, WorkloadKind};
 
 // ---------------------------------------------------------------------------------------------
 // Reading and running
@@ -701,6 +701,36 @@ fn a_stale_pod_scheduled_message_is_flagged() {
     );
     for running in ["analytics-worker-6d5f8b4c9d-8fzxm", "analytics-worker-6d5f8b4c9d-ldw5c"] {
         assert!(!pod(worker, running).snapshot.as_ref().expect("a snapshot pod").message_differs);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fast reader (parse_manifests prunes what the model does not read) against the reference
+// reader (serde_yaml), on kubectl's own formatting: folded single-quoted messages, literal
+// last-applied-configuration blocks, `null`s, managedFields keys such as `k:{"type":"Ready"}`.
+
+const FIXTURES: [&str; 8] = [
+    "deployment-two-revisions.yaml",
+    "statefulset.yaml",
+    "daemonset-missing-nodes.yaml",
+    "jobs-and-finished-pods.yaml",
+    "jobs-suspended-and-failed.yaml",
+    "pods-only.yaml",
+    "duplicates.yaml",
+    "message-differs.yaml",
+];
+
+#[test]
+fn both_readers_agree_on_every_fixture() {
+    for name in FIXTURES {
+        let text = fixture(name);
+        let reference = parse_manifests_reference(&text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(json(&run(name)), json(&simulate_manifests(&reference, name)), "{name}");
+        let fast = manifests(name);
+        assert_eq!(fast.nodes.len(), reference.nodes.len(), "{name}");
+        let kinds = |m: &Manifests| m.workloads.iter().map(|w| (w.kind, w.name.clone())).collect::<Vec<_>>();
+        assert_eq!(kinds(&fast), kinds(&reference), "{name}");
+        assert!(fast.workloads.iter().all(|w| w.kind != WorkloadKind::Pod || !w.metadata.uid.is_empty()), "{name}");
     }
 }
 
