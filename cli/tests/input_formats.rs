@@ -192,18 +192,19 @@ fn other_encodings_are_an_error_naming_the_file_and_byte() {
 #[test]
 fn kubectl_json_list_reads() {
     let report = simulate(&[&fixture("kubectl-get-nodes-pods.json")], &[], None).json();
-    assert_eq!(workload_names(&report), ["coredns-7db6d8ff4d-5xkzq", "web-7d9c6b5f48-hx2lq", "web-7d9c6b5f48-q8w4n"]);
-    assert_eq!(pod_nodes(&report, "coredns-7db6d8ff4d-5xkzq"), [Some("kind-control-plane".to_string())]);
-    assert_eq!(pod_nodes(&report, "web-7d9c6b5f48-hx2lq"), [Some("kind-worker".to_string())]);
-    assert_eq!(pod_nodes(&report, "web-7d9c6b5f48-q8w4n"), [None]);
-    let pending = &report["workloads"][2];
+    // The pods are grouped under the ReplicaSets their ownerReferences name.
+    assert_eq!(workload_names(&report), ["coredns-7db6d8ff4d", "web-7d9c6b5f48"]);
+    assert_eq!(pod_nodes(&report, "coredns-7db6d8ff4d"), [Some("kind-control-plane".to_string())]);
+    assert_eq!(pod_nodes(&report, "web-7d9c6b5f48"), [Some("kind-worker".to_string()), None]);
+    let pending = &report["workloads"][1];
+    assert_eq!(pending["notInInput"], true);
     assert_eq!(pending["nodes"]["kind-worker"]["reason"], "Insufficient cpu");
     assert_eq!(pending["nodes"]["kind-control-plane"]["plugin"], "TaintToleration");
     assert_eq!(report["warnings"], serde_json::json!([]));
 
     // `kubectl get pod NAME -o json`: one object.
     let report = simulate(&[&fixture("kubectl-get-pod.json")], &[], None).json();
-    assert_eq!(workload_names(&report), ["web-7d9c6b5f48-hx2lq"]);
+    assert_eq!(workload_names(&report), ["web-7d9c6b5f48"]);
 }
 
 #[test]

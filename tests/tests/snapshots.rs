@@ -14,7 +14,7 @@
 //! taints count as "Preemption is not helpful for scheduling" and resources as "No preemption
 //! victims found for incoming pod".
 //!
-//! Tests marked `#[ignore = "bug: ..."]` state what Kubernetes does where Placement does not yet;
+//! Tests marked `` state what Kubernetes does where Placement does not yet;
 //! they fail today.
 
 use std::path::{Path, PathBuf};
@@ -221,7 +221,7 @@ fn statefulset_creates_exactly_its_missing_ordinal() {
 /// (`monotonic` OrderedReady stops at a terminating pod); it never creates an ordinal at or
 /// above `replicas`.
 #[test]
-#[ignore = "bug: a terminating StatefulSet pod is replaced by a new ordinal (web-3) instead of web-1"]
+
 fn statefulset_keeps_the_ordinal_of_its_terminating_pod() {
     let mut m = manifests("statefulset.yaml");
     let mut web1 = m.workloads.iter().find(|w| w.name == "web-0").expect("web-0").clone();
@@ -326,7 +326,7 @@ fn daemonsets_create_pods_only_for_the_node_that_has_none() {
 /// while it terminates (`podsShouldBeOnNode`: the node has daemon pods, none running, and
 /// without surge nothing is created), so nothing is pending.
 #[test]
-#[ignore = "bug: a terminating daemon pod is replaced at once; the replacement collides on its host port"]
+
 fn daemonset_waits_for_its_terminating_pod() {
     let mut m = manifests("daemonset-missing-nodes.yaml");
     let terminating = m.workloads.iter_mut().find(|w| w.name == "node-exporter-c6tjw").expect("the pod");
@@ -433,7 +433,7 @@ fn a_node_full_only_of_finished_pods_takes_a_new_pod() {
 /// min(2, 3) = 2 active pods and creates 1. Placement takes min(parallelism, completions) = 2
 /// and subtracts active and succeeded pods: 2 - 1 - 2 < 0, so nothing.
 #[test]
-#[ignore = "bug: a Job's wanted pods subtract succeeded pods from parallelism, not from completions"]
+
 fn parallel_job_runs_up_to_its_remaining_completions() {
     let text = fixture("jobs-and-finished-pods.yaml");
     let text = edit_item(&text, "backfill-2026-03", "    completions: 3\n", "    completions: 5\n");
@@ -447,7 +447,7 @@ fn parallel_job_runs_up_to_its_remaining_completions() {
 
 /// A completed Job wants no pod: DESIRED 0, as its CURRENT is, rather than its parallelism.
 #[test]
-#[ignore = "bug: a completed Job (and its CronJob) reports DESIRED 1 with CURRENT 0"]
+
 fn completed_job_wants_no_pods() {
     let report = run("jobs-and-finished-pods.yaml");
     let nightly = workload(&report, "CronJob", "reporting", "nightly-report");
@@ -463,7 +463,7 @@ fn completed_job_wants_no_pods() {
 // (BackoffLimitExceeded): the Job controller creates no more pods for it.
 
 #[test]
-#[ignore = "bug: spec.suspend is not read; a suspended Job's pods are created and scheduled"]
+
 fn suspended_job_creates_no_pods() {
     let report = run("jobs-suspended-and-failed.yaml");
     let train = workload(&report, "Job", "ml", "train-resnet50");
@@ -472,7 +472,7 @@ fn suspended_job_creates_no_pods() {
 }
 
 #[test]
-#[ignore = "bug: a failed Job (condition Failed, backoff limit reached) creates a new pod"]
+
 fn failed_job_creates_no_pods() {
     let report = run("jobs-suspended-and-failed.yaml");
     let backfill = workload(&report, "CronJob", "ml", "feature-backfill");
@@ -583,7 +583,7 @@ fn pods_without_their_controllers_are_grouped_by_owner() {
 /// A running pod of no controller in the snapshot is wanted as it is: DESIRED 1 beside
 /// CURRENT 1, as for a Pod manifest and as the groups of pods whose controller is missing.
 #[test]
-#[ignore = "bug: a snapshot's standalone running pod (a static pod) reports DESIRED 0 with CURRENT 1"]
+
 fn standalone_snapshot_pods_are_desired() {
     let report = run("pods-only.yaml");
     for name in ["etcd-cp-1", "kube-apiserver-cp-1", "kube-controller-manager-cp-1", "kube-scheduler-cp-1"] {
@@ -850,7 +850,7 @@ fn cli_prints_a_snapshot_as_text_json_and_markdown() {
     );
     assert!(
         md.contains(&format!(
-            "`analytics-worker-6d5f8b4c9d-r9ntv` differs from the snapshot:\n\n> snapshot: {stale}\n>\n> Placement: Placement places it\n"
+            "`analytics-worker-6d5f8b4c9d-r9ntv` differs from the snapshot:\n\n> snapshot: {stale}\n>\n> Placement: scheduled on {MD_NEW}\n"
         )),
         "{md}"
     );

@@ -202,7 +202,10 @@ pub fn markdown(report: &Report) -> String {
         }
         for p in w.pods.iter().filter(|p| p.snapshot.as_ref().is_some_and(|s| s.message_differs)) {
             let snapshot = p.snapshot.as_ref().and_then(|s| s.message.as_deref()).unwrap_or_default();
-            let now = if p.node.is_some() { "Placement places it".to_string() } else { p.pending_text() };
+            let now = match &p.node {
+                Some(node) => format!("scheduled on {node}"),
+                None => p.pending_text(),
+            };
             let _ = writeln!(
                 out,
                 "`{}` differs from the snapshot:\n\n> snapshot: {snapshot}\n>\n> Placement: {now}\n",
