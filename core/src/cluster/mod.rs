@@ -5,9 +5,12 @@
 //! - [`simulate`]: nodes and workloads in, the report out;
 //! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
 //! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations;
-//! - [`defaults`]: API defaulting and the admission defaults that change placement.
+//! - [`defaults`]: API defaulting and the admission defaults that change placement;
+//! - [`what_if`]: kubectl commands (taint, label, cordon, drain, delete nodes) and `add-nodes`
+//!   applied to a snapshot before it is simulated.
 
 pub mod controllers;
 pub mod daemonset;
 pub mod defaults;
 pub mod simulate;
+pub mod what_if;
