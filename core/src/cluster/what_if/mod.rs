@@ -7,5 +7,7 @@
 //! kubectl's words. The simulation around them re-schedules what moves.
 
 pub mod command;
+pub mod nodes;
 
 pub use command::{DrainOptions, LabelChange, NodeSelection, TaintChange, WhatIf, WhatIfParseError};
+pub use nodes::{NodeEdit, NodeOperation, WhatIfError};
