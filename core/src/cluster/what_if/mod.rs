@@ -7,7 +7,9 @@
 //! kubectl's words. The simulation around them re-schedules what moves.
 
 pub mod command;
+pub mod drain;
 pub mod nodes;
 
 pub use command::{DrainOptions, LabelChange, NodeSelection, TaintChange, WhatIf, WhatIfParseError};
+pub use drain::{DrainPlan, DrainVerdict};
 pub use nodes::{NodeEdit, NodeOperation, WhatIfError};
