@@ -26,6 +26,9 @@
 //! messages are kubectl's). Placement's own command is `add-nodes N like NODE`, written
 //! without `kubectl`.
 //!
+//! The parts live in private submodules: `shell` (words), `flags` (pflag and each command's
+//! flag set) and `duration` ([`GoDuration`]).
+//!
 //! kubectl follows several of its errors with a hint line (`See 'kubectl taint -h' for help
 //! and examples`); the messages here stop before it.
 
@@ -76,9 +79,10 @@ pub enum WhatIf {
     Uncordon(NodeSelection),
     /// `kubectl drain NODE... | -l SEL [flags]`: cordons the nodes, then evicts their pods.
     Drain { nodes: NodeSelection, options: DrainOptions },
-    /// `kubectl delete nodes SEL [--ignore-not-found]`. `ignore_not_found` matters only for
-    /// names (kubectl turns it on for `-l` and `--all`, where nothing can be missing); parsing
-    /// leaves it `false` for the other selections.
+    /// `kubectl delete nodes SEL [--ignore-not-found]`. With `ignore_not_found`, a named node
+    /// that does not exist is not an error. It matters only for names (kubectl turns it on for
+    /// `-l` and `--all`, where nothing can be missing); parsing leaves it `false` for the other
+    /// selections.
     DeleteNodes { nodes: NodeSelection, ignore_not_found: bool },
     /// `kubectl label nodes SEL KEY=VALUE KEY- ... [--overwrite]`
     Label { nodes: NodeSelection, changes: Vec<LabelChange>, overwrite: bool },

@@ -513,6 +513,11 @@ pub fn cordon(node: &mut Node, unschedulable: bool) -> NodeEdit {
     edit
 }
 
+/// `kubectl uncordon` on one node: [`cordon`] with `false`.
+pub fn uncordon(node: &mut Node) -> NodeEdit {
+    cordon(node, false)
+}
+
 /// `kubectl delete nodes`: removes the selected nodes from the list and says `node "a"
 /// deleted` for each, in the order selected. Their pods are the caller's: the pod garbage
 /// collector deletes pods bound to a node that no longer exists.
