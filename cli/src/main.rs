@@ -5,7 +5,9 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::cluster::what_if::{simulate_what_if, WhatIf, WhatIfFailure};
 use placement_core::gatekeeper::{self, suite, PolicySet};
 use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests, MAX_INPUT_BYTES};
 use placement_core::input::text::decode_text;
@@ -23,34 +25,46 @@ struct Cli {
     command: Command,
 }
 
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// A YAML or JSON file of Nodes and workloads (multi-document, or `kind: List`), or a
+    /// directory: its `.json`, `.yaml` and `.yml` files in lexical order, as kubectl reads
+    /// them. `-` reads standard input. Repeatable.
+    #[arg(short = 'f', long = "filename", required = true)]
+    files: Vec<String>,
+    /// Read the directories given to -f recursively, as kubectl's -R.
+    #[arg(short = 'R', long = "recursive")]
+    recursive: bool,
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
+    output: Output,
+    /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
+    #[arg(long = "kube-version", default_value_t = KubeVersion::DEFAULT.to_string())]
+    kube_version: String,
+    /// Leave out admission defaults (DefaultTolerationSeconds).
+    #[arg(long)]
+    no_admission_defaults: bool,
+    /// Set a feature gate, e.g. `TaintTolerationComparisonOperators=true`. Repeatable.
+    #[arg(long = "feature-gate")]
+    feature_gates: Vec<String>,
+    /// Gatekeeper ConstraintTemplates and Constraints (YAML/JSON): each workload also
+    /// lists its violations. Repeatable.
+    #[arg(long = "policy")]
+    policy: Vec<String>,
+    /// A kubectl command about to be run against the nodes, applied to the input read as a
+    /// cluster snapshot: `taint`, `cordon`, `uncordon`, `drain`, `delete node`, `label`, or
+    /// `add-nodes N like NODE`. The report is the cluster after the commands, with a `changes`
+    /// section. Repeatable; applied in order.
+    #[arg(long = "what-if", value_name = "COMMAND")]
+    what_if: Vec<String>,
+    /// The node label that groups nodes into pools (default: the clouds' pool labels).
+    #[arg(long = "pool-label", value_name = "KEY")]
+    pool_label: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Simulate kube-scheduler and the DaemonSet controller over nodes and workloads.
-    Simulate {
-        /// A YAML or JSON file of Nodes and workloads (multi-document, or `kind: List`), or a
-        /// directory: its `.json`, `.yaml` and `.yml` files in lexical order, as kubectl reads
-        /// them. `-` reads standard input. Repeatable.
-        #[arg(short = 'f', long = "filename", required = true)]
-        files: Vec<String>,
-        /// Read the directories given to -f recursively, as kubectl's -R.
-        #[arg(short = 'R', long = "recursive")]
-        recursive: bool,
-        #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
-        output: Output,
-        /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
-        #[arg(long = "kube-version", default_value_t = KubeVersion::DEFAULT.to_string())]
-        kube_version: String,
-        /// Leave out admission defaults (DefaultTolerationSeconds).
-        #[arg(long)]
-        no_admission_defaults: bool,
-        /// Set a feature gate, e.g. `TaintTolerationComparisonOperators=true`. Repeatable.
-        #[arg(long = "feature-gate")]
-        feature_gates: Vec<String>,
-        /// Gatekeeper ConstraintTemplates and Constraints (YAML/JSON): each workload also
-        /// lists its violations. Repeatable.
-        #[arg(long = "policy")]
-        policy: Vec<String>,
-    },
+    Simulate(SimulateArgs),
     /// Run gator Suite files (test.gatekeeper.sh/v1alpha1) and print `N passed, M failed`.
     Verify {
         /// Suite files.
@@ -80,27 +94,29 @@ enum Output {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Simulate { files, recursive, output, kube_version, no_admission_defaults, feature_gates, policy } => {
-            let files = match manifest_paths(&files, recursive) {
-                Ok(files) => files,
-                Err(e) => return fail(&e),
-            };
-            run_simulate(&files, output, &kube_version, no_admission_defaults, &feature_gates, &policy)
-        }
+        Command::Simulate(args) => run_simulate(&args),
         Command::Conformance { vectors } => run_conformance(&vectors),
         Command::Verify { suites, templates } => run_verify(&suites, templates.as_deref()),
     }
 }
 
-fn run_simulate(
-    files: &[String],
-    output: Output,
-    version: &str,
-    no_admission: bool,
-    gates: &[String],
-    policy_files: &[String],
-) -> ExitCode {
-    let version = match version.parse::<KubeVersion>() {
+fn run_simulate(args: &SimulateArgs) -> ExitCode {
+    let files = match manifest_paths(&args.files, args.recursive) {
+        Ok(files) => files,
+        Err(e) => return fail(&e),
+    };
+    let (output, no_admission, gates, policy_files) =
+        (args.output, args.no_admission_defaults, &args.feature_gates, &args.policy);
+    let what_if = match args
+        .what_if
+        .iter()
+        .map(|c| c.parse::<WhatIf>().map_err(|e| format!("--what-if {c:?}: {e}")))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(commands) => commands,
+        Err(e) => return fail(&e),
+    };
+    let version = match args.kube_version.parse::<KubeVersion>() {
         Ok(v) => v,
         Err(e) => return fail(&format!("--kube-version: {e}")),
     };
@@ -138,7 +154,7 @@ fn run_simulate(
 
     let mut manifests = Manifests::default();
     let mut objects = Vec::new();
-    for file in files {
+    for file in &files {
         let (text, source) = match read_input(file) {
             Ok(t) => t,
             Err(e) => return fail(&e),
@@ -154,9 +170,15 @@ fn run_simulate(
             }
         }
     }
-    let mut report = match simulate(&manifests, &opts) {
+    let simulated = if what_if.is_empty() {
+        simulate(&manifests, &opts).map_err(WhatIfFailure::Input)
+    } else {
+        simulate_what_if(&manifests, &what_if, &opts, &PoolLabel::from_option(args.pool_label.as_deref()))
+    };
+    let mut report = match simulated {
         Ok(r) => r,
-        Err(errors) => return fail_input(&errors),
+        Err(WhatIfFailure::Input(errors)) => return fail_input(&errors),
+        Err(e) => return fail(&e.to_string()),
     };
     if let Some(policy) = &policy {
         if let Err(e) = gatekeeper::review_report(&mut report, policy, &objects) {

@@ -277,7 +277,7 @@ fn changes_text(out: &mut String, c: &Changes) {
                 [
                     format!("{}/{}", d.namespace, d.name),
                     d.pool.clone(),
-                    format!("{}/{}", d.before, d.nodes.max(d.before)),
+                    format!("{}/{}", d.before, d.nodes_before),
                     format!("{}/{}", d.after, d.nodes),
                     what.join("; "),
                 ]
@@ -316,7 +316,7 @@ fn changes_text(out: &mut String, c: &Changes) {
                     arrow(w.before.current, w.after.current),
                     arrow(w.before.scheduled, w.after.scheduled),
                     arrow(w.before.pending, w.after.pending),
-                    if placed.is_empty() { String::new() } else { format!("replacements: {}", placed.join(", ")) },
+                    if placed.is_empty() { String::new() } else { format!("new pods: {}", placed.join(", ")) },
                 ]
             })
             .collect();
@@ -361,7 +361,7 @@ fn changes_markdown(out: &mut String, c: &Changes) {
                 d.name,
                 d.pool,
                 d.before,
-                d.nodes.max(d.before),
+                d.nodes_before,
                 d.after,
                 d.nodes,
                 d.lost.join(", "),

@@ -9,7 +9,9 @@
 pub mod command;
 pub mod drain;
 pub mod nodes;
+pub mod run;
 
 pub use command::{DrainOptions, LabelChange, NodeSelection, TaintChange, WhatIf, WhatIfParseError};
 pub use drain::{DrainPlan, DrainVerdict};
 pub use nodes::{NodeEdit, NodeOperation, WhatIfError};
+pub use run::{simulate_what_if, WhatIfFailure};
