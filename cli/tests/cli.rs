@@ -33,6 +33,16 @@ impl Run {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
     }
 
+    fn ok(&self) -> &str {
+        assert_eq!(self.status, Some(0), "expected success; stderr:\n{}", self.stderr);
+        &self.stdout
+    }
+
+    fn fails_with(&self, message: &str) {
+        assert_eq!(self.status, Some(1), "expected failure; stdout:\n{}", self.stdout);
+        assert_eq!(self.stderr.trim_end(), format!("error: {message}"));
+    }
+
     fn no_panic(&self) {
         assert!(!self.stderr.contains("panicked"), "the binary panicked:\n{}", self.stderr);
         assert!(!self.stderr.contains("RUST_BACKTRACE"), "the binary panicked:\n{}", self.stderr);
@@ -811,4 +821,45 @@ fn conformance_on_bad_files_fails_cleanly() {
         let run = placement(&["conformance", path.to_str().unwrap()], None);
         assert_eq!(run.status, Some(1), "{why}: {}{}", run.stdout, run.stderr);
     }
+}
+
+/// `--what-if`: the seed case. Tainting the `general` node group NoExecute evicts the
+/// security agent, which does not tolerate it, and the report says so before anyone applies
+/// the taint, in JSON (`changes`), text and markdown; a node that does not exist fails as
+/// kubectl fails.
+#[test]
+fn what_if_shows_the_coverage_a_taint_takes() {
+    let file = "tests/fixtures/snapshots/daemonset-missing-nodes.yaml";
+    let command = "kubectl taint nodes -l eks.amazonaws.com/nodegroup=general maintenance=true:NoExecute";
+    let report = simulate_json(&[file], &["--what-if", command], None);
+    let changes = &report["changes"];
+    assert_eq!(changes["commands"][0]["command"], command);
+    assert_eq!(
+        changes["commands"][0]["output"],
+        serde_json::json!([
+            "node/ip-10-0-1-23.eu-west-1.compute.internal tainted",
+            "node/ip-10-0-3-91.eu-west-1.compute.internal tainted"
+        ])
+    );
+    assert_eq!(changes["evicted"][0]["pod"], "security-agent-b8mzw");
+    assert_eq!(changes["evicted"][0]["cause"], "taint maintenance=true:NoExecute");
+    let coverage = &changes["daemonSets"][0];
+    assert_eq!((coverage["name"].as_str(), coverage["pool"].as_str()), (Some("security-agent"), Some("general")));
+    assert_eq!((coverage["before"].as_u64(), coverage["after"].as_u64()), (Some(2), Some(0)));
+    assert_eq!(workload(&report, "security-agent")["desired"], 0, "the report is the cluster after");
+
+    let run = placement(&["simulate", "-f", file, "--what-if", command], None);
+    let text = run.ok();
+    assert!(text.starts_with("WHAT-IF\n  $ kubectl taint nodes"), "{text}");
+    assert!(text.contains("security/security-agent   general   2/2      0/2     loses ip-10-0-1-23"), "{text}");
+    let run = placement(&["simulate", "-f", file, "--what-if", command, "-o", "markdown"], None);
+    let md = run.ok();
+    assert!(md.starts_with("## What-if\n"), "{md}");
+    assert!(md.contains("### DaemonSet coverage"), "{md}");
+
+    placement(&["simulate", "-f", file, "--what-if", "kubectl cordon no-such-node"], None).fails_with(
+        "--what-if \"kubectl cordon no-such-node\": Error from server (NotFound): nodes \"no-such-node\" not found",
+    );
+    placement(&["simulate", "-f", file, "--what-if", "kubectl taint nodes a"], None)
+        .fails_with("--what-if \"kubectl taint nodes a\": error: at least one taint update is required");
 }

@@ -294,3 +294,209 @@ fn bound_pods<'w>(workloads: &'w [Workload], node: &'w str) -> impl Iterator<Ite
 fn pod_of(w: &Workload) -> Pod {
     Pod { metadata: w.template.metadata.clone(), spec: w.template.spec.clone(), status: w.pod_status.clone() }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::documents::parse_manifests;
+
+    /// Three nodes in two pools; a security agent on every node; web's two pods on the user
+    /// pool (their ReplicaSet not in the input), one tolerating `dedicated` for 60s; a bare
+    /// pod with an emptyDir on user-2; a StatefulSet-less pod of a ReplicaSet not in the input.
+    const SNAPSHOT: &str = "
+kind: Node
+metadata: {name: sys-1, labels: {agentpool: system}}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: Node
+metadata: {name: user-1, labels: {agentpool: user}}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: Node
+metadata: {name: user-2, labels: {agentpool: user}}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: DaemonSet
+metadata: {name: agent, namespace: sec, uid: ds}
+spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}
+---
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}}}
+---
+kind: Pod
+metadata: {name: agent-sys-1, namespace: sec, uid: a1, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
+spec: {nodeName: sys-1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: agent-user-1, namespace: sec, uid: a2, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
+spec: {nodeName: user-1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: agent-user-2, namespace: sec, uid: a3, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
+spec: {nodeName: user-2, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: web-7f-a, namespace: shop, uid: w1, labels: {app: web, pod-template-hash: 7f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}]}
+spec: {nodeName: user-1, containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: web-7f-b, namespace: shop, uid: w2, labels: {app: web, pod-template-hash: 7f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}]}
+spec: {nodeName: user-2, tolerations: [{key: dedicated, operator: Exists, effect: NoExecute, tolerationSeconds: 60}], containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: scratch, namespace: shop, uid: s1}
+spec: {nodeName: user-2, volumes: [{name: tmp, emptyDir: {}}], containers: [{name: c, image: i}]}
+status: {phase: Running}
+";
+
+    fn run(commands: &[&str]) -> Report {
+        let m = parse_manifests(SNAPSHOT, "snapshot.yaml").unwrap();
+        let commands: Vec<WhatIf> = commands.iter().map(|c| c.parse().unwrap()).collect();
+        simulate_what_if(&m, &commands, &SimulateOptions::default(), &PoolLabel::Detect).unwrap()
+    }
+
+    fn evicted(r: &Report) -> Vec<(String, String, Option<i64>)> {
+        let c = r.changes.as_ref().unwrap();
+        c.evicted.iter().map(|e| (e.pod.clone(), e.cause.clone(), e.after_seconds)).collect()
+    }
+
+    fn lost(r: &Report) -> Vec<(String, Vec<String>)> {
+        let c = r.changes.as_ref().unwrap();
+        c.daemon_sets.iter().map(|d| (d.pool.clone(), d.lost.clone())).collect()
+    }
+
+    fn counters(r: &Report, name: &str) -> [i64; 4] {
+        let w = r.workloads.iter().find(|w| w.name == name).unwrap();
+        [w.desired, w.current, w.scheduled, w.pending]
+    }
+
+    #[test]
+    fn a_no_execute_taint_on_a_pool_evicts_and_the_agent_loses_it() {
+        let r = run(&["kubectl taint nodes -l agentpool=user dedicated=web:NoExecute"]);
+        let taint = "taint dedicated=web:NoExecute".to_string();
+        assert_eq!(
+            evicted(&r),
+            [
+                ("agent-user-1".into(), taint.clone(), None),
+                ("web-7f-a".into(), taint.clone(), None),
+                ("agent-user-2".into(), taint.clone(), None),
+                ("web-7f-b".into(), taint.clone(), Some(60)),
+                ("scratch".into(), taint, None),
+            ]
+        );
+        assert_eq!(lost(&r), [("user".to_string(), vec!["user-1".to_string(), "user-2".to_string()])]);
+        // The two web replacements need 3 cpu each and only sys-1 (4 cpu, 100m used) is left.
+        assert_eq!(counters(&r, "web"), [2, 2, 1, 1]);
+        let c = r.changes.as_ref().unwrap();
+        assert_eq!(c.now_pending.len(), 1, "{:?}", c.now_pending);
+        assert!(c.now_pending[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s)."));
+        let scratch = c.evicted.iter().find(|e| e.pod == "scratch").unwrap();
+        assert_eq!(scratch.replaced_by, "nobody: the pod has no controller");
+        assert_eq!(c.commands[0].output, ["node/user-1 tainted", "node/user-2 tainted"]);
+    }
+
+    #[test]
+    fn drains_follow_kubectl_and_its_refusals() {
+        // (name, command, want evicted pods, want refusal fragment)
+        let rows: [(&str, &str, &[&str], Option<&str>); 4] = [
+            (
+                "daemon pods refuse the drain",
+                "kubectl drain user-1",
+                &[],
+                Some("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): sec/agent-user-1"),
+            ),
+            ("ignoring them drains", "kubectl drain user-1 --ignore-daemonsets", &["web-7f-a"], None),
+            (
+                "a bare pod with an emptyDir needs --force and --delete-emptydir-data",
+                "kubectl drain user-2 --ignore-daemonsets",
+                &[],
+                // kubectl's filters run in order and the first that refuses names the pod.
+                Some("cannot delete Pods with local storage (use --delete-emptydir-data to override): shop/scratch"),
+            ),
+            (
+                "with both",
+                "kubectl drain user-2 --ignore-daemonsets --force --delete-emptydir-data",
+                &["scratch", "web-7f-b"],
+                None,
+            ),
+        ];
+        for (name, command, want, refused) in rows {
+            let r = run(&[command]);
+            let got: Vec<String> = evicted(&r).into_iter().map(|(p, _, _)| p).collect();
+            assert_eq!(got, want, "{name}");
+            let outcome = &r.changes.as_ref().unwrap().commands[0];
+            match refused {
+                Some(fragment) => {
+                    assert!(outcome.refused.as_deref().is_some_and(|x| x.contains(fragment)), "{name}: {outcome:?}")
+                }
+                None => assert_eq!(outcome.refused, None, "{name}"),
+            }
+            let node = command.split_whitespace().nth(2).unwrap();
+            let cordoned = r.workloads.iter().find(|w| w.name == "web").unwrap().nodes.get(node).map(|v| v.fits);
+            assert_ne!(cordoned, Some(true), "{name}: the drained node is cordoned, refused or not");
+        }
+    }
+
+    #[test]
+    fn deleting_labelling_cordoning_and_adding_nodes() {
+        let r = run(&["kubectl delete node user-2"]);
+        assert_eq!(
+            evicted(&r).into_iter().map(|(p, c, _)| (p, c)).collect::<Vec<_>>(),
+            [
+                ("agent-user-2".to_string(), "node deleted".to_string()),
+                ("web-7f-b".into(), "node deleted".into()),
+                ("scratch".into(), "node deleted".into())
+            ]
+        );
+        assert_eq!(lost(&r), [("user".to_string(), vec!["user-2".to_string()])]);
+        assert_eq!(counters(&r, "agent"), [2, 2, 2, 0]);
+
+        // The agent selects ssd nodes once its template says so; labelling a node ssd puts
+        // it back. Here: cordon keeps the agent (daemon pods tolerate it), add-nodes grows it.
+        let r = run(&["kubectl cordon sys-1", "add-nodes 2 like user-1"]);
+        assert_eq!(evicted(&r), []);
+        assert_eq!(counters(&r, "agent"), [5, 5, 5, 0]);
+        let c = r.changes.as_ref().unwrap();
+        assert_eq!(c.commands[0].output, ["node/sys-1 cordoned"]);
+        assert_eq!(c.daemon_sets[0].gained, ["user-1-whatif-1", "user-1-whatif-2"]);
+
+        let r = run(&["kubectl label nodes user-1 disk=ssd"]);
+        assert_eq!(r.changes.as_ref().unwrap().commands[0].output, ["node/user-1 labeled"]);
+
+        let err = simulate_what_if(
+            &parse_manifests(SNAPSHOT, "").unwrap(),
+            &["kubectl cordon nope".parse().unwrap()],
+            &SimulateOptions::default(),
+            &PoolLabel::Detect,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--what-if \"kubectl cordon nope\": Error from server (NotFound): nodes \"nope\" not found"
+        );
+    }
+
+    /// Capacity added with the taint: a node like sys-1 gives web's second replacement the
+    /// room the taint alone leaves it without (see the first test).
+    #[test]
+    fn added_capacity_takes_the_replacements() {
+        let r = run(&["kubectl taint nodes -l agentpool=user dedicated=web:NoExecute", "add-nodes 1 like sys-1"]);
+        assert_eq!(counters(&r, "web"), [2, 2, 2, 0]);
+        let c = r.changes.as_ref().unwrap();
+        assert_eq!(c.now_pending, []);
+        let w = c.workloads.iter().find(|w| w.workload == "Deployment shop/web").unwrap();
+        let mut nodes: Vec<_> = w.replacements.iter().filter_map(|p| p.node.as_deref()).collect();
+        nodes.sort_unstable();
+        assert_eq!(nodes, ["sys-1", "sys-1-whatif-1"]);
+    }
+}
