@@ -10,67 +10,16 @@
 //!   (Insufficient resources, host ports, pod anti-affinity, topology spread): every simulated
 //!   pod has the same priority, so there is never a victim.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{placement_bytes, root, Run};
 use serde_json::Value;
-
-/// The workspace root: relative paths in the tests (examples/, tests/fixtures/) start here.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ has a parent").to_path_buf()
-}
-
-struct Run {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        assert_eq!(self.status, Some(0), "expected success; stderr:\n{}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-
-    fn ok(&self) -> &str {
-        assert_eq!(self.status, Some(0), "expected success; stderr:\n{}", self.stderr);
-        &self.stdout
-    }
-
-    fn fails_with(&self, message: &str) {
-        assert_eq!(self.status, Some(1), "expected failure; stdout:\n{}", self.stdout);
-        assert_eq!(self.stderr.trim_end(), format!("error: {message}"));
-    }
-
-    fn no_panic(&self) {
-        assert!(!self.stderr.contains("panicked"), "the binary panicked:\n{}", self.stderr);
-        assert!(!self.stderr.contains("RUST_BACKTRACE"), "the binary panicked:\n{}", self.stderr);
-    }
-}
 
 /// Runs `placement ARGS` in the workspace root, feeding `stdin` when given.
 fn placement(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_placement"));
-    cmd.args(args).current_dir(root()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().expect("spawn placement");
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        // The binary reads all of stdin before it answers; a broken pipe means it exited early,
-        // which the exit status below reports.
-        if let Err(e) = pipe.write_all(input.as_bytes()) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    let Output { status, stdout, stderr } = child.wait_with_output().expect("wait for placement");
-    let run = Run {
-        status: status.code(),
-        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
-    };
-    run.no_panic();
-    run
+    placement_bytes(args, stdin.map(str::as_bytes))
 }
 
 fn simulate_json(files: &[&str], extra: &[&str], stdin: Option<&str>) -> Value {

@@ -3,62 +3,17 @@
 //! output for people refused with the command to run instead. Fixtures are in
 //! `tests/fixtures/input-formats/`.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{placement_bytes as placement, root, Run};
 use serde_json::Value;
 
 const FIXTURES: &str = "tests/fixtures/input-formats";
 
-/// The workspace root: the relative paths below start there.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ has a parent").to_path_buf()
-}
-
 fn fixture(name: &str) -> String {
     format!("{FIXTURES}/{name}")
-}
-
-struct Run {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        assert_eq!(self.status, Some(0), "expected success; stderr:\n{}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-
-    /// Exit status 1 and exactly this one error line.
-    fn fails_with(&self, error: &str) {
-        assert_eq!(self.status, Some(1), "expected failure; stdout:\n{}", self.stdout);
-        assert_eq!(self.stderr, format!("error: {error}\n"));
-    }
-}
-
-/// Runs `placement ARGS` in the workspace root, feeding `stdin` when given.
-fn placement(args: &[&str], stdin: Option<&[u8]>) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_placement"));
-    cmd.args(args).current_dir(root()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().expect("spawn placement");
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        if let Err(e) = pipe.write_all(input) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    let Output { status, stdout, stderr } = child.wait_with_output().expect("wait for placement");
-    let run = Run {
-        status: status.code(),
-        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
-    };
-    assert!(!run.stderr.contains("panicked"), "the binary panicked:\n{}", run.stderr);
-    run
 }
 
 /// `placement simulate -f FILE... EXTRA -o json`.
