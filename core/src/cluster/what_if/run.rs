@@ -499,4 +499,47 @@ status: {phase: Running}
         nodes.sort_unstable();
         assert_eq!(nodes, ["sys-1", "sys-1-whatif-1"]);
     }
+
+    /// Labels decide where a DaemonSet with a node selector runs: removing the label from a
+    /// node makes the controller delete its pod there; uncordon undoes a cordon.
+    #[test]
+    fn labels_move_daemon_sets_and_uncordon_undoes_cordon() {
+        let snapshot = SNAPSHOT
+            .replace("labels: {agentpool: system}", "labels: {agentpool: system, agent: 'yes'}")
+            .replace("labels: {agentpool: user}", "labels: {agentpool: user, agent: 'yes'}")
+            .replace(
+                "template: {metadata: {labels: {app: agent}}, spec: {containers",
+                "template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {agent: 'yes'}, containers",
+            );
+        let m = parse_manifests(&snapshot, "").unwrap();
+        let run = |commands: &[&str]| {
+            let commands: Vec<WhatIf> = commands.iter().map(|c| c.parse().unwrap()).collect();
+            simulate_what_if(&m, &commands, &SimulateOptions::default(), &PoolLabel::Detect).unwrap()
+        };
+        // (name, commands, want the agent's counters after, want nodes lost)
+        let rows: [(&str, &[&str], [i64; 4], &[&str]); 4] = [
+            ("label removed", &["kubectl label nodes user-1 agent-"], [2, 2, 2, 0], &["user-1"]),
+            (
+                "label changed",
+                &["kubectl label nodes -l agentpool=user agent=no --overwrite"],
+                [1, 1, 1, 0],
+                &["user-1", "user-2"],
+            ),
+            ("label unchanged", &["kubectl label nodes user-1 team=a"], [3, 3, 3, 0], &[]),
+            ("cordon then uncordon", &["kubectl cordon sys-1", "kubectl uncordon sys-1"], [3, 3, 3, 0], &[]),
+        ];
+        for (name, commands, want, want_lost) in rows {
+            let r = run(commands);
+            assert_eq!(counters(&r, "agent"), want, "{name}");
+            let c = r.changes.as_ref().unwrap();
+            let got: Vec<&str> = c.daemon_sets.iter().flat_map(|d| d.lost.iter().map(String::as_str)).collect();
+            assert_eq!(got, want_lost, "{name}");
+            assert_eq!(evicted(&r), [], "{name}: the controller deletes; nothing is evicted");
+        }
+        let r = run(&["kubectl cordon sys-1", "kubectl uncordon sys-1"]);
+        let outputs: Vec<&[String]> =
+            r.changes.as_ref().unwrap().commands.iter().map(|c| c.output.as_slice()).collect();
+        assert_eq!(outputs, [["node/sys-1 cordoned".to_string()], ["node/sys-1 uncordoned".to_string()]]);
+        assert!(r.workloads.iter().find(|w| w.name == "web").unwrap().nodes.get("sys-1").is_none_or(|v| v.fits));
+    }
 }
