@@ -517,7 +517,8 @@ status: {phase: Running}
             simulate_what_if(&m, &commands, &SimulateOptions::default(), &PoolLabel::Detect).unwrap()
         };
         // (name, commands, want the agent's counters after, want nodes lost)
-        let rows: [(&str, &[&str], [i64; 4], &[&str]); 4] = [
+        type Row<'a> = (&'a str, &'a [&'a str], [i64; 4], &'a [&'a str]);
+        let rows: [Row; 4] = [
             ("label removed", &["kubectl label nodes user-1 agent-"], [2, 2, 2, 0], &["user-1"]),
             (
                 "label changed",
