@@ -94,7 +94,11 @@ fn kubectl_json_reads() {
         ]
     );
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
-    assert_eq!(report.workloads[2].pods[0].node, None, "1500m of kind-worker's 2 CPUs are taken");
+    // The web pods are grouped under their ReplicaSet: the running one, then the pending one,
+    // which finds 1500m of kind-worker's 2 CPUs taken.
+    let web = report.workloads.iter().find(|w| w.name == "web-7d9c6b5f48").unwrap();
+    assert!(web.not_in_input);
+    assert_eq!(web.pods.iter().map(|p| p.node.as_deref()).collect::<Vec<_>>(), [Some("kind-worker"), None]);
 
     let one = read("tests/fixtures/input-formats/kubectl-get-pod.json").unwrap();
     assert_eq!((one.nodes.len(), one.workloads.len()), (0, 1));
