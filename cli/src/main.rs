@@ -5,9 +5,12 @@ use std::io::Read;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::cluster::what_if::{simulate_what_if, WhatIf, WhatIfFailure};
 use placement_core::gatekeeper::{self, suite, PolicySet};
-use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests};
+use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests, MAX_INPUT_BYTES};
+use placement_core::input::text::decode_text;
 use placement_core::model::version::KubeVersion;
 use placement_core::{conformance, explain::render};
 
@@ -22,30 +25,46 @@ struct Cli {
     command: Command,
 }
 
+#[derive(clap::Args)]
+struct SimulateArgs {
+    /// A YAML or JSON file of Nodes and workloads (multi-document, or `kind: List`), or a
+    /// directory: its `.json`, `.yaml` and `.yml` files in lexical order, as kubectl reads
+    /// them. `-` reads standard input. Repeatable.
+    #[arg(short = 'f', long = "filename", required = true)]
+    files: Vec<String>,
+    /// Read the directories given to -f recursively, as kubectl's -R.
+    #[arg(short = 'R', long = "recursive")]
+    recursive: bool,
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
+    output: Output,
+    /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
+    #[arg(long = "kube-version", default_value_t = KubeVersion::DEFAULT.to_string())]
+    kube_version: String,
+    /// Leave out admission defaults (DefaultTolerationSeconds).
+    #[arg(long)]
+    no_admission_defaults: bool,
+    /// Set a feature gate, e.g. `TaintTolerationComparisonOperators=true`. Repeatable.
+    #[arg(long = "feature-gate")]
+    feature_gates: Vec<String>,
+    /// Gatekeeper ConstraintTemplates and Constraints (YAML/JSON): each workload also
+    /// lists its violations. Repeatable.
+    #[arg(long = "policy")]
+    policy: Vec<String>,
+    /// A kubectl command about to be run against the nodes, applied to the input read as a
+    /// cluster snapshot: `taint`, `cordon`, `uncordon`, `drain`, `delete node`, `label`, or
+    /// `add-nodes N like NODE`. The report is the cluster after the commands, with a `changes`
+    /// section. Repeatable; applied in order.
+    #[arg(long = "what-if", value_name = "COMMAND")]
+    what_if: Vec<String>,
+    /// The node label that groups nodes into pools (default: the clouds' pool labels).
+    #[arg(long = "pool-label", value_name = "KEY")]
+    pool_label: Option<String>,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Simulate kube-scheduler and the DaemonSet controller over nodes and workloads.
-    Simulate {
-        /// A YAML or JSON file of Nodes and workloads (multi-document, or `kind: List`);
-        /// `-` reads standard input. Repeatable.
-        #[arg(short = 'f', long = "filename", required = true)]
-        files: Vec<String>,
-        #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
-        output: Output,
-        /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
-        #[arg(long = "kube-version", default_value_t = KubeVersion::DEFAULT.to_string())]
-        kube_version: String,
-        /// Leave out admission defaults (DefaultTolerationSeconds).
-        #[arg(long)]
-        no_admission_defaults: bool,
-        /// Set a feature gate, e.g. `TaintTolerationComparisonOperators=true`. Repeatable.
-        #[arg(long = "feature-gate")]
-        feature_gates: Vec<String>,
-        /// Gatekeeper ConstraintTemplates and Constraints (YAML/JSON): each workload also
-        /// lists its violations. Repeatable.
-        #[arg(long = "policy")]
-        policy: Vec<String>,
-    },
+    Simulate(SimulateArgs),
     /// Run gator Suite files (test.gatekeeper.sh/v1alpha1) and print `N passed, M failed`.
     Verify {
         /// Suite files.
@@ -75,23 +94,29 @@ enum Output {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Simulate { files, output, kube_version, no_admission_defaults, feature_gates, policy } => {
-            run_simulate(&files, output, &kube_version, no_admission_defaults, &feature_gates, &policy)
-        }
+        Command::Simulate(args) => run_simulate(&args),
         Command::Conformance { vectors } => run_conformance(&vectors),
         Command::Verify { suites, templates } => run_verify(&suites, templates.as_deref()),
     }
 }
 
-fn run_simulate(
-    files: &[String],
-    output: Output,
-    version: &str,
-    no_admission: bool,
-    gates: &[String],
-    policy_files: &[String],
-) -> ExitCode {
-    let version = match version.parse::<KubeVersion>() {
+fn run_simulate(args: &SimulateArgs) -> ExitCode {
+    let files = match manifest_paths(&args.files, args.recursive) {
+        Ok(files) => files,
+        Err(e) => return fail(&e),
+    };
+    let (output, no_admission, gates, policy_files) =
+        (args.output, args.no_admission_defaults, &args.feature_gates, &args.policy);
+    let what_if = match args
+        .what_if
+        .iter()
+        .map(|c| c.parse::<WhatIf>().map_err(|e| format!("--what-if {c:?}: {e}")))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(commands) => commands,
+        Err(e) => return fail(&e),
+    };
+    let version = match args.kube_version.parse::<KubeVersion>() {
         Ok(v) => v,
         Err(e) => return fail(&format!("--kube-version: {e}")),
     };
@@ -129,7 +154,7 @@ fn run_simulate(
 
     let mut manifests = Manifests::default();
     let mut objects = Vec::new();
-    for file in files {
+    for file in &files {
         let (text, source) = match read_input(file) {
             Ok(t) => t,
             Err(e) => return fail(&e),
@@ -145,9 +170,15 @@ fn run_simulate(
             }
         }
     }
-    let mut report = match simulate(&manifests, &opts) {
+    let simulated = if what_if.is_empty() {
+        simulate(&manifests, &opts).map_err(WhatIfFailure::Input)
+    } else {
+        simulate_what_if(&manifests, &what_if, &opts, &PoolLabel::from_option(args.pool_label.as_deref()))
+    };
+    let mut report = match simulated {
         Ok(r) => r,
-        Err(errors) => return fail_input(&errors),
+        Err(WhatIfFailure::Input(errors)) => return fail_input(&errors),
+        Err(e) => return fail(&e.to_string()),
     };
     if let Some(policy) = &policy {
         if let Err(e) = gatekeeper::review_report(&mut report, policy, &objects) {
@@ -266,17 +297,83 @@ fn run_conformance(path: &str) -> ExitCode {
     }
 }
 
+/// The text of a file, or of standard input for `-`, and its name for error messages. The
+/// bytes may be UTF-8 or UTF-16 ([`decode_text`]: PowerShell's `>` writes UTF-16).
 fn read_input(file: &str) -> Result<(String, String), String> {
-    let limit = placement_core::input::documents::MAX_INPUT_BYTES as u64;
-    let mut text = String::new();
+    // UTF-16 takes up to two bytes for each byte of the UTF-8 text.
+    let limit = 2 * MAX_INPUT_BYTES as u64 + 2;
+    let source = if file == "-" { "<stdin>" } else { file };
+    let too_large =
+        |size| InputError::TooLarge { source_name: format!("{source}: "), size, limit: MAX_INPUT_BYTES }.to_string();
+    let mut bytes = Vec::new();
     let result = if file == "-" {
-        std::io::stdin().take(limit + 1).read_to_string(&mut text)
+        std::io::stdin().take(limit + 1).read_to_end(&mut bytes)
     } else {
-        std::fs::File::open(file).and_then(|f| f.take(limit + 1).read_to_string(&mut text))
+        let f = std::fs::File::open(file).map_err(|e| format!("{file}: {e}"))?;
+        match f.metadata() {
+            Ok(m) if m.len() > limit => return Err(too_large(m.len() as usize)),
+            _ => {}
+        }
+        f.take(limit + 1).read_to_end(&mut bytes)
     };
     result.map_err(|e| format!("{file}: {e}"))?;
-    let source = if file == "-" { "<stdin>".to_string() } else { file.to_string() };
-    Ok((text, source))
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len()));
+    }
+    let text = decode_text(&bytes, source).map_err(|e| e.to_string())?;
+    Ok((text, source.to_string()))
+}
+
+/// kubectl's `-f` extensions (`resource.FileExtensions`).
+const EXTENSIONS: [&str; 3] = ["json", "yaml", "yml"];
+
+/// The files `-f` names, as kubectl expands them: a file as given (whatever its name), `-`,
+/// and for a directory its `.json`, `.yaml` and `.yml` files in lexical order, other files
+/// skipped; with `recursive`, its subdirectories' too, each at its place in the order.
+fn manifest_paths(paths: &[String], recursive: bool) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for path in paths {
+        let dir = std::path::Path::new(path);
+        if path != "-" && !dir.exists() {
+            return Err(format!("the path {path:?} does not exist"));
+        }
+        if path == "-" || !dir.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut files = Vec::new();
+        directory_files(dir, recursive, &mut files).map_err(|e| format!("error reading {path:?}: {e}"))?;
+        if files.is_empty() {
+            let mut deeper = Vec::new();
+            let hint = if !recursive && directory_files(dir, true, &mut deeper).is_ok() && !deeper.is_empty() {
+                " (its subdirectories have some: -R reads them)"
+            } else {
+                ""
+            };
+            return Err(format!("error reading [{path}]: recognized file extensions are [.json .yaml .yml]{hint}"));
+        }
+        out.extend(files.into_iter().map(|f| f.to_string_lossy().into_owned()));
+    }
+    Ok(out)
+}
+
+/// The manifest files in `dir` (and below it with `recursive`), depth first in lexical order,
+/// as Go's `filepath.Walk` visits them for kubectl. Symbolic links to directories are not
+/// followed.
+fn directory_files(dir: &std::path::Path, recursive: bool, out: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+    let mut entries = std::fs::read_dir(dir)?.collect::<Result<Vec<_>, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            if recursive {
+                directory_files(&path, true, out)?;
+            }
+        } else if path.extension().is_some_and(|e| EXTENSIONS.iter().any(|x| e == *x)) {
+            out.push(path);
+        }
+    }
+    Ok(())
 }
 
 fn fail(message: &str) -> ExitCode {

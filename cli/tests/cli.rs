@@ -10,57 +10,16 @@
 //!   (Insufficient resources, host ports, pod anti-affinity, topology spread): every simulated
 //!   pod has the same priority, so there is never a victim.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{placement_bytes, root, Run};
 use serde_json::Value;
-
-/// The workspace root: relative paths in the tests (examples/, tests/fixtures/) start here.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("cli/ has a parent").to_path_buf()
-}
-
-struct Run {
-    status: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl Run {
-    fn json(&self) -> Value {
-        assert_eq!(self.status, Some(0), "expected success; stderr:\n{}", self.stderr);
-        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", self.stdout))
-    }
-
-    fn no_panic(&self) {
-        assert!(!self.stderr.contains("panicked"), "the binary panicked:\n{}", self.stderr);
-        assert!(!self.stderr.contains("RUST_BACKTRACE"), "the binary panicked:\n{}", self.stderr);
-    }
-}
 
 /// Runs `placement ARGS` in the workspace root, feeding `stdin` when given.
 fn placement(args: &[&str], stdin: Option<&str>) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_placement"));
-    cmd.args(args).current_dir(root()).stdout(Stdio::piped()).stderr(Stdio::piped());
-    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() });
-    let mut child = cmd.spawn().expect("spawn placement");
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        // The binary reads all of stdin before it answers; a broken pipe means it exited early,
-        // which the exit status below reports.
-        if let Err(e) = pipe.write_all(input.as_bytes()) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    let Output { status, stdout, stderr } = child.wait_with_output().expect("wait for placement");
-    let run = Run {
-        status: status.code(),
-        stdout: String::from_utf8(stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(stderr).expect("stderr is UTF-8"),
-    };
-    run.no_panic();
-    run
+    placement_bytes(args, stdin.map(str::as_bytes))
 }
 
 fn simulate_json(files: &[&str], extra: &[&str], stdin: Option<&str>) -> Value {
@@ -211,7 +170,7 @@ fn multiple_files_combine_and_pending_message_is_upstreams() {
     let report = simulate_json(&["tests/fixtures/cli/nodes.yaml", "tests/fixtures/cli/workloads.yaml"], &[], None);
     let api = workload(&report, "api");
     assert_eq!(api["desired"], 2);
-    assert_eq!(api["current"], 1);
+    assert_eq!(api["scheduled"], 1);
     assert_eq!(pod_nodes(api), vec![Some("general-1".to_string()), None]);
     assert_eq!(
         api["pods"][1]["message"],
@@ -690,7 +649,7 @@ fn examples_tell_the_truth() {
     let mut mon_nodes = pod_nodes(mon);
     mon_nodes.sort();
     assert_eq!(mon_nodes, ["storage-1", "storage-2", "storage-3"].map(|n| Some(n.to_string())), "one mon per host");
-    assert_eq!(workload(&storage, "rook-ceph-operator")["current"], 1);
+    assert_eq!(workload(&storage, "rook-ceph-operator")["scheduled"], 1);
 
     let cp = simulate_json(&["examples/control-plane-taints.yaml"], &[], None);
     let fluent = workload(&cp, "fluent-bit");
@@ -699,7 +658,7 @@ fn examples_tell_the_truth() {
     assert!(fluent["nodes"]["cp-1"]["detail"].as_str().unwrap().contains("node-role.kubernetes.io/control-plane"));
     assert_eq!(workload(&cp, "node-exporter")["desired"], 3);
     let web = workload(&cp, "web");
-    assert_eq!(web["current"], 4);
+    assert_eq!(web["scheduled"], 4);
     assert!(!pod_nodes(web).contains(&Some("cp-1".to_string())));
     let cp_130 = simulate_json(&["examples/control-plane-taints.yaml"], &["--kube-version", "1.30"], None);
     assert_eq!(
@@ -721,7 +680,7 @@ fn examples_tell_the_truth() {
          2 Preemption is not helpful for scheduling."
     );
     let web = workload(&gpu, "web");
-    assert_eq!(web["current"], 4);
+    assert_eq!(web["scheduled"], 4);
     assert!(pod_nodes(web).iter().all(|n| n.as_deref().is_some_and(|n| n.starts_with("cpu-"))));
 
     let packing = simulate_json(&["examples/resource-packing.yaml"], &[], None);
@@ -733,7 +692,7 @@ fn examples_tell_the_truth() {
     ];
     for (name, placed, message) in rows {
         let w = workload(&packing, name);
-        assert_eq!(w["current"], placed, "{name}");
+        assert_eq!(w["scheduled"], placed, "{name}");
         let pods = w["pods"].as_array().unwrap();
         assert_eq!(pods.last().unwrap()["message"], message, "{name}");
     }
@@ -811,4 +770,45 @@ fn conformance_on_bad_files_fails_cleanly() {
         let run = placement(&["conformance", path.to_str().unwrap()], None);
         assert_eq!(run.status, Some(1), "{why}: {}{}", run.stdout, run.stderr);
     }
+}
+
+/// `--what-if`: the seed case. Tainting the `general` node group NoExecute evicts the
+/// security agent, which does not tolerate it, and the report says so before anyone applies
+/// the taint, in JSON (`changes`), text and markdown; a node that does not exist fails as
+/// kubectl fails.
+#[test]
+fn what_if_shows_the_coverage_a_taint_takes() {
+    let file = "tests/fixtures/snapshots/daemonset-missing-nodes.yaml";
+    let command = "kubectl taint nodes -l eks.amazonaws.com/nodegroup=general maintenance=true:NoExecute";
+    let report = simulate_json(&[file], &["--what-if", command], None);
+    let changes = &report["changes"];
+    assert_eq!(changes["commands"][0]["command"], command);
+    assert_eq!(
+        changes["commands"][0]["output"],
+        serde_json::json!([
+            "node/ip-10-0-1-23.eu-west-1.compute.internal tainted",
+            "node/ip-10-0-3-91.eu-west-1.compute.internal tainted"
+        ])
+    );
+    assert_eq!(changes["evicted"][0]["pod"], "security-agent-b8mzw");
+    assert_eq!(changes["evicted"][0]["cause"], "taint maintenance=true:NoExecute");
+    let coverage = &changes["daemonSets"][0];
+    assert_eq!((coverage["name"].as_str(), coverage["pool"].as_str()), (Some("security-agent"), Some("general")));
+    assert_eq!((coverage["before"].as_u64(), coverage["after"].as_u64()), (Some(2), Some(0)));
+    assert_eq!(workload(&report, "security-agent")["desired"], 0, "the report is the cluster after");
+
+    let run = placement(&["simulate", "-f", file, "--what-if", command], None);
+    let text = run.ok();
+    assert!(text.starts_with("WHAT-IF\n  $ kubectl taint nodes"), "{text}");
+    assert!(text.contains("security/security-agent   general   2/2      0/2     loses ip-10-0-1-23"), "{text}");
+    let run = placement(&["simulate", "-f", file, "--what-if", command, "-o", "markdown"], None);
+    let md = run.ok();
+    assert!(md.starts_with("## What-if\n"), "{md}");
+    assert!(md.contains("### DaemonSet coverage"), "{md}");
+
+    placement(&["simulate", "-f", file, "--what-if", "kubectl cordon no-such-node"], None).fails_with(
+        "--what-if \"kubectl cordon no-such-node\": Error from server (NotFound): nodes \"no-such-node\" not found",
+    );
+    placement(&["simulate", "-f", file, "--what-if", "kubectl taint nodes a"], None)
+        .fails_with("--what-if \"kubectl taint nodes a\": error: at least one taint update is required");
 }

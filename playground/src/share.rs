@@ -6,7 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-
 /// Links longer than this get a warning: chat tools, issue trackers and some proxies cut
 /// URLs of about 8,000 characters.
 pub const WARN_FRAGMENT_CHARS: usize = 8_000;

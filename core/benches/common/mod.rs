@@ -459,6 +459,7 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
         selector: None,
         metadata: Default::default(),
         pod_status: Default::default(),
+        state: Default::default(),
     };
     Manifests { nodes: node_docs, workloads: vec![workload], services: Vec::new(), ignored: Vec::new() }
 }

@@ -240,6 +240,7 @@ impl Target {
             // Admission judges the object as a new one: nothing of a snapshot's state.
             metadata: Default::default(),
             pod_status: Default::default(),
+            state: Default::default(),
         })
     }
 

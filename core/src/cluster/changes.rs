@@ -69,7 +69,8 @@ pub struct DaemonSetCoverage {
     pub namespace: String,
     pub name: String,
     pub pool: String,
-    /// Nodes of the pool (after the change).
+    /// Nodes of the pool, before and after the change.
+    pub nodes_before: usize,
     pub nodes: usize,
     /// Nodes of the pool running the daemon pod, before and after.
     pub before: usize,
@@ -100,8 +101,8 @@ pub struct WorkloadChange {
     pub workload: String,
     pub before: Counters,
     pub after: Counters,
-    /// The pods the controller creates after the change and did not before (replacements),
-    /// with their nodes or why they have none.
+    /// The pods the controller creates after the change and did not before: replacements of
+    /// evicted pods, and pods for new nodes; with their nodes or why they have none.
     pub replacements: Vec<PodMove>,
 }
 
@@ -194,10 +195,14 @@ fn coverage(before: &Report, after: &Report, nodes: &NodeSets) -> Vec<DaemonSetC
         list.iter().map(|n| (n.metadata.name.clone(), nodes.pools.pool_name(n))).collect()
     };
     let (pools_before, pools_after) = (pool_of(&nodes.before), pool_of(&nodes.after));
-    let mut pool_sizes: BTreeMap<&str, usize> = BTreeMap::new();
-    for pool in pools_after.values() {
-        *pool_sizes.entry(pool).or_default() += 1;
-    }
+    let sizes = |pools: &BTreeMap<String, String>| {
+        let mut sizes: BTreeMap<String, usize> = BTreeMap::new();
+        for pool in pools.values() {
+            *sizes.entry(pool.clone()).or_default() += 1;
+        }
+        sizes
+    };
+    let (sizes_before, sizes_after) = (sizes(&pools_before), sizes(&pools_after));
     let (before, after) = (covered(before), covered(after));
     let mut rows = Vec::new();
     let names: BTreeSet<&(String, String)> = before.keys().chain(after.keys()).collect();
@@ -232,7 +237,8 @@ fn coverage(before: &Report, after: &Report, nodes: &NodeSets) -> Vec<DaemonSetC
             rows.push(DaemonSetCoverage {
                 namespace: ds.0.clone(),
                 name: ds.1.clone(),
-                nodes: pool_sizes.get(pool.as_str()).copied().unwrap_or(0),
+                nodes_before: sizes_before.get(&pool).copied().unwrap_or(0),
+                nodes: sizes_after.get(&pool).copied().unwrap_or(0),
                 pool,
                 before,
                 after,

@@ -8,7 +8,9 @@
 //! - [`snapshot`]: the input as a cluster: duplicates, and which pods belong to which controller;
 //! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
 //! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations;
-//! - [`defaults`]: API defaulting and the admission defaults that change placement.
+//! - [`defaults`]: API defaulting and the admission defaults that change placement;
+//! - [`what_if`]: kubectl commands (taint, label, cordon, drain, delete nodes) and `add-nodes`
+//!   applied to a snapshot before it is simulated.
 
 pub mod changes;
 pub mod controllers;
@@ -17,3 +19,4 @@ pub mod defaults;
 pub mod pools;
 pub mod simulate;
 pub mod snapshot;
+pub mod what_if;

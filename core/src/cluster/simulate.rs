@@ -116,7 +116,8 @@ impl WorkloadReport {
         self.current = active().count() as i64;
         self.scheduled = active().filter(|p| p.node.is_some()).count() as i64;
         self.pending = self.current - self.scheduled;
-        if self.not_in_input {
+        if self.not_in_input || self.kind == WorkloadKind::Pod.as_str() {
+            // A pod is its own desire; a missing controller's desire is what it has.
             self.desired = self.current;
         }
         self.counted = true;
@@ -628,13 +629,14 @@ impl<'a> Simulation<'a> {
                 continue;
             }
             existing.names.entry(owner).or_default().insert(w.name.clone());
-            let terminating = w.metadata.deletion_timestamp.is_some();
-            if !terminating {
+            if w.metadata.deletion_timestamp.is_none() {
                 *existing.active.entry(owner).or_default() += 1;
-                if workloads.get(owner).is_some_and(|o| o.kind == WorkloadKind::DaemonSet) {
-                    if let Ok(node) = daemonset::target_node_name(&w.template.spec) {
-                        existing.daemon_nodes.entry(owner).or_default().insert(node);
-                    }
+            }
+            // The DaemonSet controller counts a terminating pod as its node's daemon pod, and
+            // creates none beside it (without surge).
+            if workloads.get(owner).is_some_and(|o| o.kind == WorkloadKind::DaemonSet) {
+                if let Ok(node) = daemonset::target_node_name(&w.template.spec) {
+                    existing.daemon_nodes.entry(owner).or_default().insert(node);
                 }
             }
             if !w.is_bound_pod() {
@@ -677,7 +679,7 @@ impl<'a> Simulation<'a> {
                 continue;
             };
             let Some(mut report) = slots.remove(&slot) else { continue };
-            self.schedule_waiting(&mut report, w, workloads.get(slot).filter(|_| !is_group(slot, ownership)));
+            self.schedule_waiting(&mut report, w, workloads.get(slot).filter(|_| ownership.group_at(slot).is_none()));
             slots.insert(slot, report);
         }
 
@@ -749,7 +751,7 @@ impl<'a> Simulation<'a> {
 
     /// The report a slot starts with: the controller's, or an orphan group's.
     fn slot_report(&self, slot: usize, workloads: &[Workload], ownership: &Ownership) -> WorkloadReport {
-        let group = ownership.groups.iter().find(|g| g.pods.first() == Some(&slot));
+        let group = ownership.group_at(slot);
         match (group, workloads.get(slot)) {
             (Some(g), _) => WorkloadReport {
                 kind: g.kind.as_str(),
@@ -804,6 +806,7 @@ impl<'a> Simulation<'a> {
         let RunState { workloads, ownership, plan, existing } = *state;
         let owner = plan.owner(i);
         let taken = |o: usize| existing.names.get(&o).cloned().unwrap_or_default();
+        let succeeded = |o: usize| existing.succeeded.get(&o).copied().unwrap_or(0);
         match w.kind {
             WorkloadKind::Pod => {
                 report.desired = 1;
@@ -813,23 +816,21 @@ impl<'a> Simulation<'a> {
                 let covered = existing.daemon_nodes.get(&i).cloned().unwrap_or_default();
                 self.run_daemonset(report, w, owner, &covered);
             }
-            WorkloadKind::Deployment | WorkloadKind::CronJob => {
+            WorkloadKind::Deployment => {
                 report.desired = w.replicas;
                 let revisions: Vec<usize> = ownership.revisions(i).collect();
                 if revisions.is_empty() || plan.rolled_out.contains(&i) {
-                    let prefix = owner
-                        .filter(|_| {
-                            w.kind == WorkloadKind::Deployment && (plan.rolled_out.contains(&i) || !taken(i).is_empty())
-                        })
-                        .map_or_else(|| w.name.clone(), |o| o.reference.name.clone());
+                    // New pods join the ReplicaSet the existing ones name, or the new one.
+                    let named = plan.rolled_out.contains(&i) || !taken(i).is_empty();
+                    let prefix = owner.filter(|_| named).map_or_else(|| w.name.clone(), |o| o.reference.name.clone());
                     let missing =
                         if plan.rolled_out.contains(&i) { w.replicas } else { w.replicas - existing.active(i) };
                     let names = new_pod_names(&prefix, &taken(i), missing);
                     self.create(report, w, w, owner, names);
                     return;
                 }
-                // The ReplicaSets (or Jobs) create: the current one takes the Deployment's
-                // scaling, the others keep their own replicas.
+                // The current ReplicaSet takes the Deployment's scaling; the others keep
+                // their own replicas.
                 let current = plan.current_revision.get(&i).copied();
                 let others: i64 = revisions
                     .iter()
@@ -840,24 +841,58 @@ impl<'a> Simulation<'a> {
                 for r in revisions {
                     let Some(rs) = workloads.get(r) else { continue };
                     let wanted = if Some(r) == current { (w.replicas - others).max(0) } else { rs.replicas };
-                    let done =
-                        if rs.kind == WorkloadKind::Job { existing.succeeded.get(&r).copied().unwrap_or(0) } else { 0 };
-                    let names = new_pod_names(&rs.name, &taken(r), wanted - existing.active(r) - done);
+                    let names = new_pod_names(&rs.name, &taken(r), wanted - existing.active(r));
                     self.create(report, w, rs, plan.owner(r), names);
                 }
-                if w.kind == WorkloadKind::CronJob {
-                    // A CronJob's Jobs are its pods' controllers; its replicas are one run's.
-                    report.desired = report.pods.len() as i64;
+            }
+            WorkloadKind::CronJob => {
+                let jobs: Vec<usize> = ownership.revisions(i).collect();
+                if jobs.is_empty() {
+                    // The next run's Job, unless the CronJob is suspended.
+                    report.desired = job_wanted(w, 0);
+                    let names = new_pod_names(&w.name, &taken(i), report.desired);
+                    self.create(report, w, w, owner, names);
+                    return;
+                }
+                for r in jobs {
+                    let Some(job) = workloads.get(r) else { continue };
+                    let wanted = job_wanted(job, succeeded(r));
+                    report.desired += wanted;
+                    let names = new_pod_names(&job.name, &taken(r), wanted - existing.active(r));
+                    self.create(report, w, job, plan.owner(r), names);
                 }
             }
-            WorkloadKind::ReplicaSet
-            | WorkloadKind::StatefulSet
-            | WorkloadKind::ReplicationController
-            | WorkloadKind::Job => {
+            WorkloadKind::Job => {
+                report.desired = job_wanted(w, succeeded(i));
+                let names = new_pod_names(&w.name, &taken(i), report.desired - existing.active(i));
+                self.create(report, w, w, owner, names);
+            }
+            WorkloadKind::StatefulSet => {
                 report.desired = w.replicas;
-                let done =
-                    if w.kind == WorkloadKind::Job { existing.succeeded.get(&i).copied().unwrap_or(0) } else { 0 };
-                let names = new_pod_names(&w.name, &taken(i), w.replicas - existing.active(i) - done);
+                // The missing ordinals below replicas; a terminating pod's ordinal waits for
+                // it to go.
+                let taken = taken(i);
+                let names: Vec<String> =
+                    (0..w.replicas).map(|k| format!("{}-{k}", w.name)).filter(|n| !taken.contains(n)).collect();
+                if w.state.parallel {
+                    self.create(report, w, w, owner, names);
+                    return;
+                }
+                // OrderedReady: one pod at a time, each once the ones before run; a pod that
+                // finds no node stops the rest from being created.
+                if report.pods.iter().any(|p| p.is_active() && p.node.is_none()) {
+                    return;
+                }
+                for name in names {
+                    self.create(report, w, w, owner, vec![name]);
+                    if report.pods.last().is_some_and(|p| p.node.is_none()) {
+                        break;
+                    }
+                }
+            }
+            WorkloadKind::ReplicaSet | WorkloadKind::ReplicationController => {
+                report.desired = w.replicas;
+                let names = new_pod_names(&w.name, &taken(i), w.replicas - existing.active(i));
                 self.create(report, w, w, owner, names);
             }
         }
@@ -952,7 +987,7 @@ impl<'a> Simulation<'a> {
     ) {
         let mut spec = source.template.spec.clone();
         let notes = self.admit(&mut spec);
-        if report.defaults.is_empty() {
+        if report.defaults.is_empty() && (!names.is_empty() || report.pods.is_empty()) {
             report.defaults = notes;
         }
         if let Some(waiting) = NotAttempted::of(&spec) {
@@ -1066,13 +1101,16 @@ impl<'a> Simulation<'a> {
             let Some(node_name) = self.nodes.get(i).map(|n| n.name().to_string()) else { continue };
             if covered.contains(&node_name) {
                 if let Some(slot) = verdicts.get_mut(i) {
-                    let running = report.pods.iter().find(|p| p.node.as_deref() == Some(&node_name) && p.is_active());
+                    let running = report.pods.iter().find(|p| {
+                        p.node.as_deref() == Some(&node_name) && p.snapshot.as_ref().is_none_or(|s| s.removed.is_none())
+                    });
                     *slot = Some(NodeReport {
                         fits: running.is_some(),
                         plugin: None,
                         reason: None,
                         detail: Some(match running {
-                            Some(p) => format!("daemon pod {} of the input runs here", p.name),
+                            Some(p) if p.is_active() => format!("daemon pod {} of the input runs here", p.name),
+                            Some(p) => format!("daemon pod {} of the input is here, {}", p.name, p.status_text()),
                             None => "a daemon pod of the input waits for this node".into(),
                         }),
                         score: None,
@@ -1216,9 +1254,20 @@ fn slot_of(role: &Role, i: usize, ownership: &Ownership) -> Option<(usize, usize
     }
 }
 
-/// Whether the report at `slot` is an orphan group's.
-fn is_group(slot: usize, ownership: &Ownership) -> bool {
-    ownership.groups.iter().any(|g| g.pods.first() == Some(&slot))
+/// The Job controller's wanted active pods: `min(parallelism, completions - succeeded)`;
+/// without completions (a work queue), `parallelism` until one pod succeeds; none while
+/// suspended or once the Job is Complete or Failed.
+fn job_wanted(job: &Workload, succeeded: i64) -> i64 {
+    let state = &job.state;
+    if state.suspended || state.finished {
+        return 0;
+    }
+    let parallelism = state.parallelism.unwrap_or(job.replicas).max(0);
+    match state.completions {
+        Some(completions) => parallelism.min((completions - succeeded).max(0)),
+        None if succeeded > 0 => 0,
+        None => parallelism,
+    }
 }
 
 /// `count` names `<prefix>-<k>` for the lowest `k` not `taken`: a StatefulSet's missing
@@ -1348,6 +1397,52 @@ mod tests {
             &owner.reference.name,
         );
         assert!(listers.controllers.contains_key(&key), "the ReplicaSet is listed with its selector");
+    }
+
+    /// A snapshot's Deployment edited since (a fix applied to its template) is rolled out: the
+    /// old ReplicaSet's pods are replaced by pods of the new template. A DaemonSet pod on a
+    /// node that no longer matches its node selector is deleted by the controller.
+    #[test]
+    fn snapshot_rollouts_and_daemon_pods_that_must_go() {
+        let rs_pod = |name: &str, node: &str| {
+            format!(
+                "---\nkind: Pod\nmetadata: {{name: {name}, uid: {name}, labels: {{app: web, pod-template-hash: h1}}, ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-h1, uid: rs1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]}}\nstatus: {{phase: Running}}\n"
+            )
+        };
+        let nodes = "kind: Node\nmetadata: {name: a, labels: {disk: ssd}}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n---\nkind: Node\nmetadata: {name: b}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n";
+        let deployment = |image: &str| {
+            format!("---\nkind: Deployment\nmetadata: {{name: web, uid: d1}}\nspec: {{replicas: 2, selector: {{matchLabels: {{app: web}}}}, template: {{metadata: {{labels: {{app: web}}}}, spec: {{containers: [{{name: c, image: {image}, resources: {{requests: {{cpu: 100m}}}}}}]}}}}}}\n")
+        };
+        let rs = "---\nkind: ReplicaSet\nmetadata: {name: web-h1, uid: rs1, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d1, controller: true}]}\nspec: {replicas: 2, selector: {matchLabels: {app: web, pod-template-hash: h1}}, template: {metadata: {labels: {app: web, pod-template-hash: h1}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}\n";
+        let pods = format!("{}{}", rs_pod("web-h1-x", "a"), rs_pod("web-h1-y", "b"));
+        // (name, deployment image, want pods not deleted, want deleted, want created)
+        let rows = [("unchanged", "i", 2, 0, 0), ("template changed", "j", 2, 2, 2)];
+        for (name, image, active, deleted, created) in rows {
+            let yaml = format!("{nodes}{}{rs}{pods}", deployment(image));
+            let report = run(&yaml, &SimulateOptions::default());
+            assert_eq!(report.workloads.len(), 1, "{name}: one report for the Deployment");
+            let w = &report.workloads[0];
+            assert_eq!((w.desired, w.current, w.scheduled), (2, active, active), "{name}");
+            let removed = w.pods.iter().filter(|p| p.snapshot.as_ref().is_some_and(|s| s.removed.is_some())).count();
+            assert_eq!(removed, deleted, "{name}");
+            assert_eq!(w.pods.iter().filter(|p| p.snapshot.is_none()).count(), created, "{name}");
+        }
+
+        let ds = "---\nkind: DaemonSet\nmetadata: {name: agent, uid: ds1}\nspec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {disk: ssd}, containers: [{name: c, image: i}]}}}\n";
+        let daemon_pod = |node: &str| {
+            format!("---\nkind: Pod\nmetadata: {{name: agent-{node}, uid: agent-{node}, labels: {{app: agent}}, ownerReferences: [{{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i}}]}}\nstatus: {{phase: Running}}\n")
+        };
+        let yaml = format!("{nodes}{ds}{}{}", daemon_pod("a"), daemon_pod("b"));
+        let report = run(&yaml, &SimulateOptions::default());
+        let w = &report.workloads[0];
+        assert_eq!((w.desired, w.current, w.scheduled, w.pending), (1, 1, 1, 0), "{:#?}", w.pods);
+        let on_b = w.pods.iter().find(|p| p.name == "agent-b").unwrap();
+        assert!(
+            on_b.status_text().starts_with("Deleted: deleted by the DaemonSet controller"),
+            "{}",
+            on_b.status_text()
+        );
+        assert_eq!(w.pods.len(), 2, "nothing created: a already runs one");
     }
 
     const NODES: &str = "

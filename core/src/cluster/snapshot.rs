@@ -57,11 +57,18 @@ pub struct Ownership {
     pub roles: Vec<Role>,
     pub groups: Vec<OrphanGroup>,
     pub warnings: Vec<String>,
+    /// Each group's index by its first pod's workload index, where its report goes.
+    group_by_first_pod: HashMap<usize, usize>,
 }
 
 impl Ownership {
     pub fn role(&self, i: usize) -> &Role {
         self.roles.get(i).unwrap_or(&Role::Own)
+    }
+
+    /// The orphan group whose report is at workload index `slot` (its first pod's).
+    pub fn group_at(&self, slot: usize) -> Option<&OrphanGroup> {
+        self.group_by_first_pod.get(&slot).and_then(|&g| self.groups.get(g))
     }
 
     /// The workloads whose pods count for `of` (its revisions), in input order.
@@ -181,7 +188,9 @@ pub fn resolve(manifests: &Manifests) -> Ownership {
             *r = role;
         }
     }
-    Ownership { roles, groups, warnings }
+    let group_by_first_pod =
+        groups.iter().enumerate().filter_map(|(g, group)| Some((*group.pods.first()?, g))).collect();
+    Ownership { roles, groups, warnings, group_by_first_pod }
 }
 
 /// The workload `reference` names: by uid when both sides carry one, else by kind, namespace

@@ -202,7 +202,10 @@ pub fn markdown(report: &Report) -> String {
         }
         for p in w.pods.iter().filter(|p| p.snapshot.as_ref().is_some_and(|s| s.message_differs)) {
             let snapshot = p.snapshot.as_ref().and_then(|s| s.message.as_deref()).unwrap_or_default();
-            let now = if p.node.is_some() { "Placement places it".to_string() } else { p.pending_text() };
+            let now = match &p.node {
+                Some(node) => format!("scheduled on {node}"),
+                None => p.pending_text(),
+            };
             let _ = writeln!(
                 out,
                 "`{}` differs from the snapshot:\n\n> snapshot: {snapshot}\n>\n> Placement: {now}\n",
@@ -274,7 +277,7 @@ fn changes_text(out: &mut String, c: &Changes) {
                 [
                     format!("{}/{}", d.namespace, d.name),
                     d.pool.clone(),
-                    format!("{}/{}", d.before, d.nodes.max(d.before)),
+                    format!("{}/{}", d.before, d.nodes_before),
                     format!("{}/{}", d.after, d.nodes),
                     what.join("; "),
                 ]
@@ -313,7 +316,7 @@ fn changes_text(out: &mut String, c: &Changes) {
                     arrow(w.before.current, w.after.current),
                     arrow(w.before.scheduled, w.after.scheduled),
                     arrow(w.before.pending, w.after.pending),
-                    if placed.is_empty() { String::new() } else { format!("replacements: {}", placed.join(", ")) },
+                    if placed.is_empty() { String::new() } else { format!("new pods: {}", placed.join(", ")) },
                 ]
             })
             .collect();
@@ -358,7 +361,7 @@ fn changes_markdown(out: &mut String, c: &Changes) {
                 d.name,
                 d.pool,
                 d.before,
-                d.nodes.max(d.before),
+                d.nodes_before,
                 d.after,
                 d.nodes,
                 d.lost.join(", "),

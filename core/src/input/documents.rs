@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::input::block_yaml::{self, Event, Prune};
 use crate::input::field::FieldError;
+use crate::input::text::{self, KubectlOutput, BOM};
 use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodStatus, PodTemplateSpec, Service};
 
 /// 512 MiB: a cluster snapshot of 5,000 nodes and 100,000 pods (`kubectl get nodes,pods -A
@@ -67,6 +68,12 @@ pub enum InputError {
     Decode { doc: DocRef, field: String, message: String },
     #[error("{doc}: {error}")]
     Invalid { doc: DocRef, error: FieldError },
+    /// From [`crate::input::text::decode_text`]; `offset` is the first bad byte's.
+    #[error("{source_name}not UTF-8 or UTF-16 text: {problem} at byte {offset}")]
+    Encoding { source_name: String, problem: &'static str, offset: usize },
+    /// The text is what kubectl prints for people; `command` saves the objects as YAML.
+    #[error("{source_name}this is {output} output, not YAML or JSON manifests: run `{command}` instead")]
+    KubectlOutput { source_name: String, output: KubectlOutput, command: String },
 }
 
 impl InputError {
@@ -104,6 +111,12 @@ enum YamlReader {
 }
 
 fn split(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument>, InputError> {
+    // A byte-order mark in pasted text: libyaml skips it, serde_json does not.
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    split_text(text, source, reader).map_err(|e| text::explain(e, text, source))
+}
+
+fn split_text(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDocument>, InputError> {
     let source_name = if source.is_empty() { String::new() } else { format!("{source}: ") };
     if text.len() > MAX_INPUT_BYTES {
         return Err(InputError::TooLarge { source_name, size: text.len(), limit: MAX_INPUT_BYTES });
@@ -502,6 +515,23 @@ pub struct Workload {
     pub metadata: ObjectMeta,
     /// A Pod's status (phase, conditions); empty for other kinds.
     pub pod_status: PodStatus,
+    /// What a controller reads beyond its replicas.
+    pub state: ControllerState,
+}
+
+/// What the Job and StatefulSet controllers read beyond replicas and template.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ControllerState {
+    /// A Job's (or a CronJob's Job template's) `parallelism` and `completions`.
+    pub parallelism: Option<i64>,
+    pub completions: Option<i64>,
+    /// `spec.suspend`: a suspended Job creates no pods, a suspended CronJob no Jobs.
+    pub suspended: bool,
+    /// A Job's `Complete` or `Failed` condition is True: it creates no more pods.
+    pub finished: bool,
+    /// A StatefulSet's `podManagementPolicy: Parallel`; the default, OrderedReady, creates one
+    /// pod at a time and waits for it to run.
+    pub parallel: bool,
 }
 
 impl Workload {
@@ -537,6 +567,7 @@ struct ControllerSpec {
     replicas: Option<i64>,
     template: PodTemplateSpec,
     selector: Option<LabelSelector>,
+    pod_management_policy: Option<String>,
 }
 
 /// A ReplicationController's spec: its selector is a plain label map.
@@ -553,14 +584,23 @@ struct ReplicationControllerSpec {
 struct JobSpec {
     parallelism: Option<i64>,
     completions: Option<i64>,
+    suspend: Option<bool>,
     template: PodTemplateSpec,
     selector: Option<LabelSelector>,
+}
+
+/// A Job's status, for a snapshot: whether it has ended.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct JobStatus {
+    conditions: Vec<crate::model::Condition>,
 }
 
 #[derive(Deserialize, Default)]
 #[serde(rename_all = "camelCase", default)]
 struct CronJobSpec {
     job_template: JobTemplate,
+    suspend: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -571,9 +611,10 @@ struct JobTemplate {
 
 #[derive(Deserialize, Default)]
 #[serde(default)]
-struct Envelope<S> {
+struct Envelope<S, T = JobStatus> {
     metadata: ObjectMeta,
     spec: S,
+    status: T,
 }
 
 /// Reads every document of `text` into typed objects. Invalid documents are errors;
@@ -588,10 +629,16 @@ pub fn parse_manifests(text: &str, source: &str) -> Result<Manifests, InputError
 /// reference with field paths. The reference for differential tests and the fuzz target.
 #[doc(hidden)]
 pub fn parse_manifests_reference(text: &str, source: &str) -> Result<Manifests, InputError> {
-    split(text, source, YamlReader::SerdeYaml).and_then(typed::<WithPaths>)
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    split(text, source, YamlReader::SerdeYaml).and_then(typed::<WithPaths>).map_err(|e| text::explain(e, text, source))
 }
 
-fn manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Manifests, InputError> {
+fn manifests(text: &str, source: &str, reader: YamlReader) -> Result<Manifests, InputError> {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    read_manifests(text, source, reader).map_err(|e| text::explain(e, text, source))
+}
+
+fn read_manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Manifests, InputError> {
     if let YamlReader::Fast(prune) = reader {
         let trimmed = text.trim_start();
         let json = trimmed.starts_with('{') || trimmed.starts_with('[');
@@ -756,6 +803,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         return Ok(());
     };
     let mut pod_status = PodStatus::default();
+    let mut state = ControllerState::default();
     let (metadata, replicas, template, selector) = match kind {
         WorkloadKind::Pod => {
             let pod: Pod = D::decode(value, &doc)?;
@@ -764,7 +812,8 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
             (pod.metadata, 1, template, None)
         }
         WorkloadKind::DaemonSet | WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
-            let e: Envelope<ControllerSpec> = D::decode(value, &doc)?;
+            let e: Envelope<ControllerSpec, serde::de::IgnoredAny> = D::decode(value, &doc)?;
+            state.parallel = e.spec.pod_management_policy.as_deref() == Some("Parallel");
             (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, e.spec.selector)
         }
         WorkloadKind::ReplicationController => {
@@ -778,11 +827,25 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         WorkloadKind::Job => {
             let e: Envelope<JobSpec> = D::decode(value, &doc)?;
             let n = job_pods(&e.spec);
+            state = ControllerState {
+                parallelism: e.spec.parallelism,
+                completions: e.spec.completions,
+                suspended: e.spec.suspend == Some(true),
+                finished: e
+                    .status
+                    .conditions
+                    .iter()
+                    .any(|c| (c.type_ == "Complete" || c.type_ == "Failed") && c.status == "True"),
+                parallel: false,
+            };
             (e.metadata, n, e.spec.template, e.spec.selector)
         }
         WorkloadKind::CronJob => {
-            let e: Envelope<CronJobSpec> = D::decode(value, &doc)?;
+            let e: Envelope<CronJobSpec, serde::de::IgnoredAny> = D::decode(value, &doc)?;
             let n = job_pods(&e.spec.job_template.spec);
+            state.parallelism = e.spec.job_template.spec.parallelism;
+            state.completions = e.spec.job_template.spec.completions;
+            state.suspended = e.spec.suspend == Some(true);
             let spec = e.spec.job_template.spec;
             (e.metadata, n, spec.template, spec.selector)
         }
@@ -813,6 +876,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         selector,
         metadata,
         pod_status,
+        state,
     });
     Ok(())
 }

@@ -6,10 +6,13 @@
 //!   as the exact fallback;
 //! - [`validation`]: the API server's validation of Pods, pod templates and Nodes;
 //! - [`field`]: field paths and field errors, as apimachinery shapes them;
-//! - [`source_map`]: from a field path back to its line in the text (the playground's markers).
+//! - [`source_map`]: from a field path back to its line in the text (the playground's markers);
+//! - [`text`]: bytes in the encodings files are saved in, and kubectl's output for people
+//!   recognized as such.
 
 pub mod block_yaml;
 pub mod documents;
 pub mod field;
 pub mod source_map;
+pub mod text;
 pub mod validation;

@@ -163,13 +163,19 @@ pub fn locate(text: &str, doc_index: usize, field: &str) -> Option<usize> {
 }
 
 /// The line an input error points at, in the text it came from: the field's line for
-/// decode and validation errors, the reported line for YAML syntax errors.
+/// decode and validation errors, the reported line for YAML syntax errors, the first line of
+/// kubectl's output for people.
 pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
     match error {
         InputError::Decode { doc, field, .. } => locate(text, doc.index, field),
         InputError::Invalid { doc, error } => locate(text, doc.index, &error.field),
         InputError::Syntax { message, index, .. } => syntax_line(message)
             .or_else(|| document_spans(text).into_iter().find(|s| s.index == *index).map(|s| s.first_line)),
+        // The table's header, or the description's `Name:` line.
+        InputError::KubectlOutput { .. } => {
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            text.lines().position(|l| !l.trim().is_empty()).map(|i| i + 1)
+        }
         _ => None,
     }
 }

@@ -1,4 +1,10 @@
 //! Label keys, values and selectors (`k8s.io/apimachinery/pkg/labels`, `util/validation`).
+//!
+//! Selectors come in two forms: the API's structured `LabelSelector` and node selector terms
+//! ([`Selector::from_label_selector`], [`crate::model::node_selector`]), and the string form
+//! `kubectl -l` and `?labelSelector=` carry (`a=b,c!=d,e in (x,y),!f`), which
+//! [`Selector`]'s `FromStr` reads with apimachinery's `labels.Parse` (v0.36.3, `selector.go`):
+//! the same lexer, grammar, validation and messages, and `Display` writes it back.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -122,6 +128,10 @@ fn label_key_hash(key: &str) -> u64 {
 }
 
 /// Operators of a label requirement, spelled as in node selectors and label selectors.
+///
+/// `Equals`, `DoubleEquals` and `NotEquals` come only from the string form (`a=b`, `a==b`,
+/// `a!=b`, `selection.Equals`...): they match as `In`/`NotIn` with one value and are kept
+/// apart so a parsed selector prints back as written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Operator {
     In,
@@ -130,6 +140,9 @@ pub enum Operator {
     DoesNotExist,
     Gt,
     Lt,
+    Equals,
+    DoubleEquals,
+    NotEquals,
 }
 
 impl Operator {
@@ -169,6 +182,13 @@ impl Requirement {
                     "for 'in', 'notin' operators, values set can't be empty",
                 ));
             }
+            Operator::Equals | Operator::DoubleEquals | Operator::NotEquals if values.len() != 1 => {
+                return Err(FieldError::invalid(
+                    &values_path,
+                    serde_json::json!(values),
+                    "exact-match compatibility requires one single value",
+                ));
+            }
             Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
                 return Err(FieldError::invalid(
                     &values_path,
@@ -206,8 +226,8 @@ impl Requirement {
         let value = labels.label(&self.key);
         let listed = |v: &str| self.values.iter().any(|x| x == v);
         match self.operator {
-            Operator::In => value.is_some_and(listed),
-            Operator::NotIn => value.is_none_or(|v| !listed(v)),
+            Operator::In | Operator::Equals | Operator::DoubleEquals => value.is_some_and(listed),
+            Operator::NotIn | Operator::NotEquals => value.is_none_or(|v| !listed(v)),
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
             Operator::Gt | Operator::Lt => {
@@ -248,6 +268,9 @@ impl fmt::Display for Requirement {
             Operator::DoesNotExist => write!(f, "!{}", self.key),
             Operator::Gt => write!(f, "{}>{joined}", self.key),
             Operator::Lt => write!(f, "{}<{joined}", self.key),
+            Operator::Equals => write!(f, "{}={joined}", self.key),
+            Operator::DoubleEquals => write!(f, "{}=={joined}", self.key),
+            Operator::NotEquals => write!(f, "{}!={joined}", self.key),
         }
     }
 }
@@ -311,6 +334,366 @@ impl fmt::Display for Selector {
                 f.write_str(&parts.join(","))
             }
         }
+    }
+}
+
+/// Why a selector string did not parse, in `labels.Parse`'s words (`unable to parse
+/// requirement: found 'b', expected: in, notin, =, ==, !=, gt, lt`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct SelectorParseError {
+    /// The selector text given.
+    pub selector: String,
+    /// Upstream's message.
+    pub message: String,
+}
+
+/// `labels.Parse`: the string form of a selector, as `kubectl -l` and the API server read it.
+///
+/// Requirements are separated by `,` and all must hold: `key` (exists), `!key` (does not
+/// exist), `key=value`, `key==value`, `key!=value`, `key in (a,b)`, `key notin (a,b)`,
+/// `key>1`, `key<1`. Keys are qualified names and values label values, checked as
+/// `labels.NewRequirement` checks them; the requirements come back sorted by key, values
+/// sorted and deduplicated, as upstream's parser leaves them. The empty string selects
+/// everything.
+///
+/// ```
+/// use placement_core::model::labels::Selector;
+/// use placement_core::model::Labels;
+///
+/// let sel: Selector = "agentpool=user,zone in (b,a),!spot".parse().unwrap();
+/// assert_eq!(sel.to_string(), "agentpool=user,!spot,zone in (a,b)");
+/// let node = Labels::from([("agentpool".into(), "user".into()), ("zone".into(), "a".into())]);
+/// assert!(sel.matches(&node));
+///
+/// let err = "agentpool user".parse::<Selector>().unwrap_err();
+/// assert_eq!(err.to_string(), "unable to parse requirement: found 'user', expected: in, notin, =, ==, !=, gt, lt");
+/// ```
+impl std::str::FromStr for Selector {
+    type Err = SelectorParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut parser = SelectorParser { items: lex_selector(text), position: 0 };
+        let mut requirements =
+            parser.parse().map_err(|message| SelectorParseError { selector: text.to_string(), message })?;
+        // `sort.Sort(ByKey(items))`: an insertion sort for the few requirements a selector has,
+        // so requirements on the same key keep their order, as this stable sort does.
+        requirements.sort_by(|a, b| a.key.cmp(&b.key));
+        Ok(Selector::All(requirements))
+    }
+}
+
+/// The lexer's tokens (`labels.Token`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SelectorToken {
+    EndOfString,
+    ClosedPar,
+    Comma,
+    DoesNotExist,
+    DoubleEquals,
+    Equals,
+    GreaterThan,
+    Identifier,
+    In,
+    LessThan,
+    NotEquals,
+    NotIn,
+    OpenPar,
+}
+
+/// `string2token`.
+fn selector_keyword(s: &str) -> Option<SelectorToken> {
+    use SelectorToken as T;
+    Some(match s {
+        ")" => T::ClosedPar,
+        "," => T::Comma,
+        "!" => T::DoesNotExist,
+        "==" => T::DoubleEquals,
+        "=" => T::Equals,
+        ">" => T::GreaterThan,
+        "in" => T::In,
+        "<" => T::LessThan,
+        "!=" => T::NotEquals,
+        "notin" => T::NotIn,
+        "(" => T::OpenPar,
+        _ => return None,
+    })
+}
+
+fn is_selector_whitespace(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_selector_special(b: u8) -> bool {
+    matches!(b, b'=' | b'!' | b'(' | b')' | b',' | b'>' | b'<')
+}
+
+/// `Lexer.Lex` over the whole text, ending with `EndOfString`. As upstream's `read`, a NUL
+/// byte ends the text. Tokens end only at ASCII bytes, so every literal is a `str` slice.
+fn lex_selector(s: &str) -> Vec<(SelectorToken, &str)> {
+    let at = |pos: usize| s.as_bytes().get(pos).copied().unwrap_or(0);
+    let slice = |from: usize, to: usize| s.get(from..to).unwrap_or("");
+    let mut items = Vec::new();
+    let mut pos = 0;
+    loop {
+        while is_selector_whitespace(at(pos)) {
+            pos += 1;
+        }
+        let start = pos;
+        let ch = at(pos);
+        if ch == 0 {
+            items.push((SelectorToken::EndOfString, ""));
+            return items;
+        }
+        if is_selector_special(ch) {
+            // `scanSpecialSymbol`: the longest run of symbols that is still a token. Every
+            // single symbol is one, so a token is always found.
+            let mut last = (SelectorToken::EndOfString, start);
+            while is_selector_special(at(pos)) {
+                pos += 1;
+                match selector_keyword(slice(start, pos)) {
+                    Some(token) => last = (token, pos),
+                    None => break,
+                }
+            }
+            pos = last.1;
+            items.push((last.0, slice(start, pos)));
+        } else {
+            // `scanIDOrKeyword`: up to the next symbol or blank.
+            while !matches!(at(pos), 0) && !is_selector_special(at(pos)) && !is_selector_whitespace(at(pos)) {
+                pos += 1;
+            }
+            let literal = slice(start, pos);
+            let token = selector_keyword(literal).unwrap_or(SelectorToken::Identifier);
+            items.push((token, literal));
+        }
+    }
+}
+
+/// `labels.Parser`: a recursive descent over the scanned tokens.
+struct SelectorParser<'a> {
+    items: Vec<(SelectorToken, &'a str)>,
+    position: usize,
+}
+
+/// `ParserContext`: in `Values`, the keywords `in` and `notin` are identifiers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SelectorContext {
+    KeyAndOperator,
+    Values,
+}
+
+const BINARY_OPERATORS: &str = "in, notin, =, ==, !=, gt, lt";
+
+impl<'a> SelectorParser<'a> {
+    fn lookahead(&self, context: SelectorContext) -> (SelectorToken, &'a str) {
+        let (token, literal) = self.items.get(self.position).copied().unwrap_or((SelectorToken::EndOfString, ""));
+        match token {
+            SelectorToken::In | SelectorToken::NotIn if context == SelectorContext::Values => {
+                (SelectorToken::Identifier, literal)
+            }
+            _ => (token, literal),
+        }
+    }
+
+    fn consume(&mut self, context: SelectorContext) -> (SelectorToken, &'a str) {
+        let item = self.lookahead(context);
+        self.position += 1;
+        item
+    }
+
+    fn parse(&mut self) -> Result<Vec<Requirement>, String> {
+        use SelectorContext::Values;
+        use SelectorToken as T;
+        let mut requirements = Vec::new();
+        loop {
+            let (token, literal) = self.lookahead(Values);
+            match token {
+                T::Identifier | T::DoesNotExist => {
+                    let requirement =
+                        self.parse_requirement().map_err(|e| format!("unable to parse requirement: {e}"))?;
+                    requirements.push(requirement);
+                    let (token, literal) = self.consume(Values);
+                    match token {
+                        T::EndOfString => return Ok(requirements),
+                        T::Comma => {
+                            let (next, literal) = self.lookahead(Values);
+                            if next != T::Identifier && next != T::DoesNotExist {
+                                return Err(format!("found '{literal}', expected: identifier after ','"));
+                            }
+                        }
+                        _ => return Err(format!("found '{literal}', expected: ',' or 'end of string'")),
+                    }
+                }
+                T::EndOfString => return Ok(requirements),
+                _ => return Err(format!("found '{literal}', expected: !, identifier, or 'end of string'")),
+            }
+        }
+    }
+
+    fn parse_requirement(&mut self) -> Result<Requirement, String> {
+        let (key, operator) = self.parse_key_and_infer_operator()?;
+        if let Some(operator @ (Operator::Exists | Operator::DoesNotExist)) = operator {
+            return new_parsed_requirement(key, operator, Vec::new());
+        }
+        let operator = self.parse_operator()?;
+        let values = match operator {
+            Operator::In | Operator::NotIn => self.parse_values()?,
+            _ => self.parse_exact_value()?,
+        };
+        // `sets.String.List()`: sorted, without duplicates.
+        let values: Vec<String> = values.into_iter().collect::<BTreeSet<_>>().into_iter().collect();
+        new_parsed_requirement(key, operator, values)
+    }
+
+    /// `parseKeyAndInferOperator`: `!key`, or a key followed by the end or a comma, is
+    /// unary; anything else leaves the operator to `parse_operator`.
+    fn parse_key_and_infer_operator(&mut self) -> Result<(&'a str, Option<Operator>), String> {
+        use SelectorContext::Values;
+        let mut operator = None;
+        let (mut token, mut literal) = self.consume(Values);
+        if token == SelectorToken::DoesNotExist {
+            operator = Some(Operator::DoesNotExist);
+            (token, literal) = self.consume(Values);
+        }
+        if token != SelectorToken::Identifier {
+            return Err(format!("found '{literal}', expected: identifier"));
+        }
+        // Upstream validates with a nil field path, which prints as `<nil>`.
+        let errors = qualified_name_errors(literal);
+        if !errors.is_empty() {
+            let path = FieldPath::root("<nil>");
+            return Err(FieldError::invalid(&path, serde_json::json!(literal), &errors.join("; ")).to_string());
+        }
+        if matches!(self.lookahead(Values).0, SelectorToken::EndOfString | SelectorToken::Comma) && operator.is_none() {
+            operator = Some(Operator::Exists);
+        }
+        Ok((literal, operator))
+    }
+
+    fn parse_operator(&mut self) -> Result<Operator, String> {
+        use SelectorToken as T;
+        let (token, literal) = self.consume(SelectorContext::KeyAndOperator);
+        Ok(match token {
+            T::In => Operator::In,
+            T::Equals => Operator::Equals,
+            T::DoubleEquals => Operator::DoubleEquals,
+            T::GreaterThan => Operator::Gt,
+            T::LessThan => Operator::Lt,
+            T::NotIn => Operator::NotIn,
+            T::NotEquals => Operator::NotEquals,
+            _ => return Err(format!("found '{literal}', expected: {BINARY_OPERATORS}")),
+        })
+    }
+
+    /// `parseValues`: `(a,b)`; `()` is the one empty value.
+    fn parse_values(&mut self) -> Result<Vec<String>, String> {
+        use SelectorContext::Values;
+        use SelectorToken as T;
+        let (token, literal) = self.consume(Values);
+        if token != T::OpenPar {
+            return Err(format!("found '{literal}' expected: '('"));
+        }
+        let (token, literal) = self.lookahead(Values);
+        match token {
+            T::Identifier | T::Comma => {
+                let values = self.parse_identifiers_list()?;
+                if self.consume(Values).0 != T::ClosedPar {
+                    // Upstream names the token it looked at before the list, not the one found.
+                    return Err(format!("found '{literal}', expected: ')'"));
+                }
+                Ok(values)
+            }
+            T::ClosedPar => {
+                self.consume(Values);
+                Ok(vec![String::new()])
+            }
+            _ => Err(format!("found '{literal}', expected: ',', ')' or identifier")),
+        }
+    }
+
+    /// `parseIdentifiersList`: identifiers separated by commas; empty entries are the empty
+    /// value.
+    fn parse_identifiers_list(&mut self) -> Result<Vec<String>, String> {
+        use SelectorContext::Values;
+        use SelectorToken as T;
+        let mut values: Vec<String> = Vec::new();
+        loop {
+            let (token, literal) = self.consume(Values);
+            match token {
+                T::Identifier => {
+                    values.push(literal.to_string());
+                    let (next, literal) = self.lookahead(Values);
+                    match next {
+                        T::Comma => continue,
+                        T::ClosedPar => return Ok(values),
+                        _ => return Err(format!("found '{literal}', expected: ',' or ')'")),
+                    }
+                }
+                T::Comma => {
+                    if values.is_empty() {
+                        values.push(String::new());
+                    }
+                    match self.lookahead(Values).0 {
+                        T::ClosedPar => {
+                            values.push(String::new());
+                            return Ok(values);
+                        }
+                        T::Comma => values.push(String::new()),
+                        _ => {}
+                    }
+                }
+                _ => return Err(format!("found '{literal}', expected: ',', or identifier")),
+            }
+        }
+    }
+
+    /// `parseExactValue`: the one value after `=`, `==`, `!=`, `>` or `<`; none is the empty
+    /// value.
+    fn parse_exact_value(&mut self) -> Result<Vec<String>, String> {
+        use SelectorContext::Values;
+        if matches!(self.lookahead(Values).0, SelectorToken::EndOfString | SelectorToken::Comma) {
+            return Ok(vec![String::new()]);
+        }
+        match self.consume(Values) {
+            (SelectorToken::Identifier, literal) => Ok(vec![literal.to_string()]),
+            (_, literal) => Err(format!("found '{literal}', expected: identifier")),
+        }
+    }
+}
+
+/// `labels.NewRequirement` as the parser calls it (no field path): every error, deduplicated
+/// and aggregated as `field.ErrorList.ToAggregate` prints them (`[a, b]` for several).
+fn new_parsed_requirement(key: &str, operator: Operator, values: Vec<String>) -> Result<Requirement, String> {
+    let mut errors: Vec<String> = Vec::new();
+    let values_path = FieldPath::root("values");
+    let key_errors = qualified_name_errors(key);
+    if !key_errors.is_empty() {
+        errors.push(
+            FieldError::invalid(&FieldPath::root("key"), serde_json::json!(key), &key_errors.join("; ")).to_string(),
+        );
+    }
+    if matches!(operator, Operator::Gt | Operator::Lt) {
+        for (i, v) in values.iter().enumerate() {
+            if v.parse::<i64>().is_err() {
+                let detail = "for 'Gt', 'Lt' operators, the value must be an integer";
+                errors.push(FieldError::invalid(&values_path.index(i), serde_json::json!(v), detail).to_string());
+            }
+        }
+    }
+    for (i, v) in values.iter().enumerate() {
+        let value_errors = label_value_errors(v);
+        if !value_errors.is_empty() {
+            let path = values_path.index(i).key(key);
+            errors.push(FieldError::invalid(&path, serde_json::json!(v), &value_errors.join("; ")).to_string());
+        }
+    }
+    let mut seen = BTreeSet::new();
+    errors.retain(|e| seen.insert(e.clone()));
+    match errors.as_slice() {
+        [] => Ok(Requirement { key: key.to_string(), operator, values }),
+        [one] => Err(one.clone()),
+        many => Err(format!("[{}]", many.join(", "))),
     }
 }
 
@@ -438,6 +821,160 @@ mod tests {
     fn req(key: &str, op: Operator, values: &[&str]) -> Requirement {
         let values: Vec<String> = values.iter().map(|s| s.to_string()).collect();
         Requirement::new(key, op, &values, &FieldPath::root("r")).unwrap()
+    }
+
+    fn parse(s: &str) -> Result<String, String> {
+        s.parse::<Selector>().map(|sel| sel.to_string()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn selector_strings_parse_and_print_like_labels_parse() {
+        // (input, want: the selector printed back, or the error). Rows from upstream's
+        // TestSelectorParse, TestSetSelectorParser and TestToString, then every error path.
+        let rows: &[(&str, Result<&str, &str>)] = &[
+            ("x=a,y=b,z=c", Ok("x=a,y=b,z=c")),
+            ("", Ok("")),
+            ("x!=a,y=b", Ok("x!=a,y=b")),
+            ("x=", Ok("x=")),
+            ("x= ", Ok("x=")),
+            ("x=,z= ", Ok("x=,z=")),
+            ("x= ,z= ", Ok("x=,z=")),
+            ("!x", Ok("!x")),
+            ("x>1", Ok("x>1")),
+            ("x>1,z<5", Ok("x>1,z<5")),
+            ("x==a", Ok("x==a")),
+            ("\rx", Ok("x")),
+            ("this-is-a-dns.domain.com/key-with-dash", Ok("this-is-a-dns.domain.com/key-with-dash")),
+            ("0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)", Ok("0.1.2.domain/99 notin (10.10.100.1,tick.tack.clock)")),
+            ("foo  in\t (abc)", Ok("foo in (abc)")),
+            ("x notin\n (abc)", Ok("x notin (abc)")),
+            ("x in (abc,)", Ok("x in (,abc)")),
+            ("x in (abc,abc)", Ok("x in (abc)")),
+            ("x in ()", Ok("x in ()")),
+            ("x in (a,,a,,a,,a,,)", Ok("x in (,a)")),
+            ("x notin (abc,,def),bar,z in (),w", Ok("bar,w,x notin (,abc,def),z in ()")),
+            ("x,y in (a)", Ok("x,y in (a)")),
+            ("x notin ( )", Ok("x notin ()")),
+            ("x notin (, a)", Ok("x notin (,a)")),
+            ("a ", Ok("a")),
+            ("a in (x,y,notin, z,in)", Ok("a in (in,notin,x,y,z)")),
+            ("notin=in", Ok("notin=in")),
+            ("x=abc,y==jkl,z!=a,z", Ok("x=abc,y==jkl,z!=a,z")),
+            ("x=a,a=x", Ok("a=x,x=a")),
+            ("x=a||y=b", Err("unable to parse requirement: values[0][x]: Invalid value: \"a||y\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")),
+            ("x==a==b", Err("found '==', expected: ',' or 'end of string'")),
+            ("!x=a", Err("found '=', expected: ',' or 'end of string'")),
+            ("x<a", Err("unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer")),
+            ("x,,y", Err("found ',', expected: identifier after ','")),
+            (",x,y", Err("found ',', expected: !, identifier, or 'end of string'")),
+            ("x nott in (y)", Err("unable to parse requirement: found 'nott', expected: in, notin, =, ==, !=, gt, lt")),
+            ("a in (xyz),", Err("found '', expected: identifier after ','")),
+            ("a in (xyz)b notin ()", Err("found 'b', expected: ',' or 'end of string'")),
+            ("a in (xyz abc)", Err("unable to parse requirement: found 'abc', expected: ',' or ')'")),
+            ("a notin(", Err("unable to parse requirement: found '', expected: ',', ')' or identifier")),
+            ("a (", Err("unable to parse requirement: found '(', expected: in, notin, =, ==, !=, gt, lt")),
+            ("(", Err("found '(', expected: !, identifier, or 'end of string'")),
+            ("x in a", Err("unable to parse requirement: found 'a' expected: '('")),
+            ("x in (a", Err("unable to parse requirement: found '', expected: ',' or ')'")),
+            ("x in (a,=)", Err("unable to parse requirement: found '=', expected: ',', or identifier")),
+            ("x=(", Err("unable to parse requirement: found '(', expected: identifier")),
+            ("!", Err("unable to parse requirement: found '', expected: identifier")),
+            ("x !", Err("unable to parse requirement: found '!', expected: in, notin, =, ==, !=, gt, lt")),
+            ("x in (a)b", Err("found 'b', expected: ',' or 'end of string'")),
+            ("-a=b", Err("unable to parse requirement: <nil>: Invalid value: \"-a\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")),
+            ("/a", Err("unable to parse requirement: <nil>: Invalid value: \"/a\": prefix part must be non-empty")),
+            ("x>-1", Err("unable to parse requirement: values[0][x]: Invalid value: \"-1\"")),
+            ("x in (-a,-b)", Err("unable to parse requirement: [values[0][x]: Invalid value: \"-a\"")),
+        ];
+        for (input, want) in rows {
+            match (parse(input), want) {
+                (Ok(got), Ok(want)) => {
+                    assert_eq!(&got, want, "{input:?}");
+                    assert_eq!(parse(&got), Ok(got.clone()), "{input:?} prints back to a fixed point");
+                }
+                (Err(got), Err(want)) => assert!(got.starts_with(want), "{input:?}: {got}"),
+                (got, want) => panic!("{input:?}: got {got:?}, want {want:?}"),
+            }
+        }
+        let err = "x in (-a,-b)".parse::<Selector>().unwrap_err();
+        assert!(err.message.ends_with("]") && err.message.contains(", values[1][x]"), "{err}");
+        assert_eq!(err.selector, "x in (-a,-b)");
+    }
+
+    #[test]
+    fn selector_lexer_rows() {
+        use SelectorToken as T;
+        // Upstream's TestLexer and TestLexerSequence.
+        let rows: &[(&str, &[SelectorToken])] = &[
+            ("", &[]),
+            (",", &[T::Comma]),
+            ("notin", &[T::NotIn]),
+            ("in", &[T::In]),
+            ("==", &[T::DoubleEquals]),
+            (">", &[T::GreaterThan]),
+            ("!", &[T::DoesNotExist]),
+            ("!=", &[T::NotEquals]),
+            ("~", &[T::Identifier]),
+            ("||", &[T::Identifier]),
+            (
+                "key in ( value1, value2 )",
+                &[T::Identifier, T::In, T::OpenPar, T::Identifier, T::Comma, T::Identifier, T::ClosedPar],
+            ),
+            ("!key", &[T::DoesNotExist, T::Identifier]),
+            ("x in (),y", &[T::Identifier, T::In, T::OpenPar, T::ClosedPar, T::Comma, T::Identifier]),
+            (
+                "== != (), = notin",
+                &[T::DoubleEquals, T::NotEquals, T::OpenPar, T::ClosedPar, T::Comma, T::Equals, T::NotIn],
+            ),
+            ("key<1", &[T::Identifier, T::LessThan, T::Identifier]),
+            ("a=!b", &[T::Identifier, T::Equals, T::DoesNotExist, T::Identifier]),
+            ("a\0b", &[T::Identifier]),
+        ];
+        for (input, want) in rows {
+            let got: Vec<SelectorToken> = lex_selector(input).into_iter().map(|(t, _)| t).collect();
+            let mut want = want.to_vec();
+            want.push(T::EndOfString);
+            assert_eq!(got, want, "{input:?}");
+        }
+    }
+
+    #[test]
+    fn parsed_selectors_match_like_upstream() {
+        // (selector, labels, matches): upstream's TestSelectorMatches.
+        type Row<'a> = (&'a str, &'a [(&'a str, &'a str)], bool);
+        let rows: &[Row] = &[
+            ("", &[("x", "y")], true),
+            ("x=y", &[("x", "y")], true),
+            ("x=y,z=w", &[("x", "y"), ("z", "w")], true),
+            ("x!=y,z!=w", &[("x", "z"), ("z", "a")], true),
+            ("notin=in", &[("notin", "in")], true),
+            ("x", &[("x", "z")], true),
+            ("!x", &[("y", "z")], true),
+            ("x>1", &[("x", "2")], true),
+            ("x<1", &[("x", "0")], true),
+            ("x=z", &[], false),
+            ("x=y", &[("x", "z")], false),
+            ("x=y,z=w", &[("x", "w"), ("z", "w")], false),
+            ("x!=y,z!=w", &[("x", "z"), ("z", "w")], false),
+            ("x", &[("y", "z")], false),
+            ("!x", &[("x", "z")], false),
+            ("x>1", &[("x", "0")], false),
+            ("x<1", &[("x", "2")], false),
+            ("x==y", &[("x", "y")], true),
+            ("x!=y", &[], true),
+        ];
+        for (selector, pairs, want) in rows {
+            let sel: Selector = selector.parse().unwrap();
+            assert_eq!(sel.matches(&labels(pairs)), *want, "{selector} on {pairs:?}");
+        }
+    }
+
+    #[test]
+    fn exact_match_operators_take_one_value() {
+        let p = FieldPath::root("r");
+        let err = Requirement::new("a", Operator::Equals, &["x".into(), "y".into()], &p).unwrap_err();
+        assert_eq!(err.detail, "exact-match compatibility requires one single value");
+        assert_eq!(req("a", Operator::NotEquals, &["x"]).to_string(), "a!=x");
     }
 
     #[test]

@@ -1,0 +1,546 @@
+//! `--what-if`: kubectl commands about to be run against the nodes, applied to the input as a
+//! cluster snapshot, and what they change there.
+//!
+//! Each command is applied in turn, with kubectl's syntax, node selection and refusals
+//! ([`command`], [`nodes`], [`drain`]); pods the command takes off their nodes (new NoExecute
+//! taints, a drain, a deleted node) leave the snapshot, so their controllers re-create them in
+//! the simulation after the change; then the reports before and after are compared
+//! ([`crate::cluster::changes`]).
+//!
+//! The end state is reported: a pod tolerating a new NoExecute taint for `tolerationSeconds`
+//! is counted evicted (with the delay). PodDisruptionBudgets are not read: a drain here never
+//! waits on one, where `kubectl drain` would retry until the budget allows the eviction.
+
+use crate::cluster::changes::{self, CommandOutcome, EvictedPod, NodeSets};
+use crate::cluster::pools::PoolLabel;
+use crate::cluster::simulate::{simulate, Report, SimulateOptions};
+use crate::cluster::snapshot::{self, Ownership, Role};
+use crate::cluster::what_if::{drain, nodes, NodeSelection, WhatIf, WhatIfError};
+use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
+use crate::model::taints::{no_execute_eviction, NoExecuteEviction};
+use crate::model::{Node, Pod, PodStatus};
+
+/// Why a what-if run stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum WhatIfFailure {
+    /// The input itself is invalid (every error, as `simulate` reports them).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Input(Vec<InputError>),
+    /// A command kubectl would fail on (a node that does not exist, a taint without
+    /// `--overwrite`, ...): nothing after it is applied.
+    #[error("--what-if {command:?}: {error}")]
+    Command { command: String, error: Box<WhatIfError> },
+}
+
+/// Simulates `manifests` as they are and after `commands`; the report is the cluster after
+/// them, with `changes` saying what changed.
+pub fn simulate_what_if(
+    manifests: &Manifests,
+    commands: &[WhatIf],
+    opts: &SimulateOptions,
+    pools: &PoolLabel,
+) -> Result<Report, WhatIfFailure> {
+    let before = simulate(manifests, opts).map_err(WhatIfFailure::Input)?;
+    let mut after = manifests.clone();
+    let mut outcomes = Vec::with_capacity(commands.len());
+    let mut evicted = Vec::new();
+    for command in commands {
+        let outcome = apply(command, &mut after, &mut evicted, opts)
+            .map_err(|error| WhatIfFailure::Command { command: command.to_string(), error: Box::new(error) })?;
+        outcomes.push(outcome);
+    }
+    let mut report = simulate(&after, opts).map_err(WhatIfFailure::Input)?;
+    let nodes = NodeSets {
+        before: manifests.nodes.iter().map(|(_, n)| n).collect(),
+        after: after.nodes.iter().map(|(_, n)| n).collect(),
+        pools,
+    };
+    report.changes = Some(changes::compare(&before, &report, &nodes, outcomes, evicted));
+    Ok(report)
+}
+
+/// Applies one command to the snapshot; pods it takes off their nodes go to `evicted`.
+fn apply(
+    command: &WhatIf,
+    m: &mut Manifests,
+    evicted: &mut Vec<EvictedPod>,
+    opts: &SimulateOptions,
+) -> Result<CommandOutcome, WhatIfError> {
+    let mut outcome = CommandOutcome { command: command.to_string(), ..Default::default() };
+    let node_list: Vec<Node> = m.nodes.iter().map(|(_, n)| n.clone()).collect();
+    let selected = |sel: &NodeSelection| -> Result<Vec<usize>, WhatIfError> { nodes::select(sel, &node_list) };
+    let mut removals = Removals::default();
+    match command {
+        WhatIf::Taint { nodes: sel, changes, overwrite } => {
+            for i in selected(sel)? {
+                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                let edit = nodes::taint(node, changes, *overwrite)?;
+                outcome.output.push(edit.to_string());
+                let added: Vec<_> = edit.added_no_execute().cloned().collect();
+                if added.is_empty() {
+                    continue;
+                }
+                let (name, taints) = (node.metadata.name.clone(), node.spec.taints.clone());
+                let cmp = opts.gates.taint_toleration_comparison_operators;
+                for (p, w) in bound_pods(&m.workloads, &name) {
+                    // Only the new taints evict: a pod that stayed with the old ones is
+                    // already where the snapshot shows it.
+                    let (taint, after) = match no_execute_eviction(&taints, &w.template.spec.tolerations, cmp) {
+                        NoExecuteEviction::Now(t) if added.contains(&t) => (t, None),
+                        NoExecuteEviction::After { seconds, taint } if added.contains(&taint) => (taint, Some(seconds)),
+                        _ => continue,
+                    };
+                    removals.push(p, format!("taint {taint}"), after);
+                }
+            }
+        }
+        WhatIf::Cordon(sel) | WhatIf::Uncordon(sel) => {
+            let cordon = matches!(command, WhatIf::Cordon(_));
+            for i in selected(sel)? {
+                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                outcome.output.push(nodes::cordon(node, cordon).to_string());
+            }
+        }
+        WhatIf::Label { nodes: sel, changes, overwrite } => {
+            for i in selected(sel)? {
+                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                outcome.output.push(nodes::label(node, changes, *overwrite)?.to_string());
+            }
+        }
+        WhatIf::Drain { nodes: sel, options } => {
+            let mut refusals = Vec::new();
+            for i in selected(sel)? {
+                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                outcome.output.push(nodes::cordon(node, true).to_string());
+                let name = node.metadata.name.clone();
+                let on_node: Vec<(usize, Pod)> = bound_pods(&m.workloads, &name).map(|(p, w)| (p, pod_of(w))).collect();
+                let pods: Vec<&Pod> = on_node.iter().map(|(_, p)| p).collect();
+                let plan = drain::plan(&name, &pods, options);
+                if let Some(warning) = plan.warnings() {
+                    outcome.output.push(format!("Warning: {warning}"));
+                }
+                // kubectl evicts nothing from a node whose pods it refuses; the node stays
+                // cordoned.
+                for k in plan.removed() {
+                    let Some((p, pod)) = on_node.get(k) else { continue };
+                    let ns = pod.metadata.namespace_or_default();
+                    outcome.output.push(format!("evicting pod {ns}/{}", pod.metadata.name));
+                    removals.push(*p, "drain".into(), None);
+                }
+                if plan.refused() {
+                    refusals.push(plan.result_line());
+                } else {
+                    outcome.output.push(plan.result_line());
+                }
+            }
+            if !refusals.is_empty() {
+                outcome.refused = Some(refusals.join("\n"));
+            }
+        }
+        WhatIf::DeleteNodes { nodes: sel, ignore_not_found } => {
+            let chosen =
+                if *ignore_not_found { nodes::select_continue_on_error(sel, &node_list).0 } else { selected(sel)? };
+            for &i in &chosen {
+                let Some((_, node)) = m.nodes.get(i) else { continue };
+                let name = node.metadata.name.clone();
+                outcome.output.push(format!("node \"{name}\" deleted"));
+                // The pod garbage collector deletes the pods bound to a node that is gone.
+                for (p, _) in bound_pods(&m.workloads, &name) {
+                    removals.push(p, "node deleted".into(), None);
+                }
+            }
+            let mut k = 0;
+            m.nodes.retain(|_| {
+                k += 1;
+                !chosen.contains(&(k - 1))
+            });
+        }
+        WhatIf::AddNodes { count, like } => {
+            let added = nodes::add_like(&node_list, like, *count)?;
+            outcome.output.extend(nodes::created(&added).iter().map(ToString::to_string));
+            for node in added {
+                let doc = DocRef {
+                    index: m.nodes.len() + 1,
+                    source: "what-if".into(),
+                    kind: "Node".into(),
+                    namespace: None,
+                    name: node.metadata.name.clone(),
+                };
+                m.nodes.push((doc, node));
+            }
+        }
+    }
+    if outcome.output.is_empty() && outcome.refused.is_none() {
+        // kubectl's words when a selector matches no node.
+        outcome.output.push("No resources found".into());
+    }
+    removals.apply(m, evicted);
+    Ok(outcome)
+}
+
+/// Pods a command takes off their nodes, applied together once the command is done.
+#[derive(Default)]
+struct Removals {
+    /// (workload index, cause, after seconds)
+    evicted: Vec<(usize, String, Option<i64>)>,
+}
+
+impl Removals {
+    fn push(&mut self, pod: usize, cause: String, after_seconds: Option<i64>) {
+        if !self.evicted.iter().any(|(p, ..)| *p == pod) {
+            self.evicted.push((pod, cause, after_seconds));
+        }
+    }
+
+    /// Removes the evicted pods from the snapshot, so their controllers re-create them. A pod
+    /// whose controller is not in the input is turned into its own replacement: a copy that
+    /// waits for a node, as the ReplicaSet, StatefulSet or Job would create it.
+    fn apply(self, m: &mut Manifests, evicted: &mut Vec<EvictedPod>) {
+        if self.evicted.is_empty() {
+            return;
+        }
+        let ownership = snapshot::resolve(m);
+        let mut remove: Vec<usize> = Vec::new();
+        for (p, cause, after_seconds) in self.evicted {
+            let Some(w) = m.workloads.get(p) else { continue };
+            let replaced_by = replaced_by(&ownership, p, &m.workloads);
+            evicted.push(EvictedPod {
+                namespace: w.namespace.clone(),
+                pod: w.name.clone(),
+                node: w.template.spec.node_name.clone(),
+                cause,
+                after_seconds,
+                replaced_by: replaced_by.0,
+            });
+            if replaced_by.1 {
+                if let Some(w) = m.workloads.get_mut(p) {
+                    become_replacement(w);
+                }
+            } else {
+                remove.push(p);
+            }
+        }
+        remove.sort_unstable();
+        remove.dedup();
+        for p in remove.into_iter().rev() {
+            if p < m.workloads.len() {
+                m.workloads.remove(p);
+            }
+        }
+    }
+}
+
+/// Who re-creates the pod at `p`, in words, and whether the pod must be turned into its own
+/// replacement (its controller is not in the input).
+fn replaced_by(ownership: &Ownership, p: usize, workloads: &[Workload]) -> (String, bool) {
+    let label = |i: usize| {
+        workloads.get(i).map(|w| format!("{} {}/{}", w.kind.as_str(), w.namespace, w.name)).unwrap_or_default()
+    };
+    match ownership.role(p) {
+        Role::Member { of, .. } | Role::DeploymentPod { of, .. } => {
+            let daemon = workloads.get(*of).is_some_and(|w| w.kind == WorkloadKind::DaemonSet);
+            let suffix = if daemon { " (on nodes it may still run on)" } else { "" };
+            (format!("{}{suffix}", label(*of)), false)
+        }
+        Role::Orphan { group } => match ownership.groups.get(*group) {
+            Some(g) if g.kind == WorkloadKind::DaemonSet => {
+                (format!("DaemonSet {}/{} (not in the input; not re-created here)", g.namespace, g.name), false)
+            }
+            Some(g) => (
+                format!(
+                    "{} {}/{} (not in the input: a copy of the pod stands in for its replacement)",
+                    g.kind.as_str(),
+                    g.namespace,
+                    g.name
+                ),
+                true,
+            ),
+            None => (String::new(), false),
+        },
+        _ => ("nobody: the pod has no controller".into(), false),
+    }
+}
+
+/// Turns an evicted pod of a controller that is not in the input into the pod its controller
+/// creates instead: no node, no status, the newest of the snapshot's waiting pods. A
+/// StatefulSet's replacement keeps its name; other controllers' get a new one.
+fn become_replacement(w: &mut Workload) {
+    w.template.spec.node_name.clear();
+    w.pod_status = PodStatus { phase: "Pending".into(), conditions: Vec::new() };
+    w.metadata.creation_timestamp = None;
+    w.metadata.deletion_timestamp = None;
+    w.metadata.uid.clear();
+    let stateful = w.metadata.controller().is_some_and(|r| r.kind == "StatefulSet");
+    if !stateful {
+        w.name = format!("{}-replacement", w.name);
+        w.metadata.name.clone_from(&w.name);
+        w.template.metadata.name.clone_from(&w.name);
+    }
+    w.template.metadata.uid.clear();
+    w.template.metadata.creation_timestamp = None;
+    w.template.metadata.deletion_timestamp = None;
+}
+
+/// The snapshot's pods bound to `node` that hold it: neither finished nor terminating.
+fn bound_pods<'w>(workloads: &'w [Workload], node: &'w str) -> impl Iterator<Item = (usize, &'w Workload)> + 'w {
+    workloads.iter().enumerate().filter(move |(_, w)| {
+        w.kind == WorkloadKind::Pod
+            && w.template.spec.node_name == node
+            && !w.pod_status.is_terminal()
+            && w.metadata.deletion_timestamp.is_none()
+    })
+}
+
+fn pod_of(w: &Workload) -> Pod {
+    Pod { metadata: w.template.metadata.clone(), spec: w.template.spec.clone(), status: w.pod_status.clone() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::documents::parse_manifests;
+
+    /// Three nodes in two pools; a security agent on every node; web's two pods on the user
+    /// pool (their ReplicaSet not in the input), one tolerating `dedicated` for 60s; a bare
+    /// pod with an emptyDir on user-2; a StatefulSet-less pod of a ReplicaSet not in the input.
+    const SNAPSHOT: &str = "
+kind: Node
+metadata: {name: sys-1, labels: {agentpool: system}}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: Node
+metadata: {name: user-1, labels: {agentpool: user}}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: Node
+metadata: {name: user-2, labels: {agentpool: user}}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+kind: DaemonSet
+metadata: {name: agent, namespace: sec, uid: ds}
+spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}
+---
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}}}
+---
+kind: Pod
+metadata: {name: agent-sys-1, namespace: sec, uid: a1, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
+spec: {nodeName: sys-1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: agent-user-1, namespace: sec, uid: a2, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
+spec: {nodeName: user-1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: agent-user-2, namespace: sec, uid: a3, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
+spec: {nodeName: user-2, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: web-7f-a, namespace: shop, uid: w1, labels: {app: web, pod-template-hash: 7f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}]}
+spec: {nodeName: user-1, containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: web-7f-b, namespace: shop, uid: w2, labels: {app: web, pod-template-hash: 7f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}]}
+spec: {nodeName: user-2, tolerations: [{key: dedicated, operator: Exists, effect: NoExecute, tolerationSeconds: 60}], containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}
+status: {phase: Running}
+---
+kind: Pod
+metadata: {name: scratch, namespace: shop, uid: s1}
+spec: {nodeName: user-2, volumes: [{name: tmp, emptyDir: {}}], containers: [{name: c, image: i}]}
+status: {phase: Running}
+";
+
+    fn run(commands: &[&str]) -> Report {
+        let m = parse_manifests(SNAPSHOT, "snapshot.yaml").unwrap();
+        let commands: Vec<WhatIf> = commands.iter().map(|c| c.parse().unwrap()).collect();
+        simulate_what_if(&m, &commands, &SimulateOptions::default(), &PoolLabel::Detect).unwrap()
+    }
+
+    fn evicted(r: &Report) -> Vec<(String, String, Option<i64>)> {
+        let c = r.changes.as_ref().unwrap();
+        c.evicted.iter().map(|e| (e.pod.clone(), e.cause.clone(), e.after_seconds)).collect()
+    }
+
+    fn lost(r: &Report) -> Vec<(String, Vec<String>)> {
+        let c = r.changes.as_ref().unwrap();
+        c.daemon_sets.iter().map(|d| (d.pool.clone(), d.lost.clone())).collect()
+    }
+
+    fn counters(r: &Report, name: &str) -> [i64; 4] {
+        let w = r.workloads.iter().find(|w| w.name == name).unwrap();
+        [w.desired, w.current, w.scheduled, w.pending]
+    }
+
+    #[test]
+    fn a_no_execute_taint_on_a_pool_evicts_and_the_agent_loses_it() {
+        let r = run(&["kubectl taint nodes -l agentpool=user dedicated=web:NoExecute"]);
+        let taint = "taint dedicated=web:NoExecute".to_string();
+        assert_eq!(
+            evicted(&r),
+            [
+                ("agent-user-1".into(), taint.clone(), None),
+                ("web-7f-a".into(), taint.clone(), None),
+                ("agent-user-2".into(), taint.clone(), None),
+                ("web-7f-b".into(), taint.clone(), Some(60)),
+                ("scratch".into(), taint, None),
+            ]
+        );
+        assert_eq!(lost(&r), [("user".to_string(), vec!["user-1".to_string(), "user-2".to_string()])]);
+        // The two web replacements need 3 cpu each and only sys-1 (4 cpu, 100m used) is left.
+        assert_eq!(counters(&r, "web"), [2, 2, 1, 1]);
+        let c = r.changes.as_ref().unwrap();
+        assert_eq!(c.now_pending.len(), 1, "{:?}", c.now_pending);
+        assert!(c.now_pending[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .starts_with("0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s)."));
+        let scratch = c.evicted.iter().find(|e| e.pod == "scratch").unwrap();
+        assert_eq!(scratch.replaced_by, "nobody: the pod has no controller");
+        assert_eq!(c.commands[0].output, ["node/user-1 tainted", "node/user-2 tainted"]);
+    }
+
+    #[test]
+    fn drains_follow_kubectl_and_its_refusals() {
+        // (name, command, want evicted pods, want refusal fragment)
+        let rows: [(&str, &str, &[&str], Option<&str>); 4] = [
+            (
+                "daemon pods refuse the drain",
+                "kubectl drain user-1",
+                &[],
+                Some("cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): sec/agent-user-1"),
+            ),
+            ("ignoring them drains", "kubectl drain user-1 --ignore-daemonsets", &["web-7f-a"], None),
+            (
+                "a bare pod with an emptyDir needs --force and --delete-emptydir-data",
+                "kubectl drain user-2 --ignore-daemonsets",
+                &[],
+                // kubectl's filters run in order and the first that refuses names the pod.
+                Some("cannot delete Pods with local storage (use --delete-emptydir-data to override): shop/scratch"),
+            ),
+            (
+                "with both",
+                "kubectl drain user-2 --ignore-daemonsets --force --delete-emptydir-data",
+                &["scratch", "web-7f-b"],
+                None,
+            ),
+        ];
+        for (name, command, want, refused) in rows {
+            let r = run(&[command]);
+            let got: Vec<String> = evicted(&r).into_iter().map(|(p, _, _)| p).collect();
+            assert_eq!(got, want, "{name}");
+            let outcome = &r.changes.as_ref().unwrap().commands[0];
+            match refused {
+                Some(fragment) => {
+                    assert!(outcome.refused.as_deref().is_some_and(|x| x.contains(fragment)), "{name}: {outcome:?}")
+                }
+                None => assert_eq!(outcome.refused, None, "{name}"),
+            }
+            let node = command.split_whitespace().nth(2).unwrap();
+            let cordoned = r.workloads.iter().find(|w| w.name == "web").unwrap().nodes.get(node).map(|v| v.fits);
+            assert_ne!(cordoned, Some(true), "{name}: the drained node is cordoned, refused or not");
+        }
+    }
+
+    #[test]
+    fn deleting_labelling_cordoning_and_adding_nodes() {
+        let r = run(&["kubectl delete node user-2"]);
+        assert_eq!(
+            evicted(&r).into_iter().map(|(p, c, _)| (p, c)).collect::<Vec<_>>(),
+            [
+                ("agent-user-2".to_string(), "node deleted".to_string()),
+                ("web-7f-b".into(), "node deleted".into()),
+                ("scratch".into(), "node deleted".into())
+            ]
+        );
+        assert_eq!(lost(&r), [("user".to_string(), vec!["user-2".to_string()])]);
+        assert_eq!(counters(&r, "agent"), [2, 2, 2, 0]);
+
+        // The agent selects ssd nodes once its template says so; labelling a node ssd puts
+        // it back. Here: cordon keeps the agent (daemon pods tolerate it), add-nodes grows it.
+        let r = run(&["kubectl cordon sys-1", "add-nodes 2 like user-1"]);
+        assert_eq!(evicted(&r), []);
+        assert_eq!(counters(&r, "agent"), [5, 5, 5, 0]);
+        let c = r.changes.as_ref().unwrap();
+        assert_eq!(c.commands[0].output, ["node/sys-1 cordoned"]);
+        assert_eq!(c.daemon_sets[0].gained, ["user-1-whatif-1", "user-1-whatif-2"]);
+
+        let r = run(&["kubectl label nodes user-1 disk=ssd"]);
+        assert_eq!(r.changes.as_ref().unwrap().commands[0].output, ["node/user-1 labeled"]);
+
+        let err = simulate_what_if(
+            &parse_manifests(SNAPSHOT, "").unwrap(),
+            &["kubectl cordon nope".parse().unwrap()],
+            &SimulateOptions::default(),
+            &PoolLabel::Detect,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "--what-if \"kubectl cordon nope\": Error from server (NotFound): nodes \"nope\" not found"
+        );
+    }
+
+    /// Capacity added with the taint: a node like sys-1 gives web's second replacement the
+    /// room the taint alone leaves it without (see the first test).
+    #[test]
+    fn added_capacity_takes_the_replacements() {
+        let r = run(&["kubectl taint nodes -l agentpool=user dedicated=web:NoExecute", "add-nodes 1 like sys-1"]);
+        assert_eq!(counters(&r, "web"), [2, 2, 2, 0]);
+        let c = r.changes.as_ref().unwrap();
+        assert_eq!(c.now_pending, []);
+        let w = c.workloads.iter().find(|w| w.workload == "Deployment shop/web").unwrap();
+        let mut nodes: Vec<_> = w.replacements.iter().filter_map(|p| p.node.as_deref()).collect();
+        nodes.sort_unstable();
+        assert_eq!(nodes, ["sys-1", "sys-1-whatif-1"]);
+    }
+
+    /// Labels decide where a DaemonSet with a node selector runs: removing the label from a
+    /// node makes the controller delete its pod there; uncordon undoes a cordon.
+    #[test]
+    fn labels_move_daemon_sets_and_uncordon_undoes_cordon() {
+        let snapshot = SNAPSHOT
+            .replace("labels: {agentpool: system}", "labels: {agentpool: system, agent: 'yes'}")
+            .replace("labels: {agentpool: user}", "labels: {agentpool: user, agent: 'yes'}")
+            .replace(
+                "template: {metadata: {labels: {app: agent}}, spec: {containers",
+                "template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {agent: 'yes'}, containers",
+            );
+        let m = parse_manifests(&snapshot, "").unwrap();
+        let run = |commands: &[&str]| {
+            let commands: Vec<WhatIf> = commands.iter().map(|c| c.parse().unwrap()).collect();
+            simulate_what_if(&m, &commands, &SimulateOptions::default(), &PoolLabel::Detect).unwrap()
+        };
+        // (name, commands, want the agent's counters after, want nodes lost)
+        type Row<'a> = (&'a str, &'a [&'a str], [i64; 4], &'a [&'a str]);
+        let rows: [Row; 4] = [
+            ("label removed", &["kubectl label nodes user-1 agent-"], [2, 2, 2, 0], &["user-1"]),
+            (
+                "label changed",
+                &["kubectl label nodes -l agentpool=user agent=no --overwrite"],
+                [1, 1, 1, 0],
+                &["user-1", "user-2"],
+            ),
+            ("label unchanged", &["kubectl label nodes user-1 team=a"], [3, 3, 3, 0], &[]),
+            ("cordon then uncordon", &["kubectl cordon sys-1", "kubectl uncordon sys-1"], [3, 3, 3, 0], &[]),
+        ];
+        for (name, commands, want, want_lost) in rows {
+            let r = run(commands);
+            assert_eq!(counters(&r, "agent"), want, "{name}");
+            let c = r.changes.as_ref().unwrap();
+            let got: Vec<&str> = c.daemon_sets.iter().flat_map(|d| d.lost.iter().map(String::as_str)).collect();
+            assert_eq!(got, want_lost, "{name}");
+            assert_eq!(evicted(&r), [], "{name}: the controller deletes; nothing is evicted");
+        }
+        let r = run(&["kubectl cordon sys-1", "kubectl uncordon sys-1"]);
+        let outputs: Vec<&[String]> =
+            r.changes.as_ref().unwrap().commands.iter().map(|c| c.output.as_slice()).collect();
+        assert_eq!(outputs, [["node/sys-1 cordoned".to_string()], ["node/sys-1 uncordoned".to_string()]]);
+        assert!(r.workloads.iter().find(|w| w.name == "web").unwrap().nodes.get("sys-1").is_none_or(|v| v.fits));
+    }
+}
