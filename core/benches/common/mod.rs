@@ -498,6 +498,23 @@ pub fn daemonset_manifests(nodes: usize) -> Manifests {
 // Deployment pod. Requests are sized to the pools: with 20 pods a node is about half full by
 // CPU and memory, so new replicas still fit.
 
+/// The snapshot's 100-node pool (of 5,000 nodes), for a what-if drain of a whole pool: one
+/// general node in 25 is in it instead, with the same machines and no taint.
+pub const SNAPSHOT_SMALL_POOL: &str = "batch";
+
+/// The pool of the snapshot's node `i`: [`pool`]'s, but for [`SNAPSHOT_SMALL_POOL`].
+pub fn snapshot_pool_name(i: usize) -> &'static str {
+    match pool(i).name {
+        "general" if (i / 10).is_multiple_of(25) => SNAPSHOT_SMALL_POOL,
+        name => name,
+    }
+}
+
+/// The name of the snapshot's node `i`: AKS names a node after its pool.
+pub fn snapshot_node_name(i: usize) -> String {
+    format!("aks-{}-31415926-vmss{:06x}", snapshot_pool_name(i), i)
+}
+
 /// DaemonSet pods on every node (slots 0 to 2).
 pub const DAEMON_PODS_PER_NODE: usize = 3;
 /// Deployments of the snapshot's pods (their ReplicaSets own the pods; neither is listed).
@@ -744,6 +761,15 @@ pub fn kubectl_snapshot_node_value(i: usize) -> Value {
     if let Some(meta) = node["metadata"].as_object_mut() {
         meta.remove("managedFields");
     }
+    let pool_name = snapshot_pool_name(i);
+    if pool_name != pool(i).name {
+        // The pool's name in the node's name, hostname, annotations, addresses, provider ID.
+        let text = node.to_string().replace(&format!("aks-{}-", pool(i).name), &format!("aks-{pool_name}-"));
+        node = serde_json::from_str(&text).expect("the renamed node is JSON");
+        for key in ["agentpool", "kubernetes.azure.com/agentpool"] {
+            node["metadata"]["labels"][key] = json!(pool_name);
+        }
+    }
     kubectl_order(node)
 }
 
@@ -766,7 +792,7 @@ fn app_pod(d: usize, slot_index: usize, node: usize) -> Value {
     let a = app(d);
     let (namespace, name) = kubectl_pod_key(slot_index, node);
     let seed = mix((node as u64) << 8 | slot_index as u64);
-    let node_name = node_name(node);
+    let node_name = snapshot_node_name(node);
     let t = seconds(seed);
     let (created, started) = (at(t), at(t + 4));
     let rs = format!("{}-{}", a.name, a.hash);
@@ -937,7 +963,7 @@ fn daemon_pod(k: usize, slot_index: usize, node: usize) -> Value {
     let (namespace, name) = kubectl_pod_key(slot_index, node);
     let daemon = DAEMONS[k];
     let seed = mix((node as u64) << 8 | slot_index as u64);
-    let node_name = node_name(node);
+    let node_name = snapshot_node_name(node);
     let host_ip = node_ip(node);
     let t = seconds(node as u64 * 7919) / 20;
     let (created, started) = (at(t), at(t + 9));
@@ -1168,7 +1194,7 @@ fn daemon_pod(k: usize, slot_index: usize, node: usize) -> Value {
 fn job_pod(slot_index: usize, node: usize) -> Value {
     let (namespace, name) = kubectl_pod_key(slot_index, node);
     let seed = mix((node as u64) << 8 | slot_index as u64);
-    let node_name = node_name(node);
+    let node_name = snapshot_node_name(node);
     let host_ip = node_ip(node);
     let job = format!("{}-{}", CRONJOB.1, job_id(node));
     let job_uid = uid(job_id(node));
@@ -1301,16 +1327,17 @@ fn write_list_item(out: &mut impl std::io::Write, item: &Value) -> std::io::Resu
     Ok(())
 }
 
-/// `kubectl get nodes,pods -A -o yaml` for `nodes` nodes running `pods_per_node` pods each
-/// ([`kubectl_pod_value`]), written to `out` one object at a time: one `kind: List` with the
-/// nodes (by name), then the pods (by namespace and name), as kubectl prints it.
+/// `kubectl get nodes,pods -A -o yaml` for `nodes` nodes ([`kubectl_snapshot_node_value`])
+/// running `pods_per_node` pods each ([`kubectl_pod_value`]), written to `out` one object at
+/// a time: one `kind: List` with the nodes (by name), then the pods (by namespace and name),
+/// as kubectl prints it.
 pub fn write_kubectl_get_nodes_and_pods_yaml(
     out: &mut impl std::io::Write,
     nodes: usize,
     pods_per_node: usize,
 ) -> std::io::Result<()> {
     out.write_all(b"apiVersion: v1\nitems:\n")?;
-    let mut node_order: Vec<(String, usize)> = (0..nodes).map(|i| (node_name(i), i)).collect();
+    let mut node_order: Vec<(String, usize)> = (0..nodes).map(|i| (snapshot_node_name(i), i)).collect();
     node_order.sort();
     for (_, i) in node_order {
         write_list_item(out, &kubectl_snapshot_node_value(i))?;
