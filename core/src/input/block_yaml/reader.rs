@@ -1,6 +1,8 @@
 //! The line reader: each line placed into the stack of open block collections by its
 //! indentation, and what a node's first line holds.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::chars::{find_newline, spaces};
@@ -241,7 +243,8 @@ impl<'a> Reader<'a> {
     }
 
     /// `after` follows the key's `:`: empty, a comment, or a value on the same line.
-    fn map_value(&mut self, key: String, after: &'a str) -> Option<()> {
+    /// A skipped key is never copied out of the line.
+    fn map_value(&mut self, key: Cow<'a, str>, after: &'a str) -> Option<()> {
         let Some(Frame::Map { indent, ctx, .. }) = self.stack.last() else { return None };
         let (n, ctx) = (*indent, child_ctx(*ctx, &key));
         let value = after.trim_start_matches(' ');
@@ -250,7 +253,7 @@ impl<'a> Reader<'a> {
                 return self.skip_block(n);
             }
             let Some(Frame::Map { pending, .. }) = self.stack.last_mut() else { return None };
-            *pending = Some((key, ctx));
+            *pending = Some((key.into_owned(), ctx));
             return Some(());
         }
         let v = match lead(value, self.stack.len(), &mut self.nulls)? {
@@ -273,7 +276,7 @@ impl<'a> Reader<'a> {
             Lead::Entry | Lead::Key(..) => return None,
         };
         if ctx != Ctx::Skip {
-            self.member(key, v)?;
+            self.member(key.into_owned(), v)?;
         }
         Some(())
     }
@@ -393,7 +396,7 @@ enum Lead<'a> {
     /// `- ...`: a sequence entry.
     Entry,
     /// A key, and the rest of the line after its `:`.
-    Key(String, &'a str),
+    Key(Cow<'a, str>, &'a str),
     /// A whole node on this line (scalar or flow collection).
     Value(Value),
     /// A block scalar header.
@@ -415,7 +418,7 @@ fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
                 if !(value.is_empty() || value.starts_with(' ')) || s.len() - trimmed.len() > MAX_SIMPLE_KEY {
                     return None;
                 }
-                return Some(Lead::Key(text, value));
+                return Some(Lead::Key(Cow::Owned(text), value));
             }
             ends_line(after).then_some(Lead::Value(Value::String(text)))
         }
@@ -431,7 +434,7 @@ fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
             let (text, key_end) = plain_block(s)?;
             match key_end {
                 Some(after) if s.len() - after.len() > MAX_SIMPLE_KEY => None,
-                Some(after) => Some(Lead::Key(text.to_string(), after)),
+                Some(after) => Some(Lead::Key(Cow::Borrowed(text), after)),
                 None => Some(Lead::Value(resolve_plain(text)?)),
             }
         }
