@@ -43,6 +43,8 @@ use serde_json::Value;
 
 use chars::in_character_subset;
 pub(crate) use chars::{find_newline, next_where};
+#[doc(hidden)]
+pub use prune::remove_unread_fields;
 use reader::{DocState, Reader};
 
 mod chars;
@@ -60,10 +62,14 @@ pub enum Prune {
     /// Skip what the typed model in [`crate::model`] never reads, at the top of each object
     /// (a document, or an item of the top-level `items` sequence or of a top-level
     /// sequence): every child of `metadata` but those of `ObjectMeta` (so `managedFields`),
-    /// every child of `status` except `allocatable` and `capacity`, and, once `kind: Node`
-    /// has been read, every child of `spec` except `taints` and `unschedulable`. Only block
-    /// mapping entries are skipped (flow values are read). A second `kind` in an object
-    /// makes the reader give up.
+    /// every child of `status` but `allocatable`, `capacity`, `phase` and `conditions`, and
+    /// in each condition its timestamps; once `kind: Node` has been read, every child of
+    /// `spec` but `taints` and `unschedulable`; once `kind: Pod` has been read, every child of
+    /// `spec` that `PodSpec` does not have (`dnsPolicy`, `securityContext`, ...), in each of
+    /// its containers and init containers what `Container` does not have (`env`, probes,
+    /// `volumeMounts`, ...), and in each volume its source unless it is an `emptyDir`. Only
+    /// block mapping entries are skipped (flow values are read). A second `kind` in an object
+    /// makes the reader give up. [`remove_unread_fields`] says the same of whole documents.
     ///
     /// Skipped lines are consumed by indentation, reading only as much of each line as
     /// decides where the subtree ends (its `- ` entries and key, the first character of its

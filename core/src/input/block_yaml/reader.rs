@@ -310,7 +310,7 @@ impl<'a> Reader<'a> {
                 // A second `kind` would change what the object is after its spec may have
                 // been pruned as a Node's: leave such a text to serde_yaml.
                 "kind" if *kind != Kind::Unread => return None,
-                "kind" => *kind = if value == "Node" { Kind::Node } else { Kind::Other },
+                "kind" => *kind = Kind::of(&value),
                 "spec" => *spec = true,
                 _ => {}
             }
@@ -336,7 +336,7 @@ impl<'a> Reader<'a> {
             Frame::Map { start, pending, ctx, .. } => {
                 if let Some((key, _)) = pending {
                     // Pushed directly: this frame is no longer on the stack.
-                    if key == "kind" && matches!(ctx, Ctx::Object { kind: Kind::Node | Kind::Other, .. }) {
+                    if key == "kind" && matches!(ctx, Ctx::Object { kind, .. } if kind != Kind::Unread) {
                         return None;
                     }
                     self.entries.push((key, Value::Null));

@@ -47,32 +47,7 @@ fn agrees(text: &str, what: &str) -> bool {
 /// What [`Prune::UnreadFields`] removes, removed from a whole document (the reader
 /// removes only block entries, so this also runs on its output).
 fn prune_top(doc: &mut Value) {
-    match doc {
-        Value::Array(items) => items.iter_mut().for_each(prune_object),
-        Value::Object(map) => {
-            if let Some(Value::Array(items)) = map.get_mut("items") {
-                items.iter_mut().for_each(prune_object);
-            }
-            prune_object(doc);
-        }
-        _ => {}
-    }
-}
-
-fn prune_object(object: &mut Value) {
-    let Value::Object(map) = object else { return };
-    // The reader knows a Node's spec only when `kind` came first.
-    let position = |key: &str| map.keys().position(|k| k == key);
-    let node_spec = map.get("kind").is_some_and(|k| k == "Node") && position("kind") < position("spec");
-    if let Some(Value::Object(meta)) = map.get_mut("metadata") {
-        meta.retain(|k, _| META_FIELDS.contains(&k.as_str()));
-    }
-    if let Some(Value::Object(status)) = map.get_mut("status") {
-        status.retain(|k, _| k == "allocatable" || k == "capacity");
-    }
-    if let (true, Some(Value::Object(spec))) = (node_spec, map.get_mut("spec")) {
-        spec.retain(|k, _| k == "taints" || k == "unschedulable");
-    }
+    remove_unread_fields(std::slice::from_mut(doc));
 }
 
 /// (input, the documents as JSON or None for "left to serde_yaml", why)
@@ -405,6 +380,73 @@ status:
     bootID: x
 ";
 
+/// A Pod as `kubectl get pods -o yaml` prints it (shortened), and what is read of it.
+const POD: &str = "\
+apiVersion: v1
+kind: Pod
+metadata:
+  creationTimestamp: \"2024-05-06T16:29:26Z\"
+  labels:
+    app: web
+  name: web-7c9f8d6b5-abcde
+  namespace: shop
+  resourceVersion: \"183057622\"
+spec:
+  containers:
+  - env:
+    - name: PORT
+      value: \"8080\"
+    image: registry.example.com/web:1.2
+    livenessProbe:
+      httpGet:
+        path: /healthz
+        port: http
+    name: web
+    ports:
+    - containerPort: 8080
+      name: http
+      protocol: TCP
+    resources:
+      requests:
+        cpu: 250m
+    volumeMounts:
+    - mountPath: /tmp
+      name: scratch
+  dnsPolicy: ClusterFirst
+  initContainers:
+  - args: [\"--wait\"]
+    image: busybox
+    name: init
+  nodeName: n1
+  securityContext: {}
+  tolerations:
+  - effect: NoExecute
+    key: node.kubernetes.io/not-ready
+    operator: Exists
+    tolerationSeconds: 300
+  volumes:
+  - emptyDir: {}
+    name: scratch
+  - name: kube-api-access-x1
+    projected:
+      sources:
+      - serviceAccountToken:
+          path: token
+status:
+  conditions:
+  - lastProbeTime: null
+    lastTransitionTime: \"2024-05-06T16:29:30Z\"
+    status: \"True\"
+    type: Ready
+  containerStatuses:
+  - name: web
+    ready: true
+  phase: Running
+  podIP: 10.244.0.10
+";
+
+const POD_PRUNED: &str = r#"{"apiVersion":"v1","kind":"Pod","metadata":{"creationTimestamp":"2024-05-06T16:29:26Z","labels":{"app":"web"},"name":"web-7c9f8d6b5-abcde","namespace":"shop"},"spec":{"containers":[{"image":"registry.example.com/web:1.2","name":"web","ports":[{"containerPort":8080,"name":"http","protocol":"TCP"}],"resources":{"requests":{"cpu":"250m"}}}],"initContainers":[{"image":"busybox","name":"init"}],"nodeName":"n1","tolerations":[{"effect":"NoExecute","key":"node.kubernetes.io/not-ready","operator":"Exists","tolerationSeconds":300}],"volumes":[{"emptyDir":{},"name":"scratch"},{"name":"kube-api-access-x1"}]},"status":{"conditions":[{"status":"True","type":"Ready"}],"phase":"Running"}}"#;
+
 #[test]
 fn pruning_skips_unread_fields_only() {
     let full = read_stream(NODE, Prune::Nothing).unwrap();
@@ -425,7 +467,7 @@ fn pruning_skips_unread_fields_only() {
     let nested = format!("spec:\n  template:\n{}", NODE.lines().map(|l| format!("    {l}\n")).collect::<String>());
     assert_eq!(read_stream(&nested, Prune::UnreadFields), read_stream(&nested, Prune::Nothing));
 
-    // A Node's spec once `kind` says so; a workload's spec never.
+    // A Node's or a Pod's spec once `kind` says so; a workload's spec never.
     let spec = "spec:\n  podCIDR: 10.0.0.0/24\n  taints: []\n  unschedulable: true\n  providerID: x\n";
     for (text, expected, why) in [
         (format!("kind: Node\n{spec}"), r#"{"kind":"Node","spec":{"taints":[],"unschedulable":true}}"#, "kind first"),
@@ -434,10 +476,17 @@ fn pruning_skips_unread_fields_only() {
             r#"{"spec":{"podCIDR":"10.0.0.0/24","taints":[],"unschedulable":true,"providerID":"x"},"kind":"Node"}"#,
             "kind last",
         ),
+        (format!("kind: Pod\n{spec}"), r#"{"kind":"Pod","spec":{}}"#, "a Pod"),
         (
-            format!("kind: Pod\n{spec}"),
-            r#"{"kind":"Pod","spec":{"podCIDR":"10.0.0.0/24","taints":[],"unschedulable":true,"providerID":"x"}}"#,
-            "a Pod",
+            format!("kind: Deployment\n{spec}"),
+            r#"{"kind":"Deployment","spec":{"podCIDR":"10.0.0.0/24","taints":[],"unschedulable":true,"providerID":"x"}}"#,
+            "a Deployment",
+        ),
+        (POD.to_string(), POD_PRUNED, "a Pod as kubectl prints it"),
+        (
+            "spec:\n  dnsPolicy: ClusterFirst\nkind: Pod\nspec:\n  dnsPolicy: Default\n".to_string(),
+            r#"{"spec":{"dnsPolicy":"Default"},"kind":"Pod"}"#,
+            "a Pod's spec before its kind, given twice",
         ),
     ] {
         let pruned = read_stream(&text, Prune::UnreadFields).unwrap();
@@ -537,6 +586,8 @@ fn corpus_agrees_with_serde_yaml() {
     // What the fast path is for: kubectl output, the playground, the gallery.
     let kubectl = crate::testing::bench_common::kubectl_get_nodes_yaml(7);
     assert!(agrees(&kubectl, "kubectl get nodes -o yaml"));
+    let snapshot = crate::testing::bench_common::kubectl_get_nodes_and_pods_yaml(3, 20);
+    assert!(agrees(&snapshot, "kubectl get nodes,pods -A -o yaml"));
     // (placement-playground checks its synthetic cluster and the editors' halves of each
     // example the same way, through the public readers.)
     for (id, text) in crate::testing::example_manifests() {
@@ -763,4 +814,73 @@ fn random_texts_agree_with_serde_yaml() {
     println!("random texts: {valid} of {runs} valid YAML, {fast} on the fast path");
     // Enough of them stay in the subset for the comparison to mean something.
     assert!(fast * 4 >= runs, "fast path for only {fast} of {runs}");
+}
+
+/// The fields `T`'s derived `Deserialize` reads, sorted: what it asks a deserializer for.
+fn fields_of<T: serde::de::DeserializeOwned>() -> Vec<&'static str> {
+    struct FieldsOf<'a>(&'a mut &'static [&'static str]);
+    impl<'de> serde::Deserializer<'de> for FieldsOf<'_> {
+        type Error = serde::de::value::Error;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(serde::de::Error::custom("not a struct"))
+        }
+        fn deserialize_struct<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Self::Error> {
+            *self.0 = fields;
+            Err(serde::de::Error::custom("fields read"))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+            unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+    let mut fields: &'static [&'static str] = &[];
+    assert!(T::deserialize(FieldsOf(&mut fields)).is_err());
+    let mut fields = fields.to_vec();
+    fields.sort_unstable();
+    fields
+}
+
+fn sorted(fields: &[&'static str]) -> Vec<&'static str> {
+    let mut fields = fields.to_vec();
+    fields.sort_unstable();
+    fields
+}
+
+/// Each list of fields the reader keeps is exactly what the typed model reads, so a field
+/// added to the model is not silently skipped.
+#[test]
+fn kept_fields_are_the_models() {
+    use super::prune::{
+        CONDITION_FIELDS, CONTAINER_FIELDS, NODE_SPEC_FIELDS, POD_SPEC_FIELDS, STATUS_FIELDS, VOLUME_FIELDS,
+    };
+    use crate::model::{Condition, Container, NodeSpec, NodeStatus, ObjectMeta, PodSpec, PodStatus, Volume};
+    assert_eq!(sorted(&META_FIELDS), fields_of::<ObjectMeta>());
+    assert_eq!(sorted(&NODE_SPEC_FIELDS), fields_of::<NodeSpec>());
+    assert_eq!(sorted(&POD_SPEC_FIELDS), fields_of::<PodSpec>());
+    assert_eq!(sorted(&CONTAINER_FIELDS), fields_of::<Container>());
+    assert_eq!(sorted(&VOLUME_FIELDS), fields_of::<Volume>());
+    assert_eq!(sorted(&CONDITION_FIELDS), fields_of::<Condition>());
+    let mut status = [fields_of::<NodeStatus>(), fields_of::<PodStatus>()].concat();
+    status.sort_unstable();
+    status.dedup();
+    assert_eq!(sorted(&STATUS_FIELDS), status);
+}
+
+/// Pruning a snapshot's Pods leaves the typed objects as they were: `parse_manifests` (the
+/// fast reader, pruned, List items decoded as they are read) gives what serde_yaml and
+/// decoding by reference give.
+#[test]
+fn a_snapshots_manifests_are_the_references() {
+    use crate::input::documents::{parse_manifests, parse_manifests_reference};
+    let snapshot = crate::testing::bench_common::kubectl_get_nodes_and_pods_yaml(3, 20);
+    let fast = parse_manifests(&snapshot, "snapshot.yaml").unwrap();
+    assert_eq!((fast.nodes.len(), fast.workloads.len()), (3, 60));
+    assert!(fast.workloads.iter().all(|w| !w.template.spec.node_name.is_empty() && !w.pod_status.phase.is_empty()));
+    let reference = parse_manifests_reference(&snapshot, "snapshot.yaml").unwrap();
+    assert_eq!(format!("{fast:?}"), format!("{reference:?}"));
 }
