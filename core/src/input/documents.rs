@@ -20,10 +20,10 @@ use crate::input::field::FieldError;
 use crate::input::text::{self, KubectlOutput, BOM};
 use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodStatus, PodTemplateSpec, Service};
 
-/// 512 MiB: a cluster snapshot of 5,000 nodes and 100,000 pods (`kubectl get nodes,pods -A
-/// -o yaml`) is about 350 MiB; a 5,000-node `kubectl get nodes -o yaml` with managedFields
-/// about 57 MiB.
-pub const MAX_INPUT_BYTES: usize = 512 * 1024 * 1024;
+/// 1 GiB: a cluster snapshot of 5,000 nodes and 100,000 pods (`kubectl get nodes,pods -A
+/// -o yaml`) is about 580 MiB (BENCHMARKS.md, "Cluster snapshots"); a 5,000-node `kubectl get
+/// nodes -o yaml` with managedFields about 57 MiB.
+pub const MAX_INPUT_BYTES: usize = 1024 * 1024 * 1024;
 /// Objects in one input (list items count one each): the snapshot above has 105,000.
 pub const MAX_DOCUMENTS: usize = 250_000;
 /// Upper bound on pods one workload may ask for, to keep memory bounded.
