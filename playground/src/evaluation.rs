@@ -4,17 +4,25 @@
 //!
 //! Everything here is a pure function of [`SharedState`], the same state a share link holds.
 
+use std::collections::HashMap;
+
 use crate::apply_fix::{apply_patch_to_text, ApplyError};
 use crate::node_table::{self, NodeRow};
+use crate::pools::{self, PoolView};
 use crate::share::SharedState;
+use crate::what_if::WhatIfView;
 use placement_core::cluster::defaults::api_defaults;
-use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, SimulateOptions};
+use placement_core::cluster::pools::PoolLabel;
+use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, SimulateOptions, WorkloadReport};
+use placement_core::cluster::snapshot::{self, Role};
+use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
-use placement_core::input::documents::{parse_manifests, InputError, Manifests};
+use placement_core::input::documents::{parse_manifests, InputError, Manifests, Workload, WorkloadKind};
 use placement_core::input::source_map::error_line;
 use placement_core::model::quantity::{format_bytes, format_cpu};
 use placement_core::model::resources::{Resource, CPU, MEMORY, PODS};
 use placement_core::model::version::KubeVersion;
+use placement_core::model::{Node, PodSpec, PodStatus};
 use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::plugins::node_resources_fit::pod_request;
 
@@ -45,7 +53,10 @@ pub struct EditorError {
 pub enum CellState {
     Fits,
     Blocked,
-    /// The node is not in the workload's verdicts (e.g. a bound pod).
+    /// The workload's pods are on the node, bound before any cycle of this simulation (a
+    /// snapshot's running pods, a pod with `spec.nodeName`): no verdict was computed.
+    Placed,
+    /// The node is not in the workload's verdicts: no pod of it was scheduled.
     Unknown,
 }
 
@@ -87,9 +98,19 @@ impl Cell {
                 if let Some(d) = &self.detail {
                     s.push_str(&format!(" ({d})"));
                 }
+                if !self.pods.is_empty() {
+                    s.push_str(&format!("; pods here (bound before): {}", self.pods.join(", ")));
+                }
                 s
             }
-            CellState::Unknown => format!("{}: not evaluated for this workload", self.node),
+            CellState::Placed => format!(
+                "{}: pods here: {} (bound already; no scheduling cycle judged this node)",
+                self.node,
+                self.pods.join(", ")
+            ),
+            CellState::Unknown => {
+                format!("{}: not evaluated (no pod of this workload was scheduled in this simulation)", self.node)
+            }
         }
     }
 }
@@ -102,22 +123,48 @@ pub struct WorkloadView {
     /// Which editor holds the workload, and its document there (for applying fixes).
     pub editor: Editor,
     pub doc_index: usize,
+    /// The controller is not in the input: the row gathers its pods found by their
+    /// `ownerReferences` (no document, no fixes).
+    pub not_in_input: bool,
     pub desired: i64,
     /// Created pods, Pending ones included (`kubectl get` CURRENT).
     pub current: i64,
     /// Created pods bound to a node.
     pub scheduled: i64,
+    /// Created pods without a node.
+    pub pending: i64,
     pub cells: Vec<Cell>,
-    /// Pods that found no node, with the FailedScheduling message.
-    pub pending: Vec<PodReport>,
+    /// Active pods without a node: the FailedScheduling message, or why no cycle runs.
+    pub pending_pods: Vec<PodReport>,
+    /// Every pod of the workload: the input's (a snapshot's) first, then the created ones.
+    pub pods: Vec<PodRow>,
     pub fixes: Vec<Fix>,
     pub defaults: Vec<String>,
+}
+
+/// One pod of a workload, as the CLI's POD table prints it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PodRow {
+    pub name: String,
+    pub node: Option<String>,
+    /// `Running`, `Scheduled`, `Pending: 0/3 nodes are available: ...`, `Deleted: ...`
+    pub status: String,
+    /// From the input's cluster state (a snapshot), not created by the simulation.
+    pub existing: bool,
 }
 
 impl WorkloadView {
     /// `DaemonSet twistlock/defender`.
     pub fn label(&self) -> String {
         format!("{} {}/{}", self.kind, self.namespace, self.name)
+    }
+
+    /// `DESIRED 3 · CURRENT 3 · SCHEDULED 2 · PENDING 1`
+    pub fn counters(&self) -> String {
+        format!(
+            "DESIRED {} · CURRENT {} · SCHEDULED {} · PENDING {}",
+            self.desired, self.current, self.scheduled, self.pending
+        )
     }
 
     /// A stable key for the UI.
@@ -161,6 +208,23 @@ pub struct Evaluation {
     /// Node documents in the workloads editor plus workloads in the nodes editor: they work
     /// where they are, but [`sort_documents`] moves them.
     pub misplaced: usize,
+    /// The nodes by pool (of the cluster shown: after the what-if commands).
+    pub pools: Vec<PoolView>,
+    /// The nodes' label keys, for choosing the pool label.
+    pub label_keys: Vec<String>,
+    /// With what-if commands: each command's outcome and what they change; the rest of the
+    /// evaluation is the cluster after them.
+    pub what_if: Option<WhatIfView>,
+}
+
+/// Pending pods that share a FailedScheduling message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingGroup {
+    pub message: String,
+    /// `namespace/name`
+    pub pods: Vec<String>,
+    /// The snapshot's own PodScheduled messages, where they differ from Placement's.
+    pub snapshot_messages: Vec<String>,
 }
 
 impl Evaluation {
@@ -170,6 +234,31 @@ impl Evaluation {
 
     pub fn is_ok(&self) -> bool {
         self.errors.is_empty()
+    }
+
+    /// The pending pods of every workload, grouped by message, in workload order.
+    pub fn pending_groups(&self) -> Vec<PendingGroup> {
+        let mut groups: Vec<PendingGroup> = Vec::new();
+        for w in &self.workloads {
+            let first = groups.len();
+            for pod in &w.pending_pods {
+                let message = pod.pending_text();
+                let name = format!("{}/{}", w.namespace, pod.name);
+                let differs = pod.snapshot.as_ref().filter(|s| s.message_differs).and_then(|s| s.message.clone());
+                let group = match groups[first..].iter_mut().position(|g| g.message == message) {
+                    Some(i) => &mut groups[first + i],
+                    None => {
+                        groups.push(PendingGroup { message, pods: Vec::new(), snapshot_messages: Vec::new() });
+                        groups.last_mut().expect("just pushed")
+                    }
+                };
+                group.pods.push(name);
+                if let Some(m) = differs.filter(|m| !group.snapshot_messages.contains(m)) {
+                    group.snapshot_messages.push(m);
+                }
+            }
+        }
+        groups
     }
 }
 
@@ -208,9 +297,20 @@ impl Evaluation {
         if !eval.errors.is_empty() {
             return eval;
         }
-        let report = match simulate(&manifests, &opts) {
+        let pool_label = PoolLabel::from_option(Some(&state.pool_label));
+        let simulated = if state.what_if.is_empty() {
+            simulate(&manifests, &opts).map(|r| (r, None, None)).map_err(WhatIfFailure::Input)
+        } else {
+            what_if(&manifests, &state.what_if, &opts, &pool_label)
+        };
+        let (report, after, what_if) = match simulated {
             Ok(r) => r,
-            Err(errors) => {
+            Err(failure) => {
+                let errors = match failure {
+                    WhatIfFailure::Input(errors) => errors,
+                    // `what_if` runs the commands before a failing one instead.
+                    WhatIfFailure::Command { .. } => Vec::new(),
+                };
                 for e in &errors {
                     let editor = match e.doc().map(|d| d.source.as_str()) {
                         Some(NODES_SOURCE) => Editor::Nodes,
@@ -221,13 +321,55 @@ impl Evaluation {
                 return eval;
             }
         };
+        let shown = after.as_ref().unwrap_or(&manifests);
         let cfg = opts.scheduler_config();
-        build_views(&mut eval, &manifests, &report, &cfg);
+        build_views(&mut eval, shown, &report, &cfg);
+        let nodes = unique_nodes(shown);
+        eval.pools = pools::pools(&nodes, &pool_label);
+        eval.label_keys = pools::label_keys(&nodes);
+        eval.what_if = what_if;
         eval.warnings = report.warnings.clone();
         eval.evictions = report.evictions.clone();
         eval.report = Some(report);
         eval
     }
+}
+
+/// The simulation after the `commands`: the report, the snapshot after them, and the panel's
+/// view. A command that does not parse, or that kubectl would fail on, stops there: the
+/// commands before it are applied, it is marked with the error, and those after it are not.
+fn what_if(
+    manifests: &Manifests,
+    commands: &[String],
+    opts: &SimulateOptions,
+    pools: &PoolLabel,
+) -> Result<(Report, Option<Manifests>, Option<WhatIfView>), WhatIfFailure> {
+    let mut parsed = Vec::with_capacity(commands.len());
+    let mut failed = None;
+    for (i, text) in commands.iter().enumerate() {
+        match text.parse::<WhatIf>() {
+            Ok(c) => parsed.push(c),
+            Err(e) => {
+                failed = Some((i, e.to_string()));
+                break;
+            }
+        }
+    }
+    let run = match run_what_if(manifests, &parsed, opts, pools) {
+        Err(WhatIfFailure::Command { index, error, .. }) => {
+            failed = Some((index, error.to_string()));
+            run_what_if(manifests, parsed.get(..index).unwrap_or_default(), opts, pools)?
+        }
+        other => other?,
+    };
+    let view = run.report.changes.as_ref().map(|c| WhatIfView::new(commands, c, failed));
+    Ok((run.report, Some(run.after), view))
+}
+
+/// The nodes of `m`, each name once (the first, as the simulation takes it).
+fn unique_nodes(m: &Manifests) -> Vec<&Node> {
+    let mut seen = std::collections::HashSet::new();
+    m.nodes.iter().map(|(_, n)| n).filter(|n| seen.insert(n.metadata.name.as_str())).collect()
 }
 
 fn place(state: &SharedState, editor: Editor, error: &InputError) -> EditorError {
@@ -243,24 +385,69 @@ fn place(state: &SharedState, editor: Editor, error: &InputError) -> EditorError
     EditorError { editor, line: error_line(text, error), field, message: error.to_string() }
 }
 
+/// Where each report entry's workload is in the input: the controller (or bare pod) it is
+/// reported under, by kind, namespace and name; `None` for a controller that is not in it.
+fn sources<'m>(manifests: &'m Manifests, report: &Report) -> Vec<Option<(usize, &'m Workload)>> {
+    let ownership = snapshot::resolve(manifests);
+    let mut own: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    for (i, w) in manifests.workloads.iter().enumerate() {
+        if ownership.role(i) == &Role::Own {
+            own.entry((w.kind.as_str(), w.namespace.as_str(), w.name.as_str())).or_insert(i);
+        }
+    }
+    report
+        .workloads
+        .iter()
+        .map(|r| {
+            if r.not_in_input {
+                return None;
+            }
+            let i = *own.get(&(r.kind, r.namespace.as_str(), r.name.as_str()))?;
+            manifests.workloads.get(i).map(|w| (i, w))
+        })
+        .collect()
+}
+
+/// Whether a pod of the report holds its node's resources: bound, and neither finished nor
+/// deleted by its controller (a terminating pod still holds them).
+fn holds_node(p: &PodReport) -> bool {
+    p.node.is_some()
+        && p.snapshot
+            .as_ref()
+            .is_none_or(|s| s.removed.is_none() && s.status != PodStatus::SUCCEEDED && s.status != PodStatus::FAILED)
+}
+
 fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cfg: &SchedulerConfig) {
-    let node_names: Vec<&str> = manifests.nodes.iter().map(|(_, n)| n.metadata.name.as_str()).collect();
+    let nodes = unique_nodes(manifests);
+    let node_names: Vec<&str> = nodes.iter().map(|n| n.metadata.name.as_str()).collect();
     let mut requested: Vec<Resource> = vec![Resource::default(); node_names.len()];
     let mut pod_counts = vec![0usize; node_names.len()];
     // Cells are looked up by node name once per verdict, pod and fix: an index keeps that
-    // linear in the cluster size rather than quadratic. Duplicate names are rejected by
-    // validation, so first-position semantics are kept by not overwriting.
-    let mut positions: std::collections::HashMap<&str, usize> =
-        std::collections::HashMap::with_capacity(node_names.len());
-    for (i, n) in node_names.iter().enumerate() {
-        positions.entry(n).or_insert(i);
-    }
+    // linear in the cluster size rather than quadratic.
+    let positions: HashMap<&str, usize> = node_names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let index_of = |name: &str| positions.get(name).copied();
+    // A pod's requests: the input's Pod when it is one (a snapshot's), else its controller's
+    // template (or the ReplicaSet's or Job's its name starts with), computed once per spec.
+    let input_pods: HashMap<(&str, &str), usize> = manifests
+        .workloads
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.kind == WorkloadKind::Pod)
+        .map(|(i, w)| ((w.namespace.as_str(), w.name.as_str()), i))
+        .collect();
+    let mut memo: HashMap<usize, Resource> = HashMap::new();
+    let mut request_of = |i: usize| -> Resource {
+        memo.entry(i)
+            .or_insert_with(|| {
+                let Some(w) = manifests.workloads.get(i) else { return Resource::default() };
+                let mut spec: PodSpec = w.template.spec.clone();
+                api_defaults(&mut spec, &cfg.gates);
+                pod_request(&spec, cfg)
+            })
+            .clone()
+    };
 
-    for (w, r) in manifests.workloads.iter().zip(&report.workloads) {
-        let mut spec = w.template.spec.clone();
-        api_defaults(&mut spec, &cfg.gates);
-        let per_pod = pod_request(&spec, cfg);
+    for (r, source) in report.workloads.iter().zip(sources(manifests, report)) {
         let mut cells: Vec<Cell> = node_names
             .iter()
             .map(|n| Cell {
@@ -283,13 +470,44 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
             c.detail = v.detail.clone();
             c.score = v.score;
         }
-        for p in &r.pods {
+        // Revisions (a Deployment's ReplicaSets, a CronJob's Jobs) whose names lead the names
+        // of the pods they create.
+        let revisions: Vec<usize> = source
+            .map(|(si, w)| {
+                manifests
+                    .workloads
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, x)| {
+                        *i != si
+                            && x.kind != WorkloadKind::Pod
+                            && x.namespace == w.namespace
+                            && x.metadata.controller().is_some_and(|o| o.name == w.name)
+                    })
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for p in r.pods.iter().filter(|p| holds_node(p)) {
             let Some(i) = p.node.as_deref().and_then(index_of) else { continue };
             cells[i].pods.push(p.name.clone());
             if cells[i].state == CellState::Unknown {
-                cells[i].state = CellState::Fits;
+                cells[i].state = CellState::Placed;
             }
-            requested[i].add(&per_pod);
+            let spec_at = input_pods.get(&(r.namespace.as_str(), p.name.as_str())).copied().or_else(|| {
+                revisions
+                    .iter()
+                    .copied()
+                    .find(|&k| {
+                        manifests.workloads.get(k).is_some_and(|x| {
+                            p.name.strip_prefix(x.name.as_str()).is_some_and(|rest| rest.starts_with('-'))
+                        })
+                    })
+                    .or(source.map(|(si, _)| si))
+            });
+            if let Some(k) = spec_at {
+                requested[i].add(&request_of(k));
+            }
             pod_counts[i] += 1;
         }
         for (fi, f) in r.fixes.iter().enumerate() {
@@ -299,28 +517,10 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
                 }
             }
         }
-        eval.workloads.push(WorkloadView {
-            kind: r.kind.to_string(),
-            namespace: r.namespace.clone(),
-            name: r.name.clone(),
-            editor: if w.doc.source == NODES_SOURCE { Editor::Nodes } else { Editor::Workloads },
-            doc_index: w.doc.index,
-            desired: r.desired,
-            current: r.current,
-            scheduled: r.scheduled,
-            cells,
-            pending: r
-                .pods
-                .iter()
-                .filter(|p| p.node.is_none() && p.message.is_some() && p.is_active())
-                .cloned()
-                .collect(),
-            fixes: r.fixes.clone(),
-            defaults: r.defaults.clone(),
-        });
+        eval.workloads.push(workload_view(r, source.map(|(_, w)| w), cells));
     }
 
-    for (i, (_, node)) in manifests.nodes.iter().enumerate() {
+    for (i, node) in nodes.iter().enumerate() {
         let alloc = node.status.allocatable.as_ref().map(Resource::from_list);
         let mut usage = Vec::new();
         let mut push = |resource: &str, used: i64, total: Option<i64>, fmt: &dyn Fn(i64) -> String| {
@@ -364,6 +564,36 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
     }
 }
 
+fn workload_view(r: &WorkloadReport, source: Option<&Workload>, cells: Vec<Cell>) -> WorkloadView {
+    let doc = source.map(|w| &w.doc);
+    WorkloadView {
+        kind: r.kind.to_string(),
+        namespace: r.namespace.clone(),
+        name: r.name.clone(),
+        editor: if doc.is_some_and(|d| d.source == NODES_SOURCE) { Editor::Nodes } else { Editor::Workloads },
+        doc_index: doc.map_or(0, |d| d.index),
+        not_in_input: r.not_in_input,
+        desired: r.desired,
+        current: r.current,
+        scheduled: r.scheduled,
+        pending: r.pending,
+        cells,
+        pending_pods: r.pods.iter().filter(|p| p.node.is_none() && p.is_active()).cloned().collect(),
+        pods: r
+            .pods
+            .iter()
+            .map(|p| PodRow {
+                name: p.name.clone(),
+                node: p.node.clone(),
+                status: p.status_text(),
+                existing: p.snapshot.is_some(),
+            })
+            .collect(),
+        fixes: if source.is_some() { r.fixes.clone() } else { Vec::new() },
+        defaults: r.defaults.clone(),
+    }
+}
+
 /// Applies fix `fix` of workload `workload` (indices into [`Evaluation::workloads`]) to the
 /// state: the workload's document is patched in its editor's text.
 pub fn apply_fix(
@@ -372,7 +602,7 @@ pub fn apply_fix(
     workload: usize,
     fix: usize,
 ) -> Result<SharedState, ApplyError> {
-    let w = eval.workloads.get(workload).ok_or(ApplyError::NoPatch)?;
+    let w = eval.workloads.get(workload).filter(|w| !w.not_in_input).ok_or(ApplyError::NoPatch)?;
     let patch = w.fixes.get(fix).and_then(|f| f.patch.as_deref()).ok_or(ApplyError::NoPatch)?;
     let mut next = state.clone();
     match w.editor {
@@ -501,6 +731,133 @@ mod tests {
         assert_eq!(eval2.misplaced, 0);
         assert_eq!(eval2.nodes.len(), 2);
         assert_eq!(eval2.workloads[0].desired, eval.workloads[0].desired);
+    }
+
+    /// A whole `kubectl get nodes,pods,deploy,rs,ds -A -o yaml` pasted into either editor
+    /// gives the CLI's report: the same counters, pods and statuses, the snapshot's
+    /// controllers one row each (a controller not in the input gathers its pods).
+    #[test]
+    fn a_pasted_snapshot_reads_as_the_cli_reads_it() {
+        let text = include_str!("../../examples/cluster-snapshot.yaml");
+        let whole = parse_manifests(text, "snapshot").unwrap();
+        let cli = simulate(&whole, &SimulateOptions::default()).unwrap();
+        // (state, documents in the other editor: the 3 Nodes, or the 14 pods and controllers)
+        for (state, misplaced) in [
+            (SharedState { workloads: text.into(), ..Default::default() }, 3),
+            (SharedState { nodes: text.into(), ..Default::default() }, 14),
+        ] {
+            let eval = Evaluation::of(&state);
+            assert!(eval.is_ok(), "{:?}", eval.errors);
+            assert_eq!(eval.misplaced, misplaced);
+            assert_eq!(eval.workloads.len(), cli.workloads.len());
+            for (w, r) in eval.workloads.iter().zip(&cli.workloads) {
+                assert_eq!(
+                    (w.label(), w.desired, w.current, w.scheduled, w.pending),
+                    (format!("{} {}/{}", r.kind, r.namespace, r.name), r.desired, r.current, r.scheduled, r.pending)
+                );
+                let statuses: Vec<String> = r.pods.iter().map(|p| p.status_text()).collect();
+                assert_eq!(w.pods.iter().map(|p| p.status.clone()).collect::<Vec<_>>(), statuses);
+            }
+            let rows: Vec<(String, String)> = eval.workloads.iter().map(|w| (w.label(), w.counters())).collect();
+            assert_eq!(
+                rows,
+                [
+                    (
+                        "DaemonSet security/agent".to_string(),
+                        "DESIRED 3 · CURRENT 3 · SCHEDULED 3 · PENDING 0".to_string()
+                    ),
+                    ("Deployment shop/web".into(), "DESIRED 3 · CURRENT 3 · SCHEDULED 3 · PENDING 0".into()),
+                    ("Deployment shop/report".into(), "DESIRED 1 · CURRENT 1 · SCHEDULED 0 · PENDING 1".into()),
+                    (
+                        "ReplicaSet kube-system/coredns-659fcb8c7b".into(),
+                        "DESIRED 2 · CURRENT 2 · SCHEDULED 2 · PENDING 0".into()
+                    ),
+                ]
+            );
+            // The web pods run where the snapshot has them; no cycle judged the nodes.
+            let web = &eval.workloads[1];
+            let cells: Vec<(CellState, usize)> = web.cells.iter().map(|c| (c.state, c.pods.len())).collect();
+            assert_eq!(cells, [(CellState::Unknown, 0), (CellState::Placed, 2), (CellState::Placed, 1)]);
+            assert!(web.pods.iter().all(|p| p.existing && p.status == "Running"));
+            // The pending pod, with the scheduler's message, which the snapshot's agrees with.
+            let groups = eval.pending_groups();
+            assert_eq!(groups.len(), 1);
+            assert_eq!(groups[0].pods, ["shop/report-5f8b9c7d4-zr6tn"]);
+            assert!(groups[0]
+                .message
+                .starts_with("0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu."));
+            assert!(groups[0].snapshot_messages.is_empty());
+            // CoreDNS's ReplicaSet is not in the input: no document, no fixes.
+            let dns = &eval.workloads[3];
+            assert!(dns.not_in_input && dns.fixes.is_empty());
+            // Capacity counts the running pods with their own requests: 2 web pods (500m)
+            // and the agent (50m) on the first user node.
+            assert_eq!(eval.nodes[1].usage[0].text, "1050m / 3860m");
+            assert_eq!(eval.nodes[0].usage[2].text, "3 / 110", "agent and two CoreDNS pods");
+            let pools: Vec<(&str, usize)> = eval.pools.iter().map(|p| (p.name.as_str(), p.nodes.len())).collect();
+            assert_eq!(pools, [("system", 1), ("user", 2)]);
+        }
+    }
+
+    /// The seed case: tainting the user pool NoExecute evicts the agent there (it tolerates
+    /// only CriticalAddonsOnly) and the web pods, whose replacements cannot go anywhere.
+    #[test]
+    fn a_what_if_taint_on_the_user_pool_costs_the_agent_its_coverage() {
+        use crate::what_if::CommandStatus;
+        let mut state = example_state("cluster-snapshot");
+        state.what_if = vec!["kubectl taint nodes -l agentpool=user dedicated=web:NoExecute".into()];
+        let eval = Evaluation::of(&state);
+        assert!(eval.is_ok(), "{:?}", eval.errors);
+        let view = eval.what_if.as_ref().unwrap();
+        assert_eq!(
+            view.commands[0].status,
+            CommandStatus::Applied {
+                output: vec![
+                    "node/aks-user-27182818-vmss000000 tainted".into(),
+                    "node/aks-user-27182818-vmss000001 tainted".into()
+                ],
+                refused: None
+            }
+        );
+        let coverage: Vec<(&str, &str, &str, &str, usize)> = view
+            .coverage
+            .iter()
+            .map(|c| (c.daemon_set.as_str(), c.pool.as_str(), c.before.as_str(), c.after.as_str(), c.lost.len()))
+            .collect();
+        assert_eq!(coverage, [("security/agent", "user", "2/2", "0/2", 2)]);
+        let evicted: Vec<(&str, &str)> = view.evicted.iter().map(|e| (e.pod.as_str(), e.cause.as_str())).collect();
+        assert_eq!(evicted.len(), 5, "{evicted:?}");
+        assert!(evicted.contains(&("security/agent-k9d4m", "taint dedicated=web:NoExecute")));
+        assert_eq!(view.now_pending.len(), 3, "the web replacements find no node");
+        assert!(view.now_pending[0].message.as_deref().unwrap().starts_with("0/3 nodes are available"));
+        let web = view.workloads.iter().find(|w| w.workload == "Deployment shop/web").unwrap();
+        assert_eq!(web.counters.map(|c| c.text()), ["3", "3", "3 → 0", "0 → 3"]);
+        // The views are the cluster after: the taint is on the user nodes, the agent is gone
+        // from them, and the pool view shows the taint.
+        assert!(eval.nodes[1].taints.contains(&"dedicated=web:NoExecute".to_string()));
+        assert_eq!(eval.workloads[0].counters(), "DESIRED 1 · CURRENT 1 · SCHEDULED 1 · PENDING 0");
+        assert_eq!(eval.pools[1].nodes[0].taints, ["dedicated=web:NoExecute"]);
+    }
+
+    /// Drain then remove the user pool: the drain evicts the web pods (the agent's are
+    /// skipped with --ignore-daemonsets), the removal costs the agent the pool, and the
+    /// removed nodes leave the matrix.
+    #[test]
+    fn draining_and_removing_a_pool() {
+        let mut state = example_state("cluster-snapshot");
+        state.what_if = vec![
+            "kubectl drain -l agentpool=user --ignore-daemonsets".into(),
+            "kubectl delete nodes -l agentpool=user".into(),
+        ];
+        let eval = Evaluation::of(&state);
+        let view = eval.what_if.as_ref().unwrap();
+        let causes: Vec<&str> = view.evicted.iter().map(|e| e.cause.as_str()).collect();
+        assert_eq!(causes, ["drain", "drain", "drain", "node deleted", "node deleted"]);
+        assert_eq!(view.evicted[0].replaced_by, "Deployment shop/web");
+        assert_eq!(view.coverage[0].after, "0/0");
+        assert_eq!(eval.nodes.len(), 1);
+        assert_eq!(eval.workloads[1].cells.len(), 1);
+        assert_eq!(eval.pools.len(), 1);
     }
 
     #[test]

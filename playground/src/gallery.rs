@@ -1,7 +1,7 @@
 //! The examples gallery: the manifests of `examples/`, compiled in, each split into the
 //! nodes and the workloads the playground's two editors hold.
 
-use placement_core::input::source_map::{chunks, lines_text};
+use placement_core::input::source_map::{chunks, document_spans, lines_text};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Example {
@@ -88,6 +88,12 @@ pub const EXAMPLES: &[Example] = &[
         extra_workloads: "",
     },
     Example {
+        id: "cluster-snapshot",
+        title: "Pasted cluster snapshot: drain a node pool",
+        source: include_str!("../../examples/cluster-snapshot.yaml"),
+        extra_workloads: "",
+    },
+    Example {
         id: "kubectl-get-nodes",
         title: "Pasted `kubectl get nodes -o yaml`",
         source: include_str!("../../examples/kubectl-get-nodes.yaml"),
@@ -134,7 +140,8 @@ impl Example {
 
 /// Splits manifest text into `(nodes, everything else)`, document by document, keeping each
 /// document's text (comments included). The comment that opens the text goes with the
-/// second part. A `List` goes with the nodes when all its items are Nodes.
+/// second part. A `List` goes with the nodes when all its items are Nodes; a `List` of both
+/// (`kubectl get nodes,pods -A -o yaml`) is split into two Lists, each item's text kept.
 pub fn split_nodes(text: &str) -> (String, String) {
     let mut nodes: Vec<String> = Vec::new();
     let mut others: Vec<String> = Vec::new();
@@ -155,6 +162,9 @@ pub fn split_nodes(text: &str) -> (String, String) {
         let body = body.trim_start_matches(['\n', '\r']).to_string();
         if is_nodes(&body) {
             nodes.push(body);
+        } else if let Some((node_items, other_items)) = split_mixed_list(&body) {
+            nodes.push(node_items);
+            others.push(other_items);
         } else {
             others.push(body);
         }
@@ -163,6 +173,56 @@ pub fn split_nodes(text: &str) -> (String, String) {
     let mut rest = header;
     rest.push_str(&join(others));
     (join(nodes), rest)
+}
+
+/// A block-YAML `List` whose items are Nodes and other objects, as two Lists (Nodes, the
+/// rest) made of the items' own lines; `None` for anything else (JSON, flow style, a List
+/// of one sort).
+fn split_mixed_list(body: &str) -> Option<(String, String)> {
+    let value = serde_yaml::from_str::<serde_json::Value>(body).ok()?;
+    let items = value.get("items")?.as_array()?;
+    let kind = value.get("kind").and_then(serde_json::Value::as_str).unwrap_or_default();
+    if !kind.ends_with("List") {
+        return None;
+    }
+    let is_node = |i: usize| items.get(i).is_some_and(|item| item["kind"] == "Node");
+    let spans = document_spans(body);
+    if spans.is_empty() || spans.iter().any(|s| s.list_item.is_none()) {
+        return None;
+    }
+    let lines: Vec<&str> = body.lines().collect();
+    let (mut node_text, mut other_text) = (String::new(), String::new());
+    for span in &spans {
+        let i = span.list_item?;
+        let first = lines.get(span.first_line.checked_sub(1)?)?;
+        let indent = first.len() - first.trim_start().len();
+        if !first.trim_start().starts_with('-') {
+            return None;
+        }
+        // The item's lines: its first, then those indented deeper than its dash (blank lines
+        // and comments included), up to the next line at the dash's column or left of it.
+        let mut item: Vec<&str> = vec![first];
+        for line in lines.iter().skip(span.first_line) {
+            let t = line.trim_start();
+            if !t.is_empty() && !t.starts_with('#') && line.len() - t.len() <= indent {
+                break;
+            }
+            item.push(line);
+        }
+        while item.last().is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+            item.pop();
+        }
+        let out = if is_node(i) { &mut node_text } else { &mut other_text };
+        for line in item {
+            out.push_str(line.get(indent..).unwrap_or(line.trim_start()));
+            out.push('\n');
+        }
+    }
+    if node_text.is_empty() || other_text.is_empty() {
+        return None;
+    }
+    let list = |items: String| format!("apiVersion: v1\nkind: List\nitems:\n{items}");
+    Some((list(node_text), list(other_text)))
 }
 
 fn is_nodes(body: &str) -> bool {
@@ -207,6 +267,39 @@ mod tests {
         assert!(!gpu_nodes.starts_with('\n'), "no blank first line");
         assert_eq!(parse_manifests(&nodes, "").unwrap().nodes.len(), 2);
         assert!(e.summary().starts_with("The classic: a security agent DaemonSet"));
+    }
+
+    /// `kubectl get nodes,pods,... -o yaml` is one List of everything: it is split into a List
+    /// of the Nodes and a List of the rest, each item's lines as they were, and the two halves
+    /// simulate as the whole does.
+    #[test]
+    fn a_mixed_list_is_split_item_by_item() {
+        let e = find("cluster-snapshot").unwrap();
+        let (nodes, workloads) = e.split();
+        assert!(nodes.starts_with("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n"), "{nodes}");
+        assert!(workloads.starts_with("# A pasted cluster snapshot"), "the opening comment stays with the workloads");
+        assert!(!workloads.contains("kind: Node\n"), "{workloads}");
+        assert!(!workloads.contains("resourceVersion: \"\"\n"), "the List's own fields are not an item's");
+        let whole = parse_manifests(e.source, "snapshot").unwrap();
+        let mut halves = parse_manifests(&nodes, "nodes").unwrap();
+        assert_eq!(halves.nodes.len(), 3);
+        halves.extend(parse_manifests(&workloads, "workloads").unwrap());
+        let opts = SimulateOptions::default();
+        let json = |m| serde_json::to_string(&simulate(m, &opts).unwrap()).unwrap();
+        assert_eq!(json(&halves), json(&whole));
+
+        // A List of one sort, or in flow style, is left whole.
+        let flow = "kind: List\nitems: [{kind: Node, metadata: {name: a}}, {kind: Pod, metadata: {name: p}}]\n";
+        assert_eq!(split_nodes(flow), (String::new(), flow.to_string()));
+        let indented =
+            "kind: List\nitems:\n  - kind: Node\n    metadata: {name: a}\n  - kind: Pod\n    metadata: {name: p}\n";
+        assert_eq!(
+            split_nodes(indented),
+            (
+                "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n".to_string(),
+                "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n".to_string()
+            )
+        );
     }
 
     /// The texts the editors hold (each example's two halves, the synthetic cluster) take the

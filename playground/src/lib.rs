@@ -11,6 +11,8 @@
 //! - [`apply_fix`]: a fix's patch applied to the manifest text, with core's
 //!   [`placement_core::explain::fixes::strategic_merge`];
 //! - [`node_table`]: the nodes as editable rows, and `kubectl describe node` read as YAML;
+//! - [`pools`]: the nodes by pool, and the what-if command each pool action stands for;
+//! - [`what_if`]: the before/after panel: the pending commands' outcomes and their changes;
 //! - [`policy_panel`]: the admission panel's requests and verdicts;
 //! - [`share`]: share links (`#s=…`) and the page's routes;
 //! - [`gallery`]: the examples gallery.
@@ -20,5 +22,7 @@ pub mod evaluation;
 pub mod gallery;
 pub mod node_table;
 pub mod policy_panel;
+pub mod pools;
 pub mod share;
 pub mod state;
+pub mod what_if;

@@ -27,6 +27,15 @@ pub struct SharedState {
     /// out of the link when empty, so links made before it existed read the same.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub gatekeeper: String,
+    /// What-if commands to apply to the cluster before it is shown, in order, in their
+    /// canonical `kubectl ...` form (the node view's pool actions add them). Left out of the
+    /// link when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub what_if: Vec<String>,
+    /// The node label that names pools; empty: detected from the clouds' labels
+    /// (`PoolLabel::Detect`). Left out of the link when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub pool_label: String,
 }
 
 impl Default for SharedState {
@@ -37,6 +46,8 @@ impl Default for SharedState {
             kube_version: String::new(),
             admission_defaults: true,
             gatekeeper: String::new(),
+            what_if: Vec::new(),
+            pool_label: String::new(),
         }
     }
 }
@@ -195,12 +206,24 @@ mod tests {
             kube_version: "1.33".into(),
             admission_defaults: false,
             gatekeeper: "kind: ConstraintTemplate\n".into(),
+            what_if: vec!["kubectl drain -l agentpool=user --ignore-daemonsets".into(), "add-nodes 2 like a".into()],
+            pool_label: "agentpool".into(),
         };
         let encoded = encode(&state);
         assert!(encoded.starts_with("v1."));
         assert!(encoded.len() < state.workloads.len(), "{} >= {}", encoded.len(), state.workloads.len());
         assert!(encoded[3..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
         assert_eq!(decode(&encoded).unwrap(), state);
+    }
+
+    /// A link made before what-if and pools existed reads the same, and a state without them
+    /// writes the same JSON as then.
+    #[test]
+    fn older_links_read_the_same() {
+        let old = SharedState { workloads: "w".into(), nodes: "n".into(), ..Default::default() };
+        let json = serde_json::to_string(&old).unwrap();
+        assert_eq!(json, r#"{"workloads":"w","nodes":"n","kubeVersion":"","admissionDefaults":true}"#);
+        assert_eq!(decode(&encode(&old)).unwrap(), old);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use crate::evaluation::{self, Editor, Evaluation};
 use crate::gallery;
 use crate::node_table::{self, NodeRow};
 use crate::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
+use crate::pools::PoolAction;
 use crate::share::{self, LinkSize, Route, SharedState};
+use placement_core::cluster::what_if::WhatIf;
 
 /// The example shown when the page opens without a link.
 pub const DEFAULT_EXAMPLE: &str = "daemonset-tainted-pool";
@@ -18,6 +20,8 @@ pub enum NodesView {
     #[default]
     Yaml,
     Table,
+    /// The nodes by pool, with the pool actions (what-if commands).
+    Pools,
 }
 
 /// The selected matrix cell: workload index and node name.
@@ -186,6 +190,9 @@ impl Playground {
         let (nodes, workloads) = e.split();
         self.state.nodes = nodes;
         self.state.workloads = workloads;
+        // The pending commands and the pool label were for the other cluster.
+        self.state.what_if.clear();
+        self.state.pool_label.clear();
         self.example = Some(id.to_string());
         self.selected = None;
         self.row_error = None;
@@ -333,6 +340,75 @@ impl Playground {
         self.state = evaluation::sort_documents(&self.state);
         self.reevaluate();
         self.notice = Some(Notice { text: "Moved the documents to their editors.".into(), error: false });
+    }
+
+    /// Adds a what-if command typed as kubectl takes it (`kubectl cordon node-1`,
+    /// `add-nodes 2 like node-1`), in its canonical form; `Err` with kubectl's (or
+    /// Placement's) words when it is not one Placement reads.
+    pub fn add_what_if(&mut self, text: &str) -> Result<(), String> {
+        let command = text.trim().parse::<WhatIf>().map_err(|e| e.to_string())?;
+        self.push_what_if(command);
+        Ok(())
+    }
+
+    /// Adds the command of `action` on pool `pool` (by name, among the pools shown).
+    pub fn add_pool_command(&mut self, pool: &str, action: &PoolAction) -> Result<(), String> {
+        let result = self
+            .shown()
+            .pools
+            .iter()
+            .find(|p| p.name == pool)
+            .ok_or_else(|| format!("no pool {pool:?}"))
+            .and_then(|p| p.command(action));
+        match result {
+            Ok(command) => {
+                self.push_what_if(command);
+                Ok(())
+            }
+            Err(e) => {
+                self.notice = Some(Notice { text: format!("Pool {pool}: {e}"), error: true });
+                Err(e)
+            }
+        }
+    }
+
+    fn push_what_if(&mut self, command: WhatIf) {
+        let text = command.to_string();
+        self.state.what_if.push(text.clone());
+        self.reevaluate();
+        let index = self.state.what_if.len() - 1;
+        let failed = self.eval.what_if.as_ref().and_then(|w| w.failure()).filter(|(i, _)| *i == index);
+        self.notice = Some(match failed {
+            Some((_, why)) => Notice { text: format!("`{text}` fails: {why}"), error: true },
+            None => Notice {
+                text: format!("Added the what-if command `{text}`: the results show the cluster after it."),
+                error: false,
+            },
+        });
+    }
+
+    /// Removes the pending command at `index`.
+    pub fn remove_what_if(&mut self, index: usize) {
+        if index < self.state.what_if.len() {
+            self.state.what_if.remove(index);
+            self.reevaluate();
+        }
+    }
+
+    /// Removes every pending command: the results show the cluster as it is.
+    pub fn clear_what_if(&mut self) {
+        if !self.state.what_if.is_empty() {
+            self.state.what_if.clear();
+            self.reevaluate();
+        }
+    }
+
+    /// Groups the nodes by the label `key`; empty: by the clouds' pool labels.
+    pub fn set_pool_label(&mut self, key: String) {
+        if self.state.pool_label != key {
+            self.state.pool_label = key;
+            self.reevaluate();
+        }
     }
 
     /// The fragment (without `#`) that restores this state, and what to say about its size.
@@ -497,6 +573,83 @@ mod tests {
         p.set_gatekeeper("kind: [".into());
         p.run_policy();
         assert!(p.policy_verdict().unwrap().unwrap_err().contains("Gatekeeper"));
+    }
+
+    #[test]
+    fn pool_actions_add_what_if_commands_that_travel_in_the_share_link() {
+        let mut p = Playground::from_route(&Route::parse("#example=cluster-snapshot", ""), None);
+        let names: Vec<&str> = p.shown().pools.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["system", "user"]);
+        let drain = PoolAction::Drain { ignore_daemonsets: true, delete_emptydir_data: false, force: false };
+        p.add_pool_command("user", &drain).unwrap();
+        p.add_pool_command("user", &PoolAction::Taint("dedicated=web:NoExecute".into())).unwrap();
+        p.add_what_if("kubectl  cordon   node/aks-system-31415926-vmss000000").unwrap();
+        assert_eq!(
+            p.state.what_if,
+            [
+                "kubectl drain -l kubernetes.azure.com/agentpool=user --ignore-daemonsets",
+                "kubectl taint nodes -l kubernetes.azure.com/agentpool=user dedicated=web:NoExecute",
+                "kubectl cordon aks-system-31415926-vmss000000",
+            ]
+        );
+        assert!(!p.notice.as_ref().unwrap().error, "{:?}", p.notice);
+        assert_eq!(
+            p.add_what_if("kubectl scale deploy web --replicas=3").unwrap_err(),
+            "placement what-if does not simulate `kubectl scale`: it simulates taint, label, cordon, uncordon, drain and delete nodes (and `add-nodes N like NODE`)"
+        );
+        assert_eq!(p.state.what_if.len(), 3, "a command that does not parse is not added");
+        assert!(p.add_pool_command("user", &PoolAction::Taint("x".into())).is_err());
+        assert!(p.notice.as_ref().unwrap().error);
+
+        // The link carries the commands and the pool label.
+        p.set_pool_label("agentpool".into());
+        let (fragment, _) = p.share_fragment(false);
+        let q = Playground::from_route(&Route::parse(&fragment, ""), None);
+        assert_eq!(q.state, p.state);
+        assert_eq!(q.shown().what_if, p.shown().what_if);
+        assert_eq!(q.shown().what_if.as_ref().unwrap().applied(), 3);
+
+        p.remove_what_if(1);
+        assert_eq!(p.state.what_if.len(), 2);
+        assert_eq!(p.shown().what_if.as_ref().unwrap().commands.len(), 2);
+        p.clear_what_if();
+        assert!(p.shown().what_if.is_none(), "no commands: the cluster as it is");
+        // Loading an example drops the other cluster's commands.
+        let mut r = q.clone();
+        r.load_example("gpu-pool");
+        assert!(r.state.what_if.is_empty() && r.state.pool_label.is_empty());
+    }
+
+    #[test]
+    fn a_failing_command_is_marked_and_the_ones_before_it_apply() {
+        use crate::what_if::CommandStatus;
+        let mut p = Playground::from_route(&Route::parse("#example=cluster-snapshot", ""), None);
+        p.add_what_if("kubectl cordon aks-system-31415926-vmss000000").unwrap();
+        p.add_what_if("kubectl cordon no-such-node").unwrap();
+        assert_eq!(
+            p.notice.as_ref().unwrap().text,
+            "`kubectl cordon no-such-node` fails: Error from server (NotFound): nodes \"no-such-node\" not found"
+        );
+        p.add_what_if("kubectl uncordon aks-system-31415926-vmss000000").unwrap();
+        let view = p.shown().what_if.clone().unwrap();
+        assert!(
+            matches!(&view.commands[0].status, CommandStatus::Applied { output, .. } if output == &["node/aks-system-31415926-vmss000000 cordoned"])
+        );
+        assert!(matches!(&view.commands[1].status, CommandStatus::Failed(why) if why.contains("not found")));
+        assert_eq!(view.commands[2].status, CommandStatus::NotApplied);
+        assert!(p.shown().nodes[0].cordoned, "the first command applies");
+        assert!(p.eval.is_ok(), "a failing command is not an input error");
+
+        // A command from a link that does not parse is marked the same way.
+        p.state.what_if.insert(0, "kubectl frobnicate".into());
+        p.reevaluate();
+        let view = p.shown().what_if.clone().unwrap();
+        assert!(
+            matches!(&view.commands[0].status, CommandStatus::Failed(why) if why.starts_with("error: unknown command \"frobnicate\"")),
+            "{view:?}"
+        );
+        assert_eq!(view.applied(), 0);
+        assert!(!p.shown().nodes[0].cordoned);
     }
 
     #[test]

@@ -665,7 +665,7 @@ fn Summary(pg: Pg) -> impl IntoView {
                                     .workloads
                                     .iter()
                                     .map(|w| {
-                                        let pending = w.pending.len();
+                                        let pending = w.pending;
                                         let short = w.desired > w.scheduled;
                                         view! {
                                             <tr class:short=short>
@@ -694,6 +694,8 @@ fn cell_text(c: &Cell) -> String {
         CellState::Fits if !c.pods.is_empty() => format!("✓ {} pods", c.pods.len()),
         CellState::Fits => "✓ fits".into(),
         CellState::Blocked => format!("✕ {}", c.plugin.as_deref().unwrap_or("blocked")),
+        CellState::Placed if c.pods.len() == 1 => "● 1 pod".into(),
+        CellState::Placed => format!("● {} pods", c.pods.len()),
         CellState::Unknown => "–".into(),
     }
 }
@@ -811,6 +813,7 @@ fn matrix_row(
             let class = match c.state {
                 CellState::Fits => "cell fit",
                 CellState::Blocked => "cell blocked",
+                CellState::Placed => "cell placed",
                 CellState::Unknown => "cell unknown",
             };
             let title = c.title();
@@ -863,6 +866,7 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                     let verdict = match c.state {
                         CellState::Fits => "fits",
                         CellState::Blocked => "blocked",
+                        CellState::Placed => "placed",
                         CellState::Unknown => "not evaluated",
                     };
                     let fixes: Vec<(usize, Fix)> = c.fixes.iter().filter_map(|&i| w.fixes.get(i).map(|f| (i, f.clone()))).collect();
@@ -976,7 +980,7 @@ fn Pending(pg: Pg) -> impl IntoView {
                     .iter()
                     .flat_map(|w| {
                         let mut g: Vec<(String, Vec<String>)> = Vec::new();
-                        for pod in &w.pending {
+                        for pod in &w.pending_pods {
                             let msg = pod.pending_text();
                             match g.iter_mut().find(|(m, _)| *m == msg) {
                                 Some((_, pods)) => pods.push(pod.name.clone()),

@@ -14,4 +14,4 @@ pub mod run;
 pub use command::{DrainOptions, LabelChange, NodeSelection, TaintChange, WhatIf, WhatIfParseError};
 pub use drain::{DrainPlan, DrainVerdict};
 pub use nodes::{NodeEdit, NodeOperation, WhatIfError};
-pub use run::{simulate_what_if, WhatIfFailure};
+pub use run::{run_what_if, simulate_what_if, WhatIfFailure, WhatIfRun};

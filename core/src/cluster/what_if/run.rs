@@ -27,9 +27,19 @@ pub enum WhatIfFailure {
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     Input(Vec<InputError>),
     /// A command kubectl would fail on (a node that does not exist, a taint without
-    /// `--overwrite`, ...): nothing after it is applied.
+    /// `--overwrite`, ...): nothing after it is applied. `index` is its position in the
+    /// commands given (0-based); the ones before it applied.
     #[error("--what-if {command:?}: {error}")]
-    Command { command: String, error: Box<WhatIfError> },
+    Command { index: usize, command: String, error: Box<WhatIfError> },
+}
+
+/// A what-if run: the report of the cluster after the commands (with `changes`), and the
+/// snapshot as the commands left it (nodes edited, added or deleted; evicted pods gone, or
+/// turned into their replacements), which the report simulates.
+#[derive(Debug, Clone)]
+pub struct WhatIfRun {
+    pub report: Report,
+    pub after: Manifests,
 }
 
 /// Simulates `manifests` as they are and after `commands`; the report is the cluster after
@@ -40,13 +50,27 @@ pub fn simulate_what_if(
     opts: &SimulateOptions,
     pools: &PoolLabel,
 ) -> Result<Report, WhatIfFailure> {
+    run_what_if(manifests, commands, opts, pools).map(|run| run.report)
+}
+
+/// [`simulate_what_if`], also returning the snapshot after the commands (for views of the
+/// nodes as they are after them: the playground's).
+pub fn run_what_if(
+    manifests: &Manifests,
+    commands: &[WhatIf],
+    opts: &SimulateOptions,
+    pools: &PoolLabel,
+) -> Result<WhatIfRun, WhatIfFailure> {
     let before = simulate(manifests, opts).map_err(WhatIfFailure::Input)?;
     let mut after = manifests.clone();
     let mut outcomes = Vec::with_capacity(commands.len());
     let mut evicted = Vec::new();
-    for command in commands {
-        let outcome = apply(command, &mut after, &mut evicted, opts)
-            .map_err(|error| WhatIfFailure::Command { command: command.to_string(), error: Box::new(error) })?;
+    for (index, command) in commands.iter().enumerate() {
+        let outcome = apply(command, &mut after, &mut evicted, opts).map_err(|error| WhatIfFailure::Command {
+            index,
+            command: command.to_string(),
+            error: Box::new(error),
+        })?;
         outcomes.push(outcome);
     }
     let mut report = simulate(&after, opts).map_err(WhatIfFailure::Input)?;
@@ -56,7 +80,7 @@ pub fn simulate_what_if(
         pools,
     };
     report.changes = Some(changes::compare(&before, &report, &nodes, outcomes, evicted));
-    Ok(report)
+    Ok(WhatIfRun { report, after })
 }
 
 /// Applies one command to the snapshot; pods it takes off their nodes go to `evicted`.
@@ -542,5 +566,43 @@ status: {phase: Running}
             r.changes.as_ref().unwrap().commands.iter().map(|c| c.output.as_slice()).collect();
         assert_eq!(outputs, [["node/sys-1 cordoned".to_string()], ["node/sys-1 uncordoned".to_string()]]);
         assert!(r.workloads.iter().find(|w| w.name == "web").unwrap().nodes.get("sys-1").is_none_or(|v| v.fits));
+    }
+
+    const NODES: &str = "kind: Node\nmetadata: {name: a, labels: {agentpool: user}}\n---\nkind: Node\nmetadata: {name: b, labels: {agentpool: system}}\n";
+
+    fn commands(lines: &[&str]) -> Vec<WhatIf> {
+        lines.iter().map(|l| l.parse().unwrap()).collect()
+    }
+
+    #[test]
+    fn the_run_returns_the_snapshot_after_the_commands() {
+        let m = parse_manifests(NODES, "nodes").unwrap();
+        let run = run_what_if(
+            &m,
+            &commands(&["kubectl cordon b", "kubectl delete node -l agentpool=user", "add-nodes 1 like b"]),
+            &SimulateOptions::default(),
+            &PoolLabel::Detect,
+        )
+        .unwrap();
+        let after: Vec<(&str, bool)> =
+            run.after.nodes.iter().map(|(_, n)| (n.metadata.name.as_str(), n.spec.unschedulable)).collect();
+        // A new node like a cordoned one joins schedulable, as a new node of its pool would.
+        assert_eq!(after, [("b", true), ("b-whatif-1", false)]);
+        assert_eq!(run.report.changes.map(|c| c.commands.len()), Some(3));
+    }
+
+    #[test]
+    fn a_failing_command_is_named_by_its_position() {
+        let m = parse_manifests(NODES, "nodes").unwrap();
+        let failure = simulate_what_if(
+            &m,
+            &commands(&["kubectl cordon a", "kubectl cordon a", "kubectl cordon c", "kubectl cordon b"]),
+            &SimulateOptions::default(),
+            &PoolLabel::Detect,
+        )
+        .unwrap_err();
+        let WhatIfFailure::Command { index, command, error } = failure else { panic!("{failure:?}") };
+        assert_eq!((index, command.as_str()), (2, "kubectl cordon c"));
+        assert_eq!(error.to_string(), "Error from server (NotFound): nodes \"c\" not found");
     }
 }
