@@ -289,6 +289,7 @@ test("paste a cluster snapshot, drain and remove a node pool, read the before/af
   await page.locator('li.pool[data-pool="system"] .selection', { hasText: "-l kubernetes.azure.com/mode=system" }).waitFor();
 
   if (process.env.SCREENSHOTS === "1") {
+    await page.locator(".share-box").getByRole("button", { name: "Close" }).click();
     await page.getByLabel("Pool label").selectOption("");
     await user.getByRole("button", { name: "Drain pool user" }).click();
     await panel.waitFor();
