@@ -7,8 +7,6 @@
 //! A pool's nodes are named by a label selector when one picks exactly them
 //! (`kubectl drain -l agentpool=user`), as people run these commands; otherwise by name.
 
-use std::collections::BTreeSet;
-
 use placement_core::cluster::pools::{PoolLabel, CONTROL_PLANE, NO_POOL, POOL_LABELS};
 use placement_core::cluster::what_if::{DrainOptions, NodeSelection, WhatIf};
 use placement_core::model::labels::Selector;
@@ -124,7 +122,11 @@ pub fn pools(nodes: &[&Node], label: &PoolLabel) -> Vec<PoolView> {
         });
         entry.1.push(node);
     }
-    out.sort_by_key(|(p, _)| p.name == NO_POOL);
+    // Nodes without a pool last (moved, not sorted: no sort code for this in the page).
+    if let Some(i) = out.iter().position(|(p, _)| p.name == NO_POOL) {
+        let none = out.remove(i);
+        out.push(none);
+    }
     out.into_iter()
         .map(|(mut view, members)| {
             view.selection = selection(&view.name, &members, nodes, label);
@@ -160,7 +162,9 @@ fn selection(pool: &str, members: &[&Node], all: &[&Node], label: &PoolLabel) ->
 
 /// Every label key the nodes carry, sorted: the choices for the pool label.
 pub fn label_keys(nodes: &[&Node]) -> Vec<String> {
-    let keys: BTreeSet<&String> = nodes.iter().flat_map(|n| n.metadata.labels.keys()).collect();
+    let mut keys: Vec<&String> = nodes.iter().flat_map(|n| n.metadata.labels.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
     keys.into_iter().cloned().collect()
 }
 

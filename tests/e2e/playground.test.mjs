@@ -22,6 +22,7 @@ const root = path.resolve(here, "../..");
 const siteDir = path.resolve(process.env.SITE_DIR ?? path.join(root, "dist/site"));
 const shotsDir = path.join(root, "docs/screenshots");
 const example = await readFile(path.join(root, "examples/daemonset-tainted-pool.yaml"), "utf8");
+const snapshot = await readFile(path.join(root, "examples/cluster-snapshot.yaml"), "utf8");
 
 const TAINTED = "aks-nodepool2-27182818-vmss000000";
 const mime = {
@@ -184,6 +185,115 @@ test("paste the DaemonSet example, see the taint, apply the fix, share the link"
     const embed = await newPage({ viewport: { width: 900, height: 420 } });
     await open(embed, "#embed&example=daemonset-tainted-pool");
     await embed.screenshot({ path: path.join(shotsDir, "embed.png") });
+  }
+});
+
+/// Sets a textarea as a paste would (one input event); page.fill is slow for long texts.
+async function paste(page, selector, text) {
+  await page.evaluate(([selector, text]) => {
+    const area = document.querySelector(selector);
+    area.value = text;
+    area.dispatchEvent(new Event("input", { bubbles: true }));
+  }, [selector, text]);
+}
+
+const row = (page, key) => page.locator(`.summary tr[data-workload="${key}"]`);
+const counters = async (page, key) =>
+  Promise.all(["desired", "current", "scheduled", "pending"].map((c) => row(page, key).locator(`td[data-col=${c}]`).textContent()));
+
+test("paste a cluster snapshot, drain and remove a node pool, read the before/after", async () => {
+  const page = await newPage();
+  await open(page);
+
+  // The whole `kubectl get nodes,pods,deploy,rs,ds -A -o yaml` into the workloads editor.
+  await paste(page, "#nodes-text", "");
+  await paste(page, "#workloads-text", snapshot);
+  await row(page, "Deployment/shop/web").waitFor();
+  // The snapshot's counters, one row per controller, as `kubectl get` and the CLI count them.
+  assert.deepEqual(await counters(page, "Deployment/shop/web"), ["3", "3", "3", "0"]);
+  assert.deepEqual(await counters(page, "Deployment/shop/report"), ["1", "1", "0", "1"]);
+  assert.deepEqual(await counters(page, "DaemonSet/security/agent"), ["3", "3", "3", "0"]);
+  assert.match(await row(page, "ReplicaSet/kube-system/coredns-659fcb8c7b").textContent(), /not in the input/);
+  // The web pods run where the snapshot has them (two on the first user node).
+  const web = page.locator('.matrix tr[data-workload="Deployment/shop/web"]');
+  assert.equal(await web.locator("td.placed").count(), 2);
+  assert.match(await web.locator("td.placed").first().textContent(), /2 pods/);
+  assert.match(await page.locator(".pending").first().textContent(), /shop\/report-5f8b9c7d4-zr6tn[\s\S]*0\/3 nodes are available/);
+  await page.locator(".pods summary", { hasText: "Deployment shop/web" }).click();
+  assert.match(await page.locator('.pods details[data-workload="Deployment/shop/web"]').textContent(), /web-6d4cf56db6-2xkqp\s*aks-user-27182818-vmss000000\s*Running/);
+
+  // One click moves the Nodes out of the List into the nodes editor; the results stay.
+  await page.getByRole("button", { name: "move them to their editors" }).click();
+  assert.match(await page.inputValue("#nodes-text"), /^apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node/);
+  assert.doesNotMatch(await page.inputValue("#workloads-text"), /kind: Node\n/);
+  assert.deepEqual(await counters(page, "Deployment/shop/web"), ["3", "3", "3", "0"]);
+  const nodesText = await page.inputValue("#nodes-text");
+  const workloadsText = await page.inputValue("#workloads-text");
+
+  // The node view by pool: Drain the user pool (--ignore-daemonsets is ticked by default).
+  await page.locator("#tab-pools").click();
+  const user = page.locator('li.pool[data-pool="user"]');
+  await user.waitFor();
+  assert.equal(await page.locator("li.pool").count(), 2);
+  assert.match(await user.locator(".selection").textContent(), /-l kubernetes\.azure\.com\/agentpool=user/);
+  await user.getByRole("button", { name: "Drain pool user" }).click();
+  const panel = page.locator(".what-if");
+  await panel.waitFor();
+  assert.match(await panel.locator(".commands").textContent(), /\$ kubectl drain -l kubernetes\.azure\.com\/agentpool=user --ignore-daemonsets/);
+  assert.match(await panel.locator("pre.output").first().textContent(), /Warning: ignoring DaemonSet-managed Pods: security\/agent-k9d4m\nevicting pod shop\/web-6d4cf56db6-2xkqp/);
+  const evicted = panel.locator("table.evicted tbody tr");
+  assert.equal(await evicted.count(), 3);
+  assert.match(await evicted.first().textContent(), /shop\/web-6d4cf56db6-2xkqp\s*aks-user-27182818-vmss000000\s*drain\s*now\s*Deployment shop\/web/);
+  // The replacements have nowhere to go: the system pool's taint, the cordoned user pool.
+  assert.equal(await panel.locator("table.now-pending tbody tr").count(), 3);
+  assert.match(await panel.locator("table.now-pending tbody tr").first().textContent(), /untolerated taint/);
+  assert.match(await panel.locator("table.workload-changes").textContent(), /Deployment shop\/web\s*3\s*3\s*3 → 0\s*0 → 3/);
+  // The results are the cluster after the drain; the YAML is unchanged.
+  assert.deepEqual(await counters(page, "Deployment/shop/web"), ["3", "3", "0", "3"]);
+  assert.ok((await page.locator("td.blocked button[data-node='aks-user-27182818-vmss000000']").count()) > 0);
+  assert.match(await user.locator(".badge").first().textContent(), /2 node\(s\), 2 cordoned/);
+  assert.equal(await page.inputValue("#workloads-text"), workloadsText);
+
+  // Remove the pool as well: the agent loses its coverage of it.
+  await user.getByRole("button", { name: "Remove pool user" }).click();
+  const coverage = panel.locator("table.coverage tbody tr");
+  await coverage.first().waitFor();
+  assert.match(await coverage.first().textContent(), /security\/agent\s*user\s*2\/2\s*0\/0\s*loses aks-user-27182818-vmss000000, aks-user-27182818-vmss000001/);
+  assert.equal(await evicted.count(), 5);
+  assert.equal(await page.locator("li.pool").count(), 1, "the user pool is gone after the commands");
+
+  // A typed command that kubectl would not take is refused with its words.
+  await page.fill("#what-if-text", "kubectl scale deploy web --replicas=3");
+  await page.getByRole("button", { name: "Add", exact: true }).click();
+  assert.match(await page.locator("#what-if-error").textContent(), /does not simulate `kubectl scale`/);
+
+  // The share link reproduces the commands.
+  await page.getByRole("button", { name: "Share link" }).click();
+  const link = await page.inputValue(".share-url");
+  const fresh = await newPage();
+  await open(fresh, link.slice(baseUrl.length));
+  await fresh.locator(".what-if table.coverage").waitFor();
+  assert.equal(await fresh.locator(".what-if .commands li").count(), 2);
+  assert.equal(await fresh.inputValue("#nodes-text"), nodesText);
+
+  // Removing the second command undoes it; clearing them shows the cluster as it is.
+  await page.getByRole("button", { name: /Remove command 2:/ }).click();
+  await page.waitForFunction(() => document.querySelectorAll(".what-if table.evicted tbody tr").length === 3);
+  assert.equal(await panel.locator("table.coverage").count(), 0);
+  await page.getByRole("button", { name: "Clear all commands" }).click();
+  await panel.waitFor({ state: "detached" });
+  assert.deepEqual(await counters(page, "Deployment/shop/web"), ["3", "3", "3", "0"]);
+
+  // Grouping by another label: the pools follow it, selected by that label.
+  await page.getByLabel("Pool label").selectOption("kubernetes.azure.com/mode");
+  await page.locator('li.pool[data-pool="system"] .selection', { hasText: "-l kubernetes.azure.com/mode=system" }).waitFor();
+
+  if (process.env.SCREENSHOTS === "1") {
+    await page.locator(".share-box").getByRole("button", { name: "Close" }).click();
+    await page.getByLabel("Pool label").selectOption("");
+    await user.getByRole("button", { name: "Drain pool user" }).click();
+    await panel.waitFor();
+    await page.screenshot({ path: path.join(shotsDir, "what-if.png"), fullPage: true });
   }
 });
 

@@ -6,11 +6,15 @@ use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use leptos::prelude::AnyView;
+use placement_core::cluster::what_if::WhatIf;
 use placement_core::explain::fixes::Fix;
 use placement_playground::evaluation::{Cell, CellState, Editor, EditorError, WorkloadView};
 use placement_playground::gallery::EXAMPLES;
 use placement_playground::policy_panel;
+use placement_playground::pools::PoolAction;
 use placement_playground::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
+use placement_playground::what_if::{CommandStatus, WhatIfView};
 
 use crate::browser;
 use crate::state::{NodesView, Notice, Playground};
@@ -255,7 +259,10 @@ fn NoticeLine(pg: Pg) -> impl IntoView {
 
 #[component]
 fn Inputs(pg: Pg) -> impl IntoView {
-    let nodes_view = move || pg.with(|p| p.nodes_view);
+    // A memo: the nodes panel is rebuilt when the tab changes, not on every edit (the pool
+    // cards and the command field keep what is typed in them).
+    let nodes_view = Memo::new(move |_| pg.with(|p| p.nodes_view));
+    let nodes_view = move || nodes_view.get();
     let set_view = move |v: NodesView| pg.update(|p| p.nodes_view = v);
     view! {
         <section class="inputs" aria-label="Manifests">
@@ -275,7 +282,7 @@ fn Inputs(pg: Pg) -> impl IntoView {
                 editor=Editor::Workloads
                 id="workloads"
                 label="Workloads"
-                hint="Pods, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs: paste `kubectl get ds,deploy -A -o yaml` as is."
+                hint="Pods, Deployments, DaemonSets, StatefulSets, Jobs, CronJobs: paste `kubectl get ds,deploy -A -o yaml`, or a whole cluster snapshot (`kubectl get nodes,pods,deploy,rs,ds -A -o yaml`), as is."
             />
             <div class="nodes-head">
                 <h2 id="nodes-label">"Nodes"</h2>
@@ -300,6 +307,16 @@ fn Inputs(pg: Pg) -> impl IntoView {
                     >
                         "Table"
                     </button>
+                    <button
+                        type="button"
+                        role="tab"
+                        id="tab-pools"
+                        aria-controls="nodes-panel"
+                        aria-selected=move || (nodes_view() == NodesView::Pools).to_string()
+                        on:click=move |_| set_view(NodesView::Pools)
+                    >
+                        "Pools"
+                    </button>
                 </div>
             </div>
             <div id="nodes-panel" role="tabpanel">
@@ -311,18 +328,22 @@ fn Inputs(pg: Pg) -> impl IntoView {
                         </button>
                     </p>
                 </Show>
-                <Show
-                    when=move || nodes_view() == NodesView::Yaml
-                    fallback=move || view! { <NodeTable pg=pg/> }
-                >
-                    <YamlEditor
-                        pg=pg
-                        editor=Editor::Nodes
-                        id="nodes"
-                        label="Nodes YAML"
-                        hint="Paste `kubectl get nodes -o yaml`, or `kubectl describe node` output."
-                    />
-                </Show>
+                {move || match nodes_view() {
+                    NodesView::Yaml => {
+                        view! {
+                            <YamlEditor
+                                pg=pg
+                                editor=Editor::Nodes
+                                id="nodes"
+                                label="Nodes YAML"
+                                hint="Paste `kubectl get nodes -o yaml`, or `kubectl describe node` output."
+                            />
+                        }
+                            .into_any()
+                    }
+                    NodesView::Table => view! { <NodeTable pg=pg/> }.into_any(),
+                    NodesView::Pools => view! { <PoolsView pg=pg/> }.into_any(),
+                }}
             </div>
         </section>
     }
@@ -610,6 +631,417 @@ fn NodeTable(pg: Pg) -> impl IntoView {
     }
 }
 
+/// The nodes by pool, with the pool actions: each adds a what-if command, never an edit of
+/// the nodes' text.
+#[component]
+fn PoolsView(pg: Pg) -> impl IntoView {
+    let keys = Memo::new(move |_| pg.with(|p| p.shown().label_keys.clone()));
+    let chosen = move || pg.with(|p| p.state.pool_label.clone());
+    let names =
+        Memo::new(move |_| pg.with(|p| p.shown().pools.iter().map(|pool| pool.name.clone()).collect::<Vec<_>>()));
+    view! {
+        <div class="pools" role="region" aria-label="Node pools">
+            <p class="hint">
+                "Each action adds a what-if command; the YAML is not changed. The results then show the cluster after the commands, with a before/after panel."
+            </p>
+            <div class="options">
+                <label>
+                    "Group by "
+                    <select
+                        aria-label="Pool label"
+                        on:change=move |e| {
+                            let key = event_target_value(&e);
+                            pg.update(|p| p.set_pool_label(key))
+                        }
+                    >
+                        <option value="" selected=move || chosen().is_empty()>
+                            "pool (from the clouds' node labels)"
+                        </option>
+                        {move || {
+                            keys.get()
+                                .into_iter()
+                                .map(|k| {
+                                    let selected = k == chosen();
+                                    view! { <option value=k.clone() selected=selected>{k.clone()}</option> }
+                                })
+                                .collect_view()
+                        }}
+                    </select>
+                </label>
+            </div>
+            <ul class="pool-list">
+                <For each=move || names.get() key=|name| name.clone() let:name>
+                    <PoolCard pg=pg name=name/>
+                </For>
+            </ul>
+            <AddCommand pg=pg/>
+        </div>
+    }
+}
+
+#[component]
+fn PoolCard(pg: Pg, name: String) -> impl IntoView {
+    let pool = {
+        let name = name.clone();
+        Memo::new(move |_| pg.with(|p| p.shown().pools.iter().find(|pool| pool.name == name).cloned()))
+    };
+    let ignore_daemonsets = RwSignal::new(true);
+    let delete_emptydir_data = RwSignal::new(false);
+    let force = RwSignal::new(false);
+    let taint = RwSignal::new(String::new());
+    let count = RwSignal::new(1u32);
+    // One button type for every action (each `view!` of its own costs page size).
+    let button = {
+        let name = name.clone();
+        move |label: &'static str, class: &'static str, title: &'static str| {
+            let name = name.clone();
+            let aria = format!("{label} pool {name}");
+            let click = move |_| {
+                let action = match label {
+                    "Cordon" => PoolAction::Cordon,
+                    "Uncordon" => PoolAction::Uncordon,
+                    "Remove" => PoolAction::Remove,
+                    "Drain" => PoolAction::Drain {
+                        ignore_daemonsets: ignore_daemonsets.get_untracked(),
+                        delete_emptydir_data: delete_emptydir_data.get_untracked(),
+                        force: force.get_untracked(),
+                    },
+                    "Taint" => PoolAction::Taint(taint.get_untracked()),
+                    _ => PoolAction::Scale(count.get_untracked()),
+                };
+                pg.update(|p| {
+                    let _ = p.add_pool_command(&name, &action);
+                })
+            };
+            view! {
+                <button type="button" class=class aria-label=aria title=title on:click=click>
+                    {if label == "Scale" { "Scale +" } else { label }}
+                </button>
+            }
+        }
+    };
+    let flag = move |signal: RwSignal<bool>, flag: &'static str| {
+        view! {
+            <label class="check">
+                <input
+                    type="checkbox"
+                    prop:checked=move || signal.get()
+                    on:change=move |e| {
+                        let on = e
+                            .target()
+                            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                            .map(|i| i.checked())
+                            .unwrap_or(false);
+                        signal.set(on)
+                    }
+                />
+                <code>{flag}</code>
+            </label>
+        }
+    };
+    let n = name.clone();
+    view! {
+        <li class="pool" data-pool=name.clone()>
+            {move || {
+                pool.get()
+                    .map(|pool| {
+                        let summary = format!(
+                            "{} node(s){}",
+                            pool.nodes.len(),
+                            match pool.cordoned() {
+                                0 => String::new(),
+                                c => format!(", {c} cordoned"),
+                            },
+                        );
+                        let nodes = pool
+                            .nodes
+                            .iter()
+                            .map(|node| {
+                                let mut text = node.name.clone();
+                                if node.cordoned {
+                                    text.push_str(" (cordoned)");
+                                }
+                                if !node.taints.is_empty() {
+                                    text.push_str(&format!(" {}", node.taints.join(", ")));
+                                }
+                                view! { <li class="mono">{text}</li> }
+                            })
+                            .collect_view();
+                        view! {
+                            <h3>{pool.name.clone()} " " <span class="badge">{summary}</span></h3>
+                            <p class="selection">"Selected by " <code>{pool.selection_text()}</code></p>
+                            <ul class="pool-nodes">{nodes}</ul>
+                        }
+                    })
+            }}
+            <div class="actions">
+                {button("Cordon", "ghost small", "kubectl cordon")}
+                {button("Uncordon", "ghost small", "kubectl uncordon")}
+                {button("Remove", "ghost small danger", "kubectl delete nodes: the nodes and the pods bound to them")}
+            </div>
+            <div class="actions drain" role="group" aria-label=format!("Drain options for pool {n}")>
+                {button("Drain", "ghost small", "kubectl drain: cordon, then evict the pods kubectl would")}
+                {flag(ignore_daemonsets, "--ignore-daemonsets")}
+                {flag(delete_emptydir_data, "--delete-emptydir-data")}
+                {flag(force, "--force")}
+            </div>
+            <div class="actions">
+                <input
+                    type="text"
+                    class="taint"
+                    aria-label=format!("Taint for pool {n}")
+                    placeholder="key=value:NoExecute"
+                    spellcheck="false"
+                    prop:value=move || taint.get()
+                    on:input=move |e| taint.set(event_target_value(&e))
+                />
+                {button("Taint", "ghost small", "kubectl taint nodes")}
+            </div>
+            <div class="actions">
+                {button("Scale", "ghost small", "add-nodes: copies of the pool's first node (labels, taints, allocatable)")}
+                <input
+                    type="number"
+                    class="count"
+                    min="1"
+                    max="1000"
+                    aria-label=format!("Nodes to add to pool {n}")
+                    prop:value=move || count.get().to_string()
+                    on:change=move |e| count.set(event_target_value(&e).trim().parse().unwrap_or(1).clamp(1, 1000))
+                />
+                <span class="hint">"node(s) like the first"</span>
+            </div>
+        </li>
+    }
+}
+
+/// A what-if command typed as kubectl takes it.
+#[component]
+fn AddCommand(pg: Pg) -> impl IntoView {
+    let text = RwSignal::new(String::new());
+    let error = RwSignal::new(None::<String>);
+    let add = move || {
+        let line = text.get_untracked();
+        // Checked before the state is touched, so a refused line re-renders nothing else.
+        match line.trim().parse::<WhatIf>() {
+            Ok(_) => {
+                pg.update(|p| {
+                    let _ = p.add_what_if(&line);
+                });
+                text.set(String::new());
+                error.set(None);
+            }
+            Err(e) => error.set(Some(e.to_string())),
+        }
+    };
+    view! {
+        <form
+            class="add-command"
+            on:submit=move |e: ev::SubmitEvent| {
+                e.prevent_default();
+                add();
+            }
+        >
+            <label for="what-if-text">"Or type a command"</label>
+            <div class="actions">
+                <input
+                    id="what-if-text"
+                    type="text"
+                    spellcheck="false"
+                    autocomplete="off"
+                    placeholder="kubectl label nodes -l agentpool=user tier=web"
+                    aria-describedby="what-if-error"
+                    prop:value=move || text.get()
+                    on:input=move |e| text.set(event_target_value(&e))
+                />
+                <button type="submit" class="ghost small">"Add"</button>
+            </div>
+            <p id="what-if-error" class="row-error" role="alert">{move || error.get()}</p>
+        </form>
+    }
+}
+
+/// The pending what-if commands with what kubectl prints for each, and what they change.
+#[component]
+fn WhatIfPanel(pg: Pg) -> impl IntoView {
+    move || {
+        pg.with(|p| {
+            let Some(view) = p.shown().what_if.clone() else { return ().into_any() };
+            what_if_panel(pg, view, p.embed)
+        })
+    }
+}
+
+/// A table of text cells, with one type for every such table (each `view!` of its own is
+/// compiled separately into the page's wasm). `numeric` marks right-aligned columns; a cell's
+/// `true` marks it (a changed counter, a lost pool).
+fn text_table(
+    label: String,
+    class: &'static str,
+    head: &'static [&'static str],
+    numeric: &'static [usize],
+    rows: Vec<Vec<(String, bool)>>,
+) -> AnyView {
+    view! {
+        <div class="table-wrap" role="region" aria-label=label tabindex="0">
+            <table class=class>
+                <thead>
+                    <tr>
+                        {head
+                            .iter()
+                            .enumerate()
+                            .map(|(i, h)| view! { <th scope="col" class:num=numeric.contains(&i)>{*h}</th> })
+                            .collect_view()}
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows
+                        .into_iter()
+                        .map(|row| {
+                            view! {
+                                <tr>
+                                    {row
+                                        .into_iter()
+                                        .enumerate()
+                                        .map(|(i, (text, marked))| {
+                                            view! { <td class:num=numeric.contains(&i) class:changed=marked>{text}</td> }
+                                        })
+                                        .collect_view()}
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+fn what_if_panel(pg: Pg, w: WhatIfView, embed: bool) -> AnyView {
+    let total = w.commands.len();
+    let applied = w.applied();
+    let nothing = w.no_changes();
+    let commands = w
+        .commands
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (class, lines, note) = match c.status {
+                CommandStatus::Applied { output, refused } => ("applied", output.join("\n"), refused),
+                CommandStatus::Failed(why) => ("failed", String::new(), Some(why)),
+                CommandStatus::NotApplied => {
+                    ("not-applied", String::new(), Some("Not applied: a command before it failed.".to_string()))
+                }
+            };
+            let (no_lines, no_note) = (lines.is_empty(), note.is_none());
+            view! {
+                <li class=format!("command {class}")>
+                    <div class="command-line">
+                        <code>"$ " {c.text.clone()}</code>
+                        <button
+                            type="button"
+                            class="ghost small"
+                            hidden=embed
+                            aria-label=format!("Remove command {}: {}", i + 1, c.text)
+                            on:click=move |_| pg.update(|p| p.remove_what_if(i))
+                        >
+                            "Remove"
+                        </button>
+                    </div>
+                    <pre class="output" hidden=no_lines>{lines}</pre>
+                    <pre class="output refused" role="alert" hidden=no_note>{note}</pre>
+                </li>
+            }
+        })
+        .collect_view();
+    // Every section is a text table: one view type for all of them.
+    let mut sections: Vec<(&'static str, AnyView)> = Vec::new();
+    if !w.evicted.is_empty() {
+        let rows = w
+            .evicted
+            .into_iter()
+            .map(|e| vec![(e.pod, false), (e.node, false), (e.cause, false), (e.when, false), (e.replaced_by, false)])
+            .collect();
+        let head = &["POD", "NODE", "CAUSE", "WHEN", "REPLACED BY"];
+        sections.push(("Evicted pods", text_table("Evicted pods".into(), "evicted", head, &[], rows)));
+    }
+    if !w.coverage.is_empty() {
+        let rows = w
+            .coverage
+            .into_iter()
+            .map(|c| {
+                let mut change = Vec::new();
+                if !c.lost.is_empty() {
+                    change.push(format!("loses {}", c.lost.join(", ")));
+                }
+                if !c.gained.is_empty() {
+                    change.push(format!("gains {}", c.gained.join(", ")));
+                }
+                let lost = !c.lost.is_empty();
+                vec![
+                    (c.daemon_set, false),
+                    (c.pool, false),
+                    (c.before, false),
+                    (c.after, lost),
+                    (change.join("; "), lost),
+                ]
+            })
+            .collect();
+        let head = &["DAEMONSET", "POOL", "BEFORE", "AFTER", "CHANGE"];
+        sections.push((
+            "DaemonSet coverage per pool",
+            text_table("DaemonSet coverage".into(), "coverage", head, &[2, 3], rows),
+        ));
+    }
+    for (title, class, moves) in
+        [("Now pending", "now-pending", w.now_pending), ("Now scheduled", "now-scheduled", w.now_scheduled)]
+    {
+        if moves.is_empty() {
+            continue;
+        }
+        let rows = moves
+            .into_iter()
+            .map(|m| vec![(m.workload, false), (m.pod, false), (m.node.or(m.message).unwrap_or_default(), false)])
+            .collect();
+        sections.push((title, text_table(title.into(), class, &["WORKLOAD", "POD", "NODE OR WHY NOT"], &[], rows)));
+    }
+    if !w.workloads.is_empty() {
+        let rows = w
+            .workloads
+            .into_iter()
+            .map(|row| {
+                let mut cells = vec![(row.workload, false)];
+                cells.extend(row.counters.iter().map(|c| (c.text(), c.changed())));
+                cells.push((row.new_pods.join(", "), false));
+                cells
+            })
+            .collect();
+        let head = &["WORKLOAD", "DESIRED", "CURRENT", "SCHEDULED", "PENDING", "NEW PODS"];
+        sections.push((
+            "Workloads (before → after)",
+            text_table("Workload changes".into(), "workload-changes", head, &[1, 2, 3, 4], rows),
+        ));
+    }
+    let sections = sections.into_iter().map(|(title, table)| view! { <h3>{title}</h3> {table} }).collect_view();
+    view! {
+        <div class="card what-if" role="region" aria-labelledby="what-if-title">
+            <h2 id="what-if-title">"What-if: before → after"</h2>
+            <p class="hint">
+                {format!(
+                    "The results below show the cluster after {applied} of {total} command(s), applied in order to the input; nothing is run anywhere. Remove a command to undo it.",
+                )}
+            </p>
+            <ol class="commands">{commands}</ol>
+            <button type="button" class="ghost small" hidden=embed on:click=move |_| pg.update(Playground::clear_what_if)>
+                "Clear all commands"
+            </button>
+            <p class="hint" hidden=!nothing>"No pod moves, and no counter or coverage changes."</p>
+            {sections}
+        </div>
+    }
+    .into_any()
+}
+
 #[component]
 fn Results(pg: Pg) -> impl IntoView {
     view! {
@@ -625,12 +1057,16 @@ fn Results(pg: Pg) -> impl IntoView {
                     "The manifests have errors (marked in the editors). Showing the last valid result."
                 </p>
             </Show>
+            <WhatIfPanel pg=pg/>
             <Summary pg=pg/>
             <Matrix pg=pg/>
             <Show when=move || !pg.with(|p| p.embed)>
                 <CellDetail pg=pg/>
             </Show>
             <Pending pg=pg/>
+            <Show when=move || !pg.with(|p| p.embed)>
+                <Pods pg=pg/>
+            </Show>
             <Evictions pg=pg/>
             <Capacity pg=pg/>
             <Warnings pg=pg/>
@@ -668,13 +1104,23 @@ fn Summary(pg: Pg) -> impl IntoView {
                                         let pending = w.pending;
                                         let short = w.desired > w.scheduled;
                                         view! {
-                                            <tr class:short=short>
+                                            <tr class:short=short data-workload=w.key()>
                                                 <td>{w.kind.clone()}</td>
-                                                <td>{format!("{}/{}", w.namespace, w.name)}</td>
+                                                <td>
+                                                    {format!("{}/{}", w.namespace, w.name)}
+                                                    {w.not_in_input.then(|| view! {
+                                                        <span
+                                                            class="badge"
+                                                            title="The controller is not in the input: its pods are gathered here by their ownerReferences, and DESIRED is how many there are."
+                                                        >
+                                                            " (not in the input)"
+                                                        </span>
+                                                    })}
+                                                </td>
                                                 <td class="num" data-col="desired">{w.desired}</td>
                                                 <td class="num" data-col="current">{w.current}</td>
                                                 <td class="num" data-col="scheduled">{w.scheduled}</td>
-                                                <td class="num">{pending}</td>
+                                                <td class="num" data-col="pending">{pending}</td>
                                             </tr>
                                         }
                                     })
@@ -843,7 +1289,7 @@ fn matrix_row(
                 <span class="kind">{w.kind.clone()}</span>
                 " "
                 <span class="wname">{format!("{}/{}", w.namespace, w.name)}</span>
-                <span class="counts">{format!("DESIRED {} · CURRENT {} · SCHEDULED {}", w.desired, w.current, w.scheduled)}</span>
+                <span class="counts">{w.counters()}</span>
             </th>
             {cells}
         </tr>
@@ -974,22 +1420,7 @@ fn Pending(pg: Pg) -> impl IntoView {
     view! {
         {move || {
             pg.with(|p| {
-                let eval = p.shown();
-                let groups: Vec<(String, Vec<String>)> = eval
-                    .workloads
-                    .iter()
-                    .flat_map(|w| {
-                        let mut g: Vec<(String, Vec<String>)> = Vec::new();
-                        for pod in &w.pending_pods {
-                            let msg = pod.pending_text();
-                            match g.iter_mut().find(|(m, _)| *m == msg) {
-                                Some((_, pods)) => pods.push(pod.name.clone()),
-                                None => g.push((msg, vec![pod.name.clone()])),
-                            }
-                        }
-                        g.into_iter().map(|(m, pods)| (m, pods.into_iter().map(|n| format!("{}/{}", w.namespace, n)).collect::<Vec<_>>())).collect::<Vec<_>>()
-                    })
-                    .collect();
+                let groups = p.shown().pending_groups();
                 (!groups.is_empty())
                     .then(|| {
                         view! {
@@ -998,7 +1429,8 @@ fn Pending(pg: Pg) -> impl IntoView {
                                 <ul class="pending">
                                     {groups
                                         .into_iter()
-                                        .map(|(msg, pods)| {
+                                        .map(|g| {
+                                            let pods = g.pods;
                                             let who = if pods.len() > 3 {
                                                 format!("{} and {} more", pods[..3].join(", "), pods.len() - 3)
                                             } else {
@@ -1007,12 +1439,77 @@ fn Pending(pg: Pg) -> impl IntoView {
                                             view! {
                                                 <li>
                                                     <span class="who">{who}</span>
-                                                    <code class="message">{msg}</code>
+                                                    <code class="message">{g.message}</code>
+                                                    {g
+                                                        .snapshot_messages
+                                                        .into_iter()
+                                                        .map(|m| {
+                                                            view! {
+                                                                <p class="hint">
+                                                                    "The snapshot's PodScheduled message differs (the cluster may have changed since): "
+                                                                    <code>{m}</code>
+                                                                </p>
+                                                            }
+                                                        })
+                                                        .collect_view()}
                                                 </li>
                                             }
                                         })
                                         .collect_view()}
                                 </ul>
+                            </div>
+                        }
+                    })
+            })
+        }}
+    }
+}
+
+/// Every workload's pods, as the CLI's POD table lists them: the snapshot's first (with their
+/// status), then those the controllers create.
+#[component]
+fn Pods(pg: Pg) -> impl IntoView {
+    view! {
+        {move || {
+            pg.with(|p| {
+                let eval = p.shown();
+                let total: usize = eval.workloads.iter().map(|w| w.pods.len()).sum();
+                (total > 0)
+                    .then(|| {
+                        view! {
+                            <div class="card pods">
+                                <h2>{format!("Pods ({total})")}</h2>
+                                {eval
+                                    .workloads
+                                    .iter()
+                                    .filter(|w| !w.pods.is_empty())
+                                    .map(|w| {
+                                        let existing = w.pods.iter().filter(|p| p.existing).count();
+                                        let summary = format!(
+                                            "{} · {} pod(s){}",
+                                            w.label(),
+                                            w.pods.len(),
+                                            if existing > 0 { format!(", {existing} from the input") } else { String::new() },
+                                        );
+                                        let rows = w
+                                            .pods
+                                            .iter()
+                                            .map(|pod| {
+                                                vec![
+                                                    (pod.name.clone(), false),
+                                                    (pod.node.clone().unwrap_or_else(|| "<none>".into()), false),
+                                                    (pod.status.clone(), false),
+                                                ]
+                                            })
+                                            .collect();
+                                        view! {
+                                            <details data-workload=w.key()>
+                                                <summary>{summary}</summary>
+                                                {text_table(format!("Pods of {}", w.label()), "pod-list", &["POD", "NODE", "STATUS"], &[], rows)}
+                                            </details>
+                                        }
+                                    })
+                                    .collect_view()}
                             </div>
                         }
                     })

@@ -128,6 +128,34 @@ async fn node_table_edits_reach_the_simulation() {
 }
 
 #[wasm_bindgen_test]
+async fn a_pool_action_adds_a_what_if_command_and_the_panel_shows_its_outcome() {
+    let root = mount("example=cluster-snapshot");
+    settle().await;
+    click(&one(&root, "#tab-pools"));
+    settle().await;
+    let checkbox = |root: &Element| -> web_sys::HtmlInputElement {
+        all(&one(root, "li.pool[data-pool='user']"), "input[type=checkbox]").remove(0).dyn_into().unwrap()
+    };
+    // Untick --ignore-daemonsets: kubectl refuses the node's DaemonSet pods, and evicts none.
+    let ignore = checkbox(&root);
+    assert!(ignore.checked(), "--ignore-daemonsets is ticked by default");
+    ignore.click();
+    settle().await;
+    click(&one(&root, "li.pool[data-pool='user'] button[aria-label='Drain pool user']"));
+    settle().await;
+    let panel = one(&root, ".what-if");
+    assert!(text(&panel).contains("$ kubectl drain -l kubernetes.azure.com/agentpool=user"), "{}", text(&panel));
+    let refused = text(&one(&panel, "pre.refused"));
+    assert!(refused.contains("cannot delete DaemonSet-managed Pods"), "{refused}");
+    assert!(all(&panel, "table.evicted").is_empty(), "nothing is evicted from a refused node");
+    assert!(!checkbox(&root).checked(), "the pool's options survive the re-render");
+    click(&button_with_text(&panel, "button", "Clear all commands"));
+    settle().await;
+    assert!(root.query_selector(".what-if").unwrap().is_none());
+    root.remove();
+}
+
+#[wasm_bindgen_test]
 async fn embed_mode_is_compact_and_read_only() {
     let root = mount("embed&example=gpu-pool");
     settle().await;
