@@ -889,23 +889,7 @@ fn app_pod(d: usize, slot_index: usize, node: usize) -> Value {
     }
     let pod_ip = format!("10.244.{}.{}", node % 256, 2 + slot_index);
     let host_ip = node_ip(node);
-    let mut status = json!({
-        "conditions": [
-            condition("PodReadyToStartContainers", "True", &started, None),
-            condition("Initialized", "True", &started, None),
-            condition("Ready", "True", &started, None),
-            condition("ContainersReady", "True", &started, None),
-            condition("PodScheduled", "True", &created, None),
-        ],
-        "containerStatuses": statuses,
-        "hostIP": host_ip,
-        "hostIPs": [{"ip": host_ip}],
-        "phase": "Running",
-        "podIP": pod_ip,
-        "podIPs": [{"ip": pod_ip}],
-        "qosClass": "Burstable",
-        "startTime": created,
-    });
+    let mut status = running_pod_status(&created, &started, json!(statuses), &host_ip, &pod_ip);
     if a.init {
         let image = "registry.example.com/tools/wait-for:2.2.4";
         spec["initContainers"] = json!([{
@@ -1171,23 +1155,7 @@ fn daemon_pod(k: usize, slot_index: usize, node: usize) -> Value {
             "tolerations": tolerations,
             "volumes": volumes,
         },
-        "status": {
-            "conditions": [
-                condition("PodReadyToStartContainers", "True", &started, None),
-                condition("Initialized", "True", &started, None),
-                condition("Ready", "True", &started, None),
-                condition("ContainersReady", "True", &started, None),
-                condition("PodScheduled", "True", &created, None),
-            ],
-            "containerStatuses": statuses,
-            "hostIP": host_ip,
-            "hostIPs": [{"ip": host_ip}],
-            "phase": "Running",
-            "podIP": host_ip,
-            "podIPs": [{"ip": host_ip}],
-            "qosClass": "Burstable",
-            "startTime": created,
-        },
+        "status": running_pod_status(&created, &started, json!(statuses), &host_ip, &host_ip),
     }))
 }
 
@@ -1375,4 +1343,26 @@ pub fn web_deployment_yaml(replicas: i64) -> String {
         },
     });
     serde_yaml::to_string(&deployment).expect("YAML serialization of the web Deployment")
+}
+
+/// A running pod's `status` as the kubelet writes it: the five conditions, the containers'
+/// statuses, its host and pod IPs (a hostNetwork pod's pod IP is its host's).
+fn running_pod_status(created: &str, started: &str, statuses: Value, host_ip: &str, pod_ip: &str) -> Value {
+    json!({
+        "conditions": [
+            condition("PodReadyToStartContainers", "True", started, None),
+            condition("Initialized", "True", started, None),
+            condition("Ready", "True", started, None),
+            condition("ContainersReady", "True", started, None),
+            condition("PodScheduled", "True", created, None),
+        ],
+        "containerStatuses": statuses,
+        "hostIP": host_ip,
+        "hostIPs": [{"ip": host_ip}],
+        "phase": "Running",
+        "podIP": pod_ip,
+        "podIPs": [{"ip": pod_ip}],
+        "qosClass": "Burstable",
+        "startTime": created,
+    })
 }
