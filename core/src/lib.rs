@@ -60,6 +60,7 @@ pub mod explain;
 pub mod gatekeeper;
 pub mod input;
 pub mod model;
+pub mod parallel;
 pub mod scheduler;
 #[cfg(test)]
 mod testing;

@@ -904,12 +904,7 @@ impl<'a> Simulation<'a> {
                 if report.pods.iter().any(|p| p.is_active() && p.node.is_none()) {
                     return;
                 }
-                for name in names {
-                    self.create(report, w, w, owner, vec![name]);
-                    if report.pods.last().is_some_and(|p| p.node.is_none()) {
-                        break;
-                    }
-                }
+                self.create_until_pending(report, w, w, owner, names, true);
             }
             WorkloadKind::ReplicaSet | WorkloadKind::ReplicationController => {
                 report.desired = w.replicas;
@@ -1006,6 +1001,20 @@ impl<'a> Simulation<'a> {
         owner: Option<&PodOwner>,
         names: Vec<String>,
     ) {
+        self.create_until_pending(report, w, source, owner, names, false);
+    }
+
+    /// [`Self::create`]; with `stop_at_pending` (a StatefulSet's OrderedReady), the first
+    /// pod that finds no node is the last one created.
+    fn create_until_pending(
+        &mut self,
+        report: &mut WorkloadReport,
+        w: &Workload,
+        source: &Workload,
+        owner: Option<&PodOwner>,
+        names: Vec<String>,
+        stop_at_pending: bool,
+    ) {
         let mut spec = source.template.spec.clone();
         let notes = self.admit(&mut spec);
         if report.defaults.is_empty() && (!names.is_empty() || report.pods.is_empty()) {
@@ -1067,6 +1076,9 @@ impl<'a> Simulation<'a> {
                 None => {
                     pending = result.message.clone();
                     report.pods.push(PodReport::pending(name, result.message));
+                    if stop_at_pending {
+                        return;
+                    }
                 }
             }
         }
@@ -1118,13 +1130,18 @@ impl<'a> Simulation<'a> {
         let waiting = NotAttempted::of(&spec);
         let mut pod = self.make_pod(w, owner, String::new(), spec);
         let mut created_any = false;
+        // The input's daemon pods by node (the first one of each node: the one kept).
+        let mut input_pods: BTreeMap<String, usize> = BTreeMap::new();
+        for (k, p) in report.pods.iter().enumerate() {
+            if let Some(node) = p.node.as_ref().filter(|_| p.snapshot.as_ref().is_none_or(|s| s.removed.is_none())) {
+                input_pods.entry(node.clone()).or_insert(k);
+            }
+        }
         for &i in &eligible {
             let Some(node_name) = self.nodes.get(i).map(|n| n.name().to_string()) else { continue };
             if covered.contains(&node_name) {
                 if let Some(slot) = verdicts.get_mut(i) {
-                    let running = report.pods.iter().find(|p| {
-                        p.node.as_deref() == Some(&node_name) && p.snapshot.as_ref().is_none_or(|s| s.removed.is_none())
-                    });
+                    let running = input_pods.get(node_name.as_str()).and_then(|&k| report.pods.get(k));
                     *slot = Some(NodeReport {
                         fits: running.is_some(),
                         plugin: None,
@@ -1186,14 +1203,12 @@ impl<'a> Simulation<'a> {
         // `kubectl get ds` CURRENT counts the nodes that should run a daemon pod and have one
         // (pending or not); pods on other nodes are misscheduled, not counted.
         let (mut current, mut scheduled) = (0, 0);
-        for (i, verdict) in verdicts.iter().enumerate() {
+        for &i in &eligible {
             let Some(name) = self.nodes.get(i).map(NodeInfo::name) else { continue };
-            if !eligible.contains(&i) {
-                continue;
-            }
+            let verdict = verdicts.get(i).and_then(Option::as_ref);
             if covered.contains(name) {
                 current += 1;
-                scheduled += i64::from(verdict.as_ref().is_some_and(|v| v.fits));
+                scheduled += i64::from(verdict.is_some_and(|v| v.fits));
             }
         }
         for p in report.pods.iter().filter(|p| p.snapshot.is_none()) {

@@ -644,6 +644,12 @@ fn read_manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Ma
         let json = trimmed.starts_with('{') || trimmed.starts_with('[');
         // Only where `split` would let the fast reader try: the guards' errors come from it.
         if text.len() <= MAX_INPUT_BYTES && !json && !flow_nesting_exceeds(text, MAX_FLOW_DEPTH) {
+            #[cfg(not(target_arch = "wasm32"))]
+            if text.len() >= super::list_parts::MIN_BYTES {
+                if let Some(manifests) = super::list_parts::read(text, source, prune, super::list_parts::parts()) {
+                    return Ok(manifests);
+                }
+            }
             match streamed(text, source, prune) {
                 Streamed::Done(manifests) => return Ok(manifests),
                 Streamed::SerdeYaml => reader = YamlReader::SerdeYaml,
@@ -660,7 +666,7 @@ fn read_manifests(text: &str, source: &str, mut reader: YamlReader) -> Result<Ma
 }
 
 /// What reading a YAML text one object at a time came to.
-enum Streamed {
+pub(super) enum Streamed {
     Done(Manifests),
     /// The text leaves the fast reader's subset.
     SerdeYaml,
@@ -673,7 +679,7 @@ enum Streamed {
 /// decoded (and its Values dropped) as soon as it is read, before the next is built. In
 /// kubectl output `kind: List` comes after `items`, so the items are taken for a List's
 /// until the document ends and says otherwise.
-fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
+pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
     let Some(mut events) = block_yaml::Events::new(text, prune, true) else { return Streamed::SerdeYaml };
     let source_name = if source.is_empty() { String::new() } else { format!("{source}: ") };
     let mut out = Manifests::default();

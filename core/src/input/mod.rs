@@ -13,6 +13,8 @@
 pub mod block_yaml;
 pub mod documents;
 pub mod field;
+#[cfg(not(target_arch = "wasm32"))]
+mod list_parts;
 pub mod source_map;
 pub mod text;
 pub mod validation;

@@ -61,7 +61,34 @@ pub fn run_what_if(
     opts: &SimulateOptions,
     pools: &PoolLabel,
 ) -> Result<WhatIfRun, WhatIfFailure> {
-    let before = simulate(manifests, opts).map_err(WhatIfFailure::Input)?;
+    // The snapshot as it is and as the commands leave it are simulated at once where there
+    // are threads: neither reads the other.
+    let (before, after) = crate::parallel::join(
+        || simulate(manifests, opts).map_err(WhatIfFailure::Input),
+        || {
+            let (after, outcomes, evicted) = apply_all(manifests, commands, opts)?;
+            let report = simulate(&after, opts).map_err(WhatIfFailure::Input)?;
+            Ok((after, outcomes, evicted, report))
+        },
+    );
+    // An invalid input fails both; its errors come from the snapshot as it is.
+    let before = before?;
+    let (after, outcomes, evicted, mut report) = after?;
+    let nodes = NodeSets {
+        before: manifests.nodes.iter().map(|(_, n)| n).collect(),
+        after: after.nodes.iter().map(|(_, n)| n).collect(),
+        pools,
+    };
+    report.changes = Some(changes::compare(&before, &report, &nodes, outcomes, evicted));
+    Ok(WhatIfRun { report, after })
+}
+
+/// The snapshot after `commands`, with each command's outcome and the pods they evicted.
+fn apply_all(
+    manifests: &Manifests,
+    commands: &[WhatIf],
+    opts: &SimulateOptions,
+) -> Result<(Manifests, Vec<CommandOutcome>, Vec<EvictedPod>), WhatIfFailure> {
     let mut after = manifests.clone();
     let mut outcomes = Vec::with_capacity(commands.len());
     let mut evicted = Vec::new();
@@ -73,14 +100,7 @@ pub fn run_what_if(
         })?;
         outcomes.push(outcome);
     }
-    let mut report = simulate(&after, opts).map_err(WhatIfFailure::Input)?;
-    let nodes = NodeSets {
-        before: manifests.nodes.iter().map(|(_, n)| n).collect(),
-        after: after.nodes.iter().map(|(_, n)| n).collect(),
-        pools,
-    };
-    report.changes = Some(changes::compare(&before, &report, &nodes, outcomes, evicted));
-    Ok(WhatIfRun { report, after })
+    Ok((after, outcomes, evicted))
 }
 
 /// Applies one command to the snapshot; pods it takes off their nodes go to `evicted`.
@@ -94,6 +114,7 @@ fn apply(
     let node_list: Vec<Node> = m.nodes.iter().map(|(_, n)| n.clone()).collect();
     let selected = |sel: &NodeSelection| -> Result<Vec<usize>, WhatIfError> { nodes::select(sel, &node_list) };
     let mut removals = Removals::default();
+    let bound = BoundPods::of(&m.workloads);
     match command {
         WhatIf::Taint { nodes: sel, changes, overwrite } => {
             for i in selected(sel)? {
@@ -106,7 +127,7 @@ fn apply(
                 }
                 let (name, taints) = (node.metadata.name.clone(), node.spec.taints.clone());
                 let cmp = opts.gates.taint_toleration_comparison_operators;
-                for (p, w) in bound_pods(&m.workloads, &name) {
+                for (p, w) in bound.on(&m.workloads, &name) {
                     // Only the new taints evict: a pod that stayed with the old ones is
                     // already where the snapshot shows it.
                     let (taint, after) = match no_execute_eviction(&taints, &w.template.spec.tolerations, cmp) {
@@ -137,7 +158,7 @@ fn apply(
                 let Some((_, node)) = m.nodes.get_mut(i) else { continue };
                 outcome.output.push(nodes::cordon(node, true).to_string());
                 let name = node.metadata.name.clone();
-                let on_node: Vec<(usize, Pod)> = bound_pods(&m.workloads, &name).map(|(p, w)| (p, pod_of(w))).collect();
+                let on_node: Vec<(usize, Pod)> = bound.on(&m.workloads, &name).map(|(p, w)| (p, pod_of(w))).collect();
                 let pods: Vec<&Pod> = on_node.iter().map(|(_, p)| p).collect();
                 let plan = drain::plan(&name, &pods, options);
                 if let Some(warning) = plan.warnings() {
@@ -169,7 +190,7 @@ fn apply(
                 let name = node.metadata.name.clone();
                 outcome.output.push(format!("node \"{name}\" deleted"));
                 // The pod garbage collector deletes the pods bound to a node that is gone.
-                for (p, _) in bound_pods(&m.workloads, &name) {
+                for (p, _) in bound.on(&m.workloads, &name) {
                     removals.push(p, "node deleted".into(), None);
                 }
             }
@@ -244,13 +265,14 @@ impl Removals {
                 remove.push(p);
             }
         }
+        // One pass: removing each of a drained pool's pods in turn moved the whole list
+        // once per pod.
         remove.sort_unstable();
-        remove.dedup();
-        for p in remove.into_iter().rev() {
-            if p < m.workloads.len() {
-                m.workloads.remove(p);
-            }
-        }
+        let mut k = 0;
+        m.workloads.retain(|_| {
+            k += 1;
+            remove.binary_search(&(k - 1)).is_err()
+        });
     }
 }
 
@@ -305,14 +327,28 @@ fn become_replacement(w: &mut Workload) {
     w.template.metadata.deletion_timestamp = None;
 }
 
-/// The snapshot's pods bound to `node` that hold it: neither finished nor terminating.
-fn bound_pods<'w>(workloads: &'w [Workload], node: &'w str) -> impl Iterator<Item = (usize, &'w Workload)> + 'w {
-    workloads.iter().enumerate().filter(move |(_, w)| {
-        w.kind == WorkloadKind::Pod
-            && w.template.spec.node_name == node
-            && !w.pod_status.is_terminal()
-            && w.metadata.deletion_timestamp.is_none()
-    })
+/// The snapshot's pods bound to each node that hold it (neither finished nor terminating),
+/// by workload index: looked up per selected node instead of scanning every pod for each.
+struct BoundPods(std::collections::BTreeMap<String, Vec<usize>>);
+
+impl BoundPods {
+    fn of(workloads: &[Workload]) -> Self {
+        let mut by_node = std::collections::BTreeMap::<String, Vec<usize>>::new();
+        for (p, w) in workloads.iter().enumerate() {
+            let holds = w.kind == WorkloadKind::Pod
+                && !w.template.spec.node_name.is_empty()
+                && !w.pod_status.is_terminal()
+                && w.metadata.deletion_timestamp.is_none();
+            if holds {
+                by_node.entry(w.template.spec.node_name.clone()).or_default().push(p);
+            }
+        }
+        Self(by_node)
+    }
+
+    fn on<'w>(&'w self, workloads: &'w [Workload], node: &str) -> impl Iterator<Item = (usize, &'w Workload)> + 'w {
+        self.0.get(node).into_iter().flatten().filter_map(|&p| Some((p, workloads.get(p)?)))
+    }
 }
 
 fn pod_of(w: &Workload) -> Pod {
