@@ -43,6 +43,11 @@ struct SimulateArgs {
     /// Leave out admission defaults (DefaultTolerationSeconds).
     #[arg(long)]
     no_admission_defaults: bool,
+    /// kube-scheduler's `percentageOfNodesToScore`: with 100 nodes or more, a cycle stops
+    /// searching once it has found this share of the nodes feasible. 0 (the default) is
+    /// upstream's adaptive default; 100 searches and scores every node.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(i32).range(0..=100))]
+    percentage_of_nodes_to_score: i32,
     /// Set a feature gate, e.g. `TaintTolerationComparisonOperators=true`. Repeatable.
     #[arg(long = "feature-gate")]
     feature_gates: Vec<String>,
@@ -122,6 +127,7 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
     };
     let mut opts = SimulateOptions::for_version(version);
     opts.admission_defaults = !no_admission;
+    opts.percentage_of_nodes_to_score = args.percentage_of_nodes_to_score;
     for g in gates {
         let Some((name, value)) = g.split_once('=') else {
             return fail(&format!("--feature-gate {g:?}: expected NAME=true|false"));

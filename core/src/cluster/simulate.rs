@@ -27,7 +27,7 @@ use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, St
 use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
 use crate::scheduler::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
-use crate::scheduler::{schedule, schedule_with_requests, Detail, NodeVerdict, ScheduleResult, StaticCache};
+use crate::scheduler::{schedule, schedule_searching, Detail, NodeSearch, NodeVerdict, ScheduleResult, StaticCache};
 
 #[derive(Debug, Clone)]
 pub struct SimulateOptions {
@@ -36,6 +36,10 @@ pub struct SimulateOptions {
     /// Apply the admission plugins of a default cluster that change placement
     /// (DefaultTolerationSeconds). On by default.
     pub admission_defaults: bool,
+    /// kube-scheduler's `percentageOfNodesToScore` (0, the default: adaptive, `50 - nodes/125`
+    /// percent and at least 5%; 100: every node). Only clusters of 100 nodes or more are
+    /// searched partly.
+    pub percentage_of_nodes_to_score: i32,
 }
 
 impl Default for SimulateOptions {
@@ -46,12 +50,22 @@ impl Default for SimulateOptions {
 
 impl SimulateOptions {
     pub fn for_version(version: KubeVersion) -> Self {
-        Self { version, gates: FeatureGates::for_version(version), admission_defaults: true }
+        Self {
+            version,
+            gates: FeatureGates::for_version(version),
+            admission_defaults: true,
+            percentage_of_nodes_to_score: 0,
+        }
     }
 
     /// The default profile for these options, before any cluster objects are known.
     pub fn scheduler_config(&self) -> SchedulerConfig {
-        SchedulerConfig { version: self.version, gates: self.gates, ..Default::default() }
+        SchedulerConfig {
+            version: self.version,
+            gates: self.gates,
+            percentage_of_nodes_to_score: self.percentage_of_nodes_to_score,
+            ..Default::default()
+        }
     }
 }
 
@@ -473,6 +487,8 @@ struct Simulation<'a> {
     opts: &'a SimulateOptions,
     cfg: SchedulerConfig,
     nodes: Vec<NodeInfo>,
+    /// Where the next cycle starts searching, as a running kube-scheduler carries it.
+    search: NodeSearch,
     index: BTreeMap<String, usize>,
     warnings: Vec<String>,
     evictions: Vec<Eviction>,
@@ -579,10 +595,12 @@ impl<'a> Simulation<'a> {
         for doc in &manifests.ignored {
             warnings.push(format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind));
         }
+        let search = NodeSearch::new(&nodes, cfg.percentage_of_nodes_to_score);
         Self {
             opts,
             cfg,
             nodes,
+            search,
             index,
             warnings,
             evictions: Vec::new(),
@@ -795,7 +813,8 @@ impl<'a> Simulation<'a> {
         let explain = report.nodes.is_empty();
         let detail = if explain { Detail::Explain } else { Detail::Decision };
         let requests = self.requests.get(&pod.spec, &self.cfg);
-        let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests);
+        let result =
+            schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.search));
         if explain {
             report.nodes = node_map(&result);
         }
@@ -1060,7 +1079,15 @@ impl<'a> Simulation<'a> {
             let explain = report.nodes.is_empty();
             let detail = if explain { Detail::Explain } else { Detail::Decision };
             let requests = self.requests.get(&pod.spec, &self.cfg);
-            let result = schedule_with_requests(&pod, &self.nodes, &self.cfg, detail, Some(&mut cache), requests);
+            let result = schedule_searching(
+                &pod,
+                &self.nodes,
+                &self.cfg,
+                detail,
+                Some(&mut cache),
+                requests,
+                Some(&mut self.search),
+            );
             if explain {
                 report.nodes = node_map(&result);
             }
@@ -1163,13 +1190,14 @@ impl<'a> Simulation<'a> {
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
             // counted in the FailedScheduling message as upstream counts them.
             let requests = self.requests.get(&pod.spec, &self.cfg);
-            let result = schedule_with_requests(
+            let result = schedule_searching(
                 &pod,
                 &self.nodes,
                 &self.cfg,
                 Detail::Candidates { hint: Some(i) },
                 None,
                 requests,
+                Some(&mut self.search),
             );
             let position = result.verdicts.iter().position(|v| v.node == node_name);
             if let (Some(verdict), Some(slot)) = (position.and_then(|p| result.verdicts.get(p)), verdicts.get_mut(i)) {
@@ -1381,6 +1409,43 @@ mod tests {
 
     fn run(yaml: &str, opts: &SimulateOptions) -> Report {
         simulate(&parse_manifests(yaml, "").unwrap(), opts).unwrap()
+    }
+
+    /// From 100 nodes up, a cycle stops searching once it has `numFeasibleNodesToFind`
+    /// feasible nodes (300 nodes: 48%, 144) and the next cycle starts where it stopped; the
+    /// first pod's verdicts list the nodes after the stop as fitting but not scored.
+    #[test]
+    fn large_clusters_are_searched_as_kube_scheduler_searches_them() {
+        let mut yaml = String::new();
+        for i in 0..300 {
+            yaml.push_str(&format!(
+                "kind: Node\nmetadata: {{name: node-{i:03}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n"
+            ));
+        }
+        yaml.push_str("kind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}\n");
+        // (name, percentageOfNodesToScore, want nodes, want scored nodes in the first verdicts)
+        let rows = [
+            // 0-143 scored: node-000; then 144-287: node-144; then 288-299 and 0-131, where
+            // node-000 has a pod and node-001 is the first of the emptiest.
+            ("adaptive", 0, ["node-000", "node-144", "node-001"], 144),
+            ("every node", 100, ["node-000", "node-001", "node-002"], 300),
+        ];
+        for (name, percentage, want, scored) in rows {
+            let opts = SimulateOptions { percentage_of_nodes_to_score: percentage, ..SimulateOptions::default() };
+            let report = run(&yaml, &opts);
+            let web = &report.workloads[0];
+            let nodes: Vec<_> = web.pods.iter().map(|p| p.node.as_deref().unwrap_or_default()).collect();
+            assert_eq!(nodes, want, "{name}");
+            let with_score = web.nodes.iter().filter(|(_, r)| r.score.is_some()).count();
+            assert_eq!(with_score, scored, "{name}");
+            assert!(web.nodes.iter().all(|(_, r)| r.fits), "{name}");
+            let unscored = web.nodes.iter().filter(|(_, r)| r.score.is_none()).count();
+            assert_eq!(unscored, 300 - scored, "{name}");
+            if unscored > 0 {
+                let (_, r) = web.nodes.iter().find(|(_, r)| r.score.is_none()).unwrap();
+                assert!(r.detail.as_deref().unwrap().contains("stopped searching after 144 feasible nodes"), "{r:?}");
+            }
+        }
     }
 
     /// Gated pods and pods for another scheduler are never attempted: they stay Pending

@@ -18,6 +18,7 @@ use crate::model::{Pod, PodSpec, Toleration};
 use crate::scheduler::fit_error::{absent_nodes_reason, empty_intersection_reason, format_message, FitError};
 use crate::scheduler::framework::{Code, NodeInfo, SchedulerConfig, Status};
 use crate::scheduler::hostports::HostPort;
+use crate::scheduler::node_search::{num_feasible_nodes_to_find, NodeSearch};
 use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::scheduler::plugins::{
     default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
@@ -225,6 +226,25 @@ enum Outcome {
     DynamicFail(Box<(Status, Vec<InsufficientResource>)>),
     /// Fits; the index into the feasible list.
     Feasible(usize),
+    /// Fits, but the search had found the feasible nodes it wanted before it came here
+    /// ([`NodeSearch`]): not scored (evaluated only for [`Detail::Explain`]'s verdicts).
+    Unscored,
+}
+
+/// Sorts a searched cycle's outcomes by node index, and its feasible nodes (with their raw
+/// static scores) likewise, renumbering the outcomes' references to them.
+fn in_index_order(outcomes: &mut [(usize, Outcome)], feasible: &mut Vec<usize>, raw_static: &mut Vec<(i64, i64)>) {
+    outcomes.sort_by_key(|(i, _)| *i);
+    let (mut sorted, mut sorted_raw) = (Vec::with_capacity(feasible.len()), Vec::with_capacity(raw_static.len()));
+    for (i, outcome) in outcomes.iter_mut() {
+        if let Outcome::Feasible(k) = outcome {
+            sorted_raw.push(raw_static.get(*k).copied().unwrap_or_default());
+            *k = sorted.len();
+            sorted.push(*i);
+        }
+    }
+    *feasible = sorted;
+    *raw_static = sorted_raw;
 }
 
 /// [`schedule`] with a choice of [`Detail`] and, for replicas of one workload, a
@@ -248,6 +268,24 @@ pub fn schedule_with_requests(
     detail: Detail,
     cache: Option<&mut StaticCache>,
     requests: &PodRequests,
+) -> ScheduleResult {
+    schedule_searching(pod, nodes, cfg, detail, cache, requests, None)
+}
+
+/// [`schedule_with_requests`] as one cycle of a running scheduler: with `search`, a cluster
+/// of 100 nodes or more is searched as kube-scheduler searches it ([`NodeSearch`]: from where
+/// the last cycle stopped, until `numFeasibleNodesToFind` feasible nodes are found), and only
+/// those are scored. Without it every node is searched and scored (a single cycle, or
+/// `percentageOfNodesToScore: 100`). With [`Detail::Explain`], the nodes after the search
+/// stopped are still filtered, for their verdicts, and listed as feasible but not scored.
+pub fn schedule_searching(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    detail: Detail,
+    cache: Option<&mut StaticCache>,
+    requests: &PodRequests,
+    search: Option<&mut NodeSearch>,
 ) -> ScheduleResult {
     if nodes.is_empty() {
         // `ErrNoNodesAvailable`, returned before any plugin runs.
@@ -292,8 +330,10 @@ pub fn schedule_with_requests(
     let mut feasible = Vec::new();
     // The raw static scores of the feasible nodes, in `feasible` order.
     let mut raw_static = Vec::new();
-    let mut evaluate = |i: usize| {
-        let Some(node) = nodes.get(i) else { return };
+    // Evaluates node `i`; whether it is feasible. Past the search's end (`beyond`), a
+    // feasible node is listed but neither scored nor a candidate.
+    let mut evaluate = |i: usize, beyond: bool| -> bool {
+        let Some(node) = nodes.get(i) else { return false };
         // The cache holds one entry per node (`prepare`).
         let entry = match cache.as_deref_mut().and_then(|c| c.entries.get_mut(i)) {
             Some(cached) => {
@@ -308,6 +348,7 @@ pub fn schedule_with_requests(
             StaticEntry::Fail(filter) => Outcome::StaticFail(filter),
             StaticEntry::Unknown | StaticEntry::Pass { .. } => match run_dynamic_filters(&ctx, node, cfg) {
                 Some(fail) => Outcome::DynamicFail(Box::new(fail)),
+                None if beyond => Outcome::Unscored,
                 None => {
                     feasible.push(i);
                     raw_static.push(match entry {
@@ -318,11 +359,51 @@ pub fn schedule_with_requests(
                 }
             },
         };
+        let fits = matches!(outcome, Outcome::Feasible(_));
         outcomes.push((i, outcome));
+        fits
     };
-    match &candidates {
-        Some(c) => c.iter().for_each(|&i| evaluate(i)),
-        None => (0..nodes.len()).for_each(evaluate),
+    match search {
+        None => match &candidates {
+            Some(c) => c.iter().for_each(|&i| {
+                evaluate(i, false);
+            }),
+            None => (0..nodes.len()).for_each(|i| {
+                evaluate(i, false);
+            }),
+        },
+        Some(search) => {
+            let (order, wanted): (Vec<usize>, usize) = match &candidates {
+                Some(c) => {
+                    let start = search.start_in(c.len());
+                    let rotated = c.iter().skip(start).chain(c.iter().take(start)).copied().collect();
+                    (rotated, num_feasible_nodes_to_find(search.percentage, c.len()))
+                }
+                None => {
+                    let (order, wanted) = search.plan();
+                    (order.collect(), wanted)
+                }
+            };
+            // Upstream's `processedNodes`: the feasible nodes found and the failing ones met
+            // until the search stopped.
+            let (mut found, mut evaluated, mut processed) = (0, 0, None);
+            for i in order {
+                if processed.is_some() && detail != Detail::Explain {
+                    break;
+                }
+                evaluated += 1;
+                if evaluate(i, processed.is_some()) {
+                    found += 1;
+                    if found == wanted {
+                        processed = Some(evaluated);
+                    }
+                }
+            }
+            search.advance(processed.unwrap_or(evaluated));
+            // Back to cluster order: verdicts are listed in it, and among equal scores the
+            // node listed first wins, as without a search.
+            in_index_order(&mut outcomes, &mut feasible, &mut raw_static);
+        }
     }
 
     // A node's status; `None` for an absent node.
@@ -333,7 +414,7 @@ pub fn schedule_with_requests(
                 nodes.get(i).map(|node| (static_status(*filter, &ctx, node, cfg), Vec::new()))
             }
             Some(Outcome::DynamicFail(f)) => Some((f.0.clone(), f.1.clone())),
-            Some(Outcome::Feasible(_)) => None,
+            Some(Outcome::Feasible(_) | Outcome::Unscored) => None,
         }
     };
     // Every node in cluster order (absent ones too) when `list_absent`, else the evaluated ones.
@@ -398,6 +479,16 @@ pub fn schedule_with_requests(
                         insufficient: Vec::new(),
                         score: totals.get(*k).copied(),
                         plugin_scores: parts.next().unwrap_or_default(),
+                    },
+                    Some(Outcome::Unscored) => NodeVerdict {
+                        node: node_name(nodes, i),
+                        status: Status::success().with_detail(format!(
+                            "fits, but not scored in this cycle: kube-scheduler stopped searching after {} feasible nodes (percentageOfNodesToScore)",
+                            feasible.len()
+                        )),
+                        insufficient: Vec::new(),
+                        score: None,
+                        plugin_scores: Vec::new(),
                     },
                     _ => unscored(i, status_of(i, o).unwrap_or((Status::success(), Vec::new()))),
                 })

@@ -220,6 +220,10 @@ pub struct SchedulerConfig {
     pub spread_listers: std::sync::Arc<crate::scheduler::plugins::pod_topology_spread::Listers>,
     /// The plugins the cycle runs, their order and weights.
     pub profile: crate::scheduler::profile::Profile,
+    /// `percentageOfNodesToScore` (0, the default: adaptive). Read by the cycles of a
+    /// simulation ([`crate::scheduler::NodeSearch`]); clusters under 100 nodes are always
+    /// searched whole.
+    pub percentage_of_nodes_to_score: i32,
 }
 
 impl SchedulerConfig {

@@ -12,7 +12,9 @@ mod cycle;
 pub mod fit_error;
 pub mod framework;
 pub mod hostports;
+pub mod node_search;
 pub mod plugins;
 pub mod profile;
 
 pub use cycle::*;
+pub use node_search::NodeSearch;
