@@ -169,6 +169,8 @@ pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
     match error {
         InputError::Decode { doc, field, .. } => locate(text, doc.index, field),
         InputError::Invalid { doc, error } => locate(text, doc.index, &error.field),
+        InputError::Strict(finding) => finding.line,
+        InputError::NotServed { doc, .. } => locate(text, doc.index, "apiVersion"),
         InputError::Syntax { message, index, .. } => syntax_line(message)
             .or_else(|| document_spans(text).into_iter().find(|s| s.index == *index).map(|s| s.first_line)),
         // The table's header, or the description's `Name:` line.
