@@ -1082,6 +1082,10 @@ mod tests {
                 "kind: Node\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n",
                 "kind: Node\nmetadata: {name: a}\n---\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: -1}\n---\nkind: Node\nspec: {unschedulable: 3}\n",
                 "kind: CronJob\nmetadata: {name: c}\nspec: {jobTemplate: {spec: {template: {spec: {nodeSelector: [1]}}}}}\n",
+                // Duplicate keys: the last value, in the first one's place, in both readers
+                // (input::strict reports them).
+                "kind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 3\n  template: {spec: {containers: []}}\n  replicas: 1\n",
+                "kind: Node\nmetadata:\n  name: a\n  labels: {x: '1', y: '2', x: '3'}\nmetadata: {name: b}\n",
                 // Streamed items: of a List after all or not, replaced, in a top-level
                 // sequence, with errors, around other documents.
                 "kind: Foo\nmetadata: {name: f}\nitems:\n- kind: Node\n  metadata: {name: a}\n",
