@@ -230,3 +230,17 @@ fn examples_and_fixtures_have_no_unknown_fields() {
     }
     assert_eq!(findings, Vec::<String>::new());
 }
+
+/// A large generated input full of typos: the findings stop at the bound, and each is placed
+/// on its line without reading the text again for each.
+#[test]
+fn findings_are_bounded_on_large_inputs() {
+    let doc = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  toleration: []\n  containers: []\n";
+    let text = vec![doc; 5_000].join("---\n");
+    let started = std::time::Instant::now();
+    let findings = check(&text, "s");
+    eprintln!("5,000 documents checked in {:?}", started.elapsed());
+    assert_eq!(findings.len(), placement_core::input::strict::MAX_FINDINGS);
+    let last = findings.last().unwrap();
+    assert_eq!((last.doc.index, last.line), (200, Some(199 * 8 + 6)));
+}

@@ -15,13 +15,14 @@
 //! The field lists are generated from the Kubernetes OpenAPI schema for 1.35
 //! ([`k8s_fields`], by `scripts/gen-k8s-fields.py`).
 
+use std::cell::OnceCell;
 use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::input::documents::{DocRef, Manifests};
-use crate::input::source_map;
+use crate::input::source_map::Locator;
 use crate::input::text::BOM;
 use crate::model::ObjectMeta;
 
@@ -107,6 +108,8 @@ pub fn check(text: &str, source: &str) -> Vec<Finding> {
     let text = text.strip_prefix(BOM).unwrap_or(text);
     let mut out = Vec::new();
     let mut index = 0;
+    // Made on the first finding: it reads the whole text.
+    let locator = OnceCell::new();
     for top in top_level(text) {
         for (value, dups) in documents(top) {
             if is_blank(&value) {
@@ -114,7 +117,8 @@ pub fn check(text: &str, source: &str) -> Vec<Finding> {
             }
             index += 1;
             if out.len() < MAX_FINDINGS {
-                check_document(text, source, index, &value, dups, &mut out);
+                let locate = Locate { text, locator: &locator };
+                check_document(&locate, source, index, &value, dups, &mut out);
             }
         }
     }
@@ -149,7 +153,30 @@ fn served_version(kind: &str) -> &'static str {
     }
 }
 
-fn check_document(text: &str, source: &str, index: usize, value: &Value, dups: Vec<Path>, out: &mut Vec<Finding>) {
+/// Lines of a text's fields, looked up with one [`Locator`] for all findings.
+struct Locate<'a, 't> {
+    text: &'t str,
+    locator: &'a OnceCell<Locator<'t>>,
+}
+
+impl<'t> Locate<'_, 't> {
+    fn get(&self) -> &Locator<'t> {
+        self.locator.get_or_init(|| Locator::new(self.text))
+    }
+
+    fn line(&self, index: usize, field: &str) -> Option<usize> {
+        self.get().locate(index, field)
+    }
+}
+
+fn check_document(
+    locate: &Locate<'_, '_>,
+    source: &str,
+    index: usize,
+    value: &Value,
+    dups: Vec<Path>,
+    out: &mut Vec<Finding>,
+) {
     let Value::Object(map) = value else { return };
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
     let meta = map.get("metadata");
@@ -175,7 +202,7 @@ fn check_document(text: &str, source: &str, index: usize, value: &Value, dups: V
             ["v1", "apps/v1", "batch/v1", "extensions/v1beta1", "apps/v1beta1", "apps/v1beta2", "batch/v1beta1"];
         if groups.contains(&api_version.as_str()) {
             if let Some(suggestion) = nearest(&doc.kind, ROOT_KINDS.iter().copied(), KIND_DISTANCE) {
-                let line = source_map::locate(text, index, "kind");
+                let line = locate.line(index, "kind");
                 let problem =
                     Problem::UnknownKind { kind: doc.kind.clone(), api_version, suggestion: suggestion.to_string() };
                 out.push(Finding { doc, field: "kind".into(), line, problem });
@@ -188,7 +215,7 @@ fn check_document(text: &str, source: &str, index: usize, value: &Value, dups: V
             return;
         }
         let field = path_string(&path);
-        let line = source_map::locate(text, index, &field).map(|first| second_occurrence(text, first, &path));
+        let line = locate.line(index, &field).map(|first| second_occurrence(locate.get().lines(), first, &path));
         out.push(Finding { doc: doc.clone(), field, line, problem: Problem::DuplicateField });
     }
     // Other versions (extensions/v1beta1, batch/v1beta1) are rejected or have other schemas.
@@ -201,7 +228,7 @@ fn check_document(text: &str, source: &str, index: usize, value: &Value, dups: V
         if out.len() >= MAX_FINDINGS {
             return;
         }
-        let line = source_map::locate(text, index, &field);
+        let line = locate.line(index, &field);
         out.push(Finding {
             doc: doc.clone(),
             field,
@@ -460,13 +487,14 @@ impl<'de> Deserialize<'de> for Key {
     }
 }
 
-/// The top-level values of a YAML or JSON stream, up to the first error.
-fn top_level(text: &str) -> Vec<Scanned> {
+/// The top-level values of a YAML or JSON stream, up to the first error, one at a time: only
+/// one document's values are held at once.
+fn top_level(text: &str) -> Box<dyn Iterator<Item = Scanned> + '_> {
     let trimmed = text.trim_start();
     if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        serde_json::Deserializer::from_str(text).into_iter::<Scanned>().map_while(Result::ok).collect()
+        Box::new(serde_json::Deserializer::from_str(text).into_iter::<Scanned>().map_while(Result::ok))
     } else {
-        serde_yaml::Deserializer::from_str(text).map(Scanned::deserialize).map_while(Result::ok).collect()
+        Box::new(serde_yaml::Deserializer::from_str(text).map(Scanned::deserialize).map_while(Result::ok))
     }
 }
 
@@ -512,9 +540,9 @@ fn is_blank(v: &Value) -> bool {
 
 /// The line of the second `key:` of a duplicate whose first is on line `first`: the next line
 /// at the same indentation that starts with the same key, before the mapping ends.
-fn second_occurrence(text: &str, first: usize, path: &Path) -> usize {
+fn second_occurrence(all: &[&str], first: usize, path: &Path) -> usize {
     let Some(Seg::Key(key)) = path.first() else { return first };
-    let mut lines = text.lines().enumerate().skip(first.saturating_sub(1));
+    let mut lines = all.iter().enumerate().skip(first.saturating_sub(1));
     let Some((_, line)) = lines.next() else { return first };
     let Some(column) = line.find(key.as_str()) else { return first };
     for (i, line) in lines {
