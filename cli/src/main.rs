@@ -6,10 +6,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use placement_core::cluster::pools::PoolLabel;
-use placement_core::cluster::simulate::{simulate, SimulateOptions};
+use placement_core::cluster::simulate::{simulate, validate, SimulateOptions};
 use placement_core::cluster::what_if::{simulate_what_if, WhatIf, WhatIfFailure};
 use placement_core::gatekeeper::{self, suite, PolicySet};
-use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests, MAX_INPUT_BYTES};
+use placement_core::input::documents::{
+    parse_manifests_checked, split_documents, InputError, Manifests, MAX_INPUT_BYTES,
+};
 use placement_core::input::text::decode_text;
 use placement_core::model::version::KubeVersion;
 use placement_core::{conformance, explain::render};
@@ -61,6 +63,11 @@ struct SimulateArgs {
     /// section. Repeatable; applied in order.
     #[arg(long = "what-if", value_name = "COMMAND")]
     what_if: Vec<String>,
+    /// Unknown and duplicate fields (and kinds one typo away from one Placement reads) are
+    /// errors, as with `kubectl apply --validate=strict`; without it they are warnings on
+    /// standard error, as with `--validate=warn`.
+    #[arg(long)]
+    strict: bool,
     /// The node label that groups nodes into pools (default: the clouds' pool labels).
     #[arg(long = "pool-label", value_name = "KEY")]
     pool_label: Option<String>,
@@ -160,21 +167,48 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
 
     let mut manifests = Manifests::default();
     let mut objects = Vec::new();
+    // Every file's errors, so that one run reports every invalid document.
+    let mut errors = Vec::new();
+    let mut sources = Vec::new();
     for file in &files {
         let (text, source) = match read_input(file) {
             Ok(t) => t,
             Err(e) => return fail(&e),
         };
-        match parse_manifests(&text, &source) {
-            Ok(m) => manifests.extend(m),
-            Err(e) => return fail_input(&[e]),
+        sources.push(source.clone());
+        // The findings are turned into errors here rather than by the core's `strict`, so
+        // that the documents still reach validation below.
+        match parse_manifests_checked(&text, &source, false) {
+            Ok((m, findings)) => {
+                for finding in findings {
+                    if args.strict {
+                        errors.push(InputError::Strict(Box::new(finding)));
+                    } else {
+                        eprintln!("warning: {finding}");
+                    }
+                }
+                manifests.extend(m);
+            }
+            Err(e) => {
+                errors.extend(e);
+                continue;
+            }
         }
         if policy.is_some() {
             match split_documents(&text, &source) {
                 Ok(docs) => objects.extend(docs.into_iter().map(|d| d.value)),
-                Err(e) => return fail_input(&[e]),
+                Err(e) => errors.push(e),
             }
         }
+    }
+    if !errors.is_empty() {
+        // What did read is validated too: one run names every invalid document.
+        if let Err(more) = validate(&manifests, &opts) {
+            errors.extend(more);
+        }
+        // In the order of the files and of the documents in each; whole-file errors first.
+        errors.sort_by_key(|e| e.doc().map(|d| (sources.iter().position(|s| *s == d.source), d.index)));
+        return fail_input(&errors);
     }
     let simulated = if what_if.is_empty() {
         simulate(&manifests, &opts).map_err(WhatIfFailure::Input)

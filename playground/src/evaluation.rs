@@ -17,7 +17,7 @@ use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, S
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
-use placement_core::input::documents::{parse_manifests, InputError, Manifests, Workload, WorkloadKind};
+use placement_core::input::documents::{parse_manifests_all, InputError, Manifests, Workload, WorkloadKind};
 use placement_core::input::source_map::error_line;
 use placement_core::model::quantity::{format_bytes, format_cpu};
 use placement_core::model::resources::{Resource, CPU, MEMORY, PODS};
@@ -280,8 +280,9 @@ impl Evaluation {
         }
         opts.admission_defaults = state.admission_defaults;
 
-        let nodes = parse_manifests(&state.nodes, NODES_SOURCE);
-        let workloads = parse_manifests(&state.workloads, WORKLOADS_SOURCE);
+        // Every invalid document gets its marker, not only the first of each editor.
+        let nodes = parse_manifests_all(&state.nodes, NODES_SOURCE);
+        let workloads = parse_manifests_all(&state.workloads, WORKLOADS_SOURCE);
         if let Ok(m) = &nodes {
             eval.node_rows = Some(node_table::rows(&m.nodes));
         }
@@ -291,7 +292,7 @@ impl Evaluation {
         for (result, editor) in [(nodes, Editor::Nodes), (workloads, Editor::Workloads)] {
             match result {
                 Ok(m) => manifests.extend(m),
-                Err(e) => eval.errors.push(place(state, editor, &e)),
+                Err(errors) => eval.errors.extend(errors.iter().map(|e| place(state, editor, e))),
             }
         }
         if !eval.errors.is_empty() {
@@ -665,6 +666,16 @@ pub fn synthetic(nodes: usize, workloads: usize) -> SharedState {
 mod tests {
     use super::*;
     use crate::gallery;
+    use placement_core::input::documents::parse_manifests;
+
+    #[test]
+    fn every_invalid_document_gets_a_marker() {
+        let workloads = "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: []}\n---\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
+        let state = SharedState { workloads: workloads.into(), ..Default::default() };
+        let eval = Evaluation::of(&state);
+        let lines: Vec<Option<usize>> = eval.errors_in(Editor::Workloads).map(|e| e.line).collect();
+        assert_eq!(lines, [Some(3), Some(14)], "{:?}", eval.errors);
+    }
 
     fn example_state(id: &str) -> SharedState {
         let (nodes, workloads) = gallery::find(id).unwrap().split();

@@ -451,6 +451,7 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
     let template: PodTemplateSpec = serde_json::from_value(web_template_value()).expect("template deserializes");
     let workload = Workload {
         kind: WorkloadKind::Deployment,
+        api_version: "apps/v1".into(),
         namespace: "shop".into(),
         name: "web".into(),
         doc: doc(nodes + 1, "Deployment", Some("shop"), "web".into()),

@@ -231,6 +231,7 @@ impl Target {
         };
         Ok(Workload {
             kind,
+            api_version: self.clean().get("apiVersion").and_then(serde_json::Value::as_str).unwrap_or_default().into(),
             namespace: self.namespace.clone(),
             name: self.name.clone(),
             doc,

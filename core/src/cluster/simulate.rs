@@ -385,7 +385,7 @@ pub struct Eviction {
 /// The input is read as a cluster snapshot ([`snapshot::resolve`]): the pods it holds are the
 /// cluster as it is, and each controller creates only the pods it is missing.
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
-    validate(manifests, &opts.gates)?;
+    validate(manifests, opts)?;
     let ownership = snapshot::resolve(manifests);
     let plan = Plan::new(manifests, &ownership);
     let cfg = SchedulerConfig {
@@ -398,11 +398,22 @@ pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report,
     Ok(sim.finish())
 }
 
-fn validate(manifests: &Manifests, gates: &FeatureGates) -> Result<(), Vec<InputError>> {
+/// The API server's validation of every document, and the API versions it serves: all the
+/// errors: the nodes', then the workloads' API versions, then the workloads'. [`simulate`] starts with it; the
+/// CLI calls it alone to name every invalid document when others failed to read.
+pub fn validate(manifests: &Manifests, opts: &SimulateOptions) -> Result<(), Vec<InputError>> {
+    let gates = &opts.gates;
     let mut errors = Vec::new();
     for (doc, node) in &manifests.nodes {
         for error in validate_node(node) {
             errors.push(InputError::Invalid { doc: doc.clone(), error });
+        }
+    }
+    // Every workload, read back or not: a cluster serves only what it serves.
+    for w in &manifests.workloads {
+        if let Some(detail) = crate::input::validation::not_served(w, opts.version) {
+            let (kind, api_version) = (w.kind.as_str().to_string(), w.api_version.clone());
+            errors.push(InputError::NotServed { doc: w.doc.clone(), kind, api_version, detail });
         }
     }
     for w in manifests.workloads.iter().filter(|w| !read_from_a_cluster(w)) {

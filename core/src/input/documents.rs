@@ -17,6 +17,7 @@ use serde_json::Value;
 
 use crate::input::block_yaml::{self, Event, Prune};
 use crate::input::field::FieldError;
+use crate::input::strict::Finding;
 use crate::input::text::{self, KubectlOutput, BOM};
 use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodStatus, PodTemplateSpec, Service};
 
@@ -68,6 +69,15 @@ pub enum InputError {
     Decode { doc: DocRef, field: String, message: String },
     #[error("{doc}: {error}")]
     Invalid { doc: DocRef, error: FieldError },
+    /// An unknown or duplicate field ([`crate::input::strict`]): an error with `--strict`.
+    #[error("{0}")]
+    Strict(Box<Finding>),
+    /// An API version the API server no longer serves for this kind. The words are what
+    /// `kubectl apply` prints when discovery finds no such resource (`resource mapping not
+    /// found ...: no matches for kind "Deployment" in version "extensions/v1beta1"`); a
+    /// request sent anyway gets a 404 from the server, which says less.
+    #[error("{doc}: resource mapping not found: no matches for kind {kind:?} in version {api_version:?} ({detail})")]
+    NotServed { doc: DocRef, kind: String, api_version: String, detail: String },
     /// From [`crate::input::text::decode_text`]; `offset` is the first bad byte's.
     #[error("{source_name}not UTF-8 or UTF-16 text: {problem} at byte {offset}")]
     Encoding { source_name: String, problem: &'static str, offset: usize },
@@ -80,7 +90,10 @@ impl InputError {
     /// The document the error is about, when it is about one.
     pub fn doc(&self) -> Option<&DocRef> {
         match self {
-            InputError::Decode { doc, .. } | InputError::Invalid { doc, .. } => Some(doc),
+            InputError::Decode { doc, .. } | InputError::Invalid { doc, .. } | InputError::NotServed { doc, .. } => {
+                Some(doc)
+            }
+            InputError::Strict(finding) => Some(&finding.doc),
             _ => None,
         }
     }
@@ -502,6 +515,8 @@ impl WorkloadKind {
 #[derive(Debug, Clone)]
 pub struct Workload {
     pub kind: WorkloadKind,
+    /// The document's `apiVersion`, for the versions the API server no longer serves.
+    pub api_version: String,
     pub namespace: String,
     pub name: String,
     pub doc: DocRef,
@@ -623,6 +638,72 @@ pub fn parse_manifests(text: &str, source: &str) -> Result<Manifests, InputError
     // The typed model reads no managedFields and no status but allocatable and capacity:
     // kubectl output is mostly those, so the fast reader skips them.
     manifests(text, source, YamlReader::Fast(Prune::UnreadFields))
+}
+
+/// At most this many errors are reported for one text: enough to see every invalid document
+/// of a real manifest, bounded for generated ones.
+pub const MAX_ERRORS: usize = 100;
+
+/// [`parse_manifests`], reporting every document that does not decode (at most
+/// [`MAX_ERRORS`]) rather than the first. Errors that stop the reading of the whole text
+/// (syntax, limits, encodings) come alone. Documents are read again only after a failure,
+/// so valid input costs what [`parse_manifests`] costs.
+pub fn parse_manifests_all(text: &str, source: &str) -> Result<Manifests, Vec<InputError>> {
+    let first = match parse_manifests(text, source) {
+        Ok(manifests) => return Ok(manifests),
+        Err(first) => first,
+    };
+    if first.doc().is_none() {
+        return Err(vec![first]);
+    }
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    let Ok(docs) = split(text, source, YamlReader::Fast(Prune::Nothing)) else { return Err(vec![first]) };
+    let mut out = Manifests::default();
+    let mut errors = Vec::new();
+    for raw in docs {
+        if let Err(e) = add_typed::<WithPaths>(raw, &mut out) {
+            errors.push(text::explain(e, text, source));
+            if errors.len() >= MAX_ERRORS {
+                break;
+            }
+        }
+    }
+    if errors.is_empty() {
+        errors.push(first);
+    }
+    Err(errors)
+}
+
+/// Reads a text as `kubectl apply --validate` would have it checked: every invalid document
+/// ([`parse_manifests_all`]), and the unknown and duplicate fields of
+/// [`crate::input::strict::check`]. With `strict` those findings are errors, as with
+/// `--validate=strict`; otherwise they come back as warnings beside the manifests, as with
+/// `--validate=warn`. Errors are in document order.
+pub fn parse_manifests_checked(
+    text: &str,
+    source: &str,
+    strict: bool,
+) -> Result<(Manifests, Vec<Finding>), Vec<InputError>> {
+    let parsed = parse_manifests_all(text, source);
+    let findings = match &parsed {
+        // A snapshot read back from a cluster: nothing to find, and no second reading.
+        Ok(manifests) if !crate::input::strict::needs_check(manifests) => Vec::new(),
+        Ok(_) => crate::input::strict::check(text, source),
+        // Only errors are shown now: findings only when they are errors too.
+        Err(_) if strict => crate::input::strict::check(text, source),
+        Err(_) => Vec::new(),
+    };
+    let as_errors = |findings: Vec<Finding>| findings.into_iter().map(|f| InputError::Strict(Box::new(f)));
+    match parsed {
+        Ok(manifests) if !strict || findings.is_empty() => Ok((manifests, findings)),
+        Ok(_) => Err(as_errors(findings).collect()),
+        Err(mut errors) => {
+            errors.extend(as_errors(findings));
+            // Stable: a document's errors stay in the order found; whole-text errors first.
+            errors.sort_by_key(|e| e.doc().map(|d| d.index));
+            Err(errors)
+        }
+    }
 }
 
 /// [`parse_manifests`] as it was before the fast reader: serde_yaml, then decoding by
@@ -785,7 +866,7 @@ fn typed<D: Decoding>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
 
 /// Decodes one document into `out`.
 fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D::Error> {
-    let RawDocument { doc, value, .. } = raw;
+    let RawDocument { doc, value, api_version } = raw;
     if doc.kind.is_empty() {
         return Err(InputError::Decode {
             doc,
@@ -874,6 +955,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
     }
     out.workloads.push(Workload {
         kind,
+        api_version,
         namespace: metadata.namespace_or_default().to_string(),
         name: metadata.name.clone(),
         doc,
@@ -1000,6 +1082,10 @@ mod tests {
                 "kind: Node\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n",
                 "kind: Node\nmetadata: {name: a}\n---\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: -1}\n---\nkind: Node\nspec: {unschedulable: 3}\n",
                 "kind: CronJob\nmetadata: {name: c}\nspec: {jobTemplate: {spec: {template: {spec: {nodeSelector: [1]}}}}}\n",
+                // Duplicate keys: the last value, in the first one's place, in both readers
+                // (input::strict reports them).
+                "kind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 3\n  template: {spec: {containers: []}}\n  replicas: 1\n",
+                "kind: Node\nmetadata:\n  name: a\n  labels: {x: '1', y: '2', x: '3'}\nmetadata: {name: b}\n",
                 // Streamed items: of a List after all or not, replaced, in a top-level
                 // sequence, with errors, around other documents.
                 "kind: Foo\nmetadata: {name: f}\nitems:\n- kind: Node\n  metadata: {name: a}\n",

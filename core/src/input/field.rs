@@ -138,6 +138,15 @@ impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let value = match &self.bad_value {
             serde_json::Value::String(s) => format!("{s:?}"),
+            // A label map, as Go's `%#v` prints a `map[string]string` (keys sorted).
+            serde_json::Value::Object(m)
+                if self.kind == FieldErrorType::FieldValueInvalid && m.values().all(serde_json::Value::is_string) =>
+            {
+                let mut pairs: Vec<String> =
+                    m.iter().map(|(k, v)| format!("{k:?}:{:?}", v.as_str().unwrap_or_default())).collect();
+                pairs.sort();
+                format!("map[string]string{{{}}}", pairs.join(", "))
+            }
             other => other.to_string(),
         };
         match self.kind {

@@ -7,6 +7,8 @@
 //! - [`validation`]: the API server's validation of Pods, pod templates and Nodes;
 //! - [`field`]: field paths and field errors, as apimachinery shapes them;
 //! - [`source_map`]: from a field path back to its line in the text (the playground's markers);
+//! - [`strict`]: unknown and duplicate fields, as `kubectl apply --validate=strict` reports
+//!   them, from field lists generated from the Kubernetes API schema;
 //! - [`text`]: bytes in the encodings files are saved in, and kubectl's output for people
 //!   recognized as such.
 
@@ -16,5 +18,6 @@ pub mod field;
 #[cfg(not(target_arch = "wasm32"))]
 mod list_parts;
 pub mod source_map;
+pub mod strict;
 pub mod text;
 pub mod validation;

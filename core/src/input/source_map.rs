@@ -89,7 +89,14 @@ pub fn document_spans(text: &str) -> Vec<DocSpan> {
     let all: Vec<&str> = text.lines().collect();
     let mut spans = Vec::new();
     for chunk in chunks(text) {
-        let body = lines_text(text, chunk.first_line, chunk.last_line);
+        // From the lines already split: `lines_text` would count lines from the start of the
+        // text for every chunk, quadratic in a text of many documents.
+        let body: String = all
+            .get(chunk.first_line.saturating_sub(1)..chunk.last_line.min(all.len()))
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|l| [*l, "\n"])
+            .collect();
         let Ok(mut value) = serde_yaml::from_str::<Value>(&body) else { continue };
         crate::input::documents::strip_nulls(&mut value);
         if is_list(&value) {
@@ -135,9 +142,35 @@ pub fn document_spans(text: &str) -> Vec<DocSpan> {
 /// inside document `doc_index` (1-based) of `text`: the line of the deepest part of the path
 /// that can be found, else the document's first content line.
 pub fn locate(text: &str, doc_index: usize, field: &str) -> Option<usize> {
-    let span = document_spans(text).into_iter().find(|s| s.index == doc_index)?;
-    let all: Vec<&str> = text.lines().collect();
-    let lines = Lines::new(&all, span.first_line, span.last_line);
+    Locator::new(text).locate(doc_index, field)
+}
+
+/// [`locate`] for many fields of one text: its documents and lines are found once, not for
+/// each field (finding them reads the whole text).
+pub struct Locator<'a> {
+    spans: Vec<DocSpan>,
+    all: Vec<&'a str>,
+}
+
+impl<'a> Locator<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Self { spans: document_spans(text), all: text.lines().collect() }
+    }
+
+    /// The text's lines, the first at index 0.
+    pub fn lines(&self) -> &[&'a str] {
+        &self.all
+    }
+
+    /// As [`locate`].
+    pub fn locate(&self, doc_index: usize, field: &str) -> Option<usize> {
+        let span = self.spans.iter().find(|s| s.index == doc_index)?;
+        locate_in(&self.all, span, field)
+    }
+}
+
+fn locate_in(all: &[&str], span: &DocSpan, field: &str) -> Option<usize> {
+    let lines = Lines::new(all, span.first_line, span.last_line);
     let fallback = lines.first_content_line().unwrap_or(span.first_line);
     let field = field.trim_start_matches('.');
     if field.is_empty() {
@@ -169,6 +202,8 @@ pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
     match error {
         InputError::Decode { doc, field, .. } => locate(text, doc.index, field),
         InputError::Invalid { doc, error } => locate(text, doc.index, &error.field),
+        InputError::Strict(finding) => finding.line,
+        InputError::NotServed { doc, .. } => locate(text, doc.index, "apiVersion"),
         InputError::Syntax { message, index, .. } => syntax_line(message)
             .or_else(|| document_spans(text).into_iter().find(|s| s.index == *index).map(|s| s.first_line)),
         // The table's header, or the description's `Name:` line.

@@ -162,7 +162,85 @@ pub fn validate_workload(w: &Workload, gates: &FeatureGates) -> Vec<FieldError> 
         pod_labels.entry(k.to_string()).or_insert_with(|| "x".into());
     }
     errs.extend(pod_spec(&w.template.spec, &pod_labels, &FieldPath::root(w.kind.pod_spec_path()), gates));
+    errs.extend(selector_matches_template(w, &template_meta));
     errs
+}
+
+/// A controller's selector must select its own template's pods (`ValidateDeploymentSpec`,
+/// `ValidateDaemonSetSpec`, `ValidateReplicaSetSpec`, `ValidateStatefulSetSpec` and, for a
+/// ReplicationController, `ValidatePodTemplateSpecForRC`). A missing selector is not
+/// rejected here: the simulation reads it from the template, and short hand-written inputs
+/// leave it out. Jobs generate theirs.
+fn selector_matches_template(w: &Workload, template_meta: &FieldPath) -> Vec<FieldError> {
+    let checked = matches!(
+        w.kind,
+        WorkloadKind::Deployment
+            | WorkloadKind::DaemonSet
+            | WorkloadKind::ReplicaSet
+            | WorkloadKind::StatefulSet
+            | WorkloadKind::ReplicationController
+    );
+    let Some(selector) = w.selector.as_ref().filter(|_| checked) else { return Vec::new() };
+    // An invalid selector is reported by its own validation; an empty one selects everything.
+    let Ok(parsed) =
+        crate::model::labels::Selector::from_label_selector(Some(selector), &FieldPath::root("spec.selector"))
+    else {
+        return Vec::new();
+    };
+    let labels = &w.template.metadata.labels;
+    if parsed.matches(labels) {
+        return Vec::new();
+    }
+    vec![FieldError::invalid(
+        &template_meta.child("labels"),
+        serde_json::to_value(labels).unwrap_or_default(),
+        "`selector` does not match template `labels`",
+    )]
+}
+
+/// The API versions the API server serves for a workload kind at `version`. An empty
+/// `apiVersion` is let through: short hand-written inputs (and many of the tests) leave it out,
+/// and the kind alone says what to simulate.
+pub fn not_served(w: &Workload, version: crate::model::version::KubeVersion) -> Option<String> {
+    let api_version = w.api_version.as_str();
+    if api_version.is_empty() {
+        return None;
+    }
+    let kind = w.kind.as_str();
+    let (served, removed): (Vec<&str>, Option<&str>) = match w.kind {
+        WorkloadKind::Pod | WorkloadKind::ReplicationController => (vec!["v1"], None),
+        WorkloadKind::Deployment | WorkloadKind::DaemonSet | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
+            let removed =
+                ["extensions/v1beta1", "apps/v1beta1", "apps/v1beta2"].contains(&api_version).then_some("1.16");
+            (vec!["apps/v1"], removed)
+        }
+        WorkloadKind::Job => (vec!["batch/v1"], None),
+        WorkloadKind::CronJob => {
+            let mut served = Vec::new();
+            // batch/v1 since 1.21; batch/v1beta1 until 1.24; batch/v2alpha1 was never on by
+            // default and is gone since 1.21.
+            if version.at_least(1, 21) {
+                served.push("batch/v1");
+            }
+            if !version.at_least(1, 25) {
+                served.push("batch/v1beta1");
+            }
+            let removed = match api_version {
+                "batch/v1beta1" => Some("1.25"),
+                "batch/v2alpha1" => Some("1.21"),
+                _ => None,
+            };
+            (served, removed)
+        }
+    };
+    if served.contains(&api_version) {
+        return None;
+    }
+    let mut detail = format!("Kubernetes {version} serves {kind} as {}", served.join(" and "));
+    if let Some(removed) = removed {
+        detail = format!("{api_version} {kind}s are not served since Kubernetes {removed}; {detail}");
+    }
+    Some(detail)
 }
 
 /// `ValidatePodSpec` for a spec on its own (no pod labels, so `matchLabelKeys` merge nothing);
