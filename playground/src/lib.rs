@@ -26,3 +26,4 @@ pub mod pools;
 pub mod share;
 pub mod state;
 pub mod what_if;
+pub mod yaml_edit;
