@@ -20,6 +20,7 @@
 pub mod apply_fix;
 pub mod evaluation;
 pub mod gallery;
+pub mod history;
 pub mod node_table;
 pub mod policy_panel;
 pub mod pools;
