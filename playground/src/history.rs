@@ -47,7 +47,7 @@ impl History {
         }
     }
 
-    /// Ends a typing burst: the next keystroke starts a new step.
+    /// Ends a typing burst (the editor lost focus): the next keystroke starts a new step.
     pub fn seal(&mut self) {
         if let Some(last) = self.undo.last_mut() {
             last.typing = None;
@@ -214,6 +214,13 @@ mod tests {
         h.record(&state("b"), "example", None);
         assert!(!h.can_redo());
         assert_eq!(h.undo(state("x")), Some((state("b"), "example".into())));
+
+        // Leaving the editor ends the burst.
+        let mut h = History::default();
+        h.record(&state("a"), "typing", Some(Editor::Nodes));
+        h.seal();
+        h.record(&state("ab"), "typing", Some(Editor::Nodes));
+        assert_eq!(h.undo(state("abc")).map(|s| s.0), Some(state("ab")));
 
         let mut h = History::default();
         for i in 0..150 {

@@ -298,6 +298,8 @@ fn NoticeLine(pg: Pg) -> impl IntoView {
 /// last whole-text edit changed.
 #[component]
 fn EditBar(pg: Pg) -> impl IntoView {
+    // A memo: the diff is redrawn when it changes, not on every click (and stays folded).
+    let diffs = Memo::new(move |_| pg.with(|p| p.diffs.clone()));
     let can_undo = move || pg.with(|p| p.history.can_undo());
     let can_redo = move || pg.with(|p| p.history.can_redo());
     view! {
@@ -327,7 +329,7 @@ fn EditBar(pg: Pg) -> impl IntoView {
             </p>
         </Show>
         {move || {
-            let diffs = pg.with(|p| p.diffs.clone());
+            let diffs = diffs.get();
             (!diffs.is_empty())
                 .then(|| {
                     view! {
@@ -335,7 +337,10 @@ fn EditBar(pg: Pg) -> impl IntoView {
                             <summary>
                                 {diffs
                                     .iter()
-                                    .map(|d| format!("{}: +{} −{} lines", d.editor, d.added, d.removed))
+                                    .map(|d| match &d.rewritten {
+                                        None => format!("{}: +{} −{} lines", d.editor, d.added, d.removed),
+                                        Some(why) => format!("{}: +{} −{} lines (document rewritten whole: {why})", d.editor, d.added, d.removed),
+                                    })
                                     .collect::<Vec<_>>()
                                     .join("; ")}
                                 <button type="button" class="link" aria-label="Close the diff" on:click=move |_| pg.update(|p| p.diffs.clear())>
@@ -591,6 +596,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                             _ => p.set_workloads(v),
                         })
                     }
+                    on:change=move |_| pg.update_untracked(|p| p.history.seal())
                     on:scroll=move |e| {
                         if let Some(t) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
                             scroll.set((t.scroll_top(), t.scroll_left()));
