@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use placement_core::input::documents::{split_documents, DocRef};
@@ -148,7 +149,8 @@ pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<Edited, RowError> {
             }
             continue;
         };
-        let current = serde_json::from_value::<Node>(doc.clone()).ok().map(|n| NodeRow::from_node(&n));
+        // Decoded from `&Value` as core decodes Nodes, so the page links one decoder, not two.
+        let current = Node::deserialize(&doc).ok().map(|n| NodeRow::from_node(&n));
         if current.as_ref() == Some(row) {
             out.push(doc);
             continue;

@@ -169,7 +169,8 @@ impl Playground {
     /// from the saved work does not replace it but waits in [`Playground::conflict`] for the
     /// user's answer. The embedded view only shows its link.
     pub fn open(route: &Route, saved: Option<&str>, clock: Option<fn() -> f64>) -> Self {
-        let saved = saved.and_then(|s| serde_json::from_str::<Saved>(s).ok());
+        // From bytes, as share links are read: one JSON reader in the page, not two.
+        let saved = saved.and_then(|s| serde_json::from_slice::<Saved>(s.as_bytes()).ok());
         let Some(saved) = saved.filter(|_| !route.embed) else { return Playground::from_route(route, clock) };
         let mut p = Playground::new(saved.state, clock);
         p.example = saved.example;
