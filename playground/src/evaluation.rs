@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::apply_fix::{apply_patch_to_text, ApplyError};
+use crate::apply_fix::{apply_patch, ApplyError};
 use crate::node_table::{self, NodeRow};
 use crate::pools::{self, PoolView};
 use crate::share::SharedState;
@@ -603,14 +603,26 @@ pub fn apply_fix(
     workload: usize,
     fix: usize,
 ) -> Result<SharedState, ApplyError> {
+    apply_fix_edited(state, eval, workload, fix).map(|(next, _)| next)
+}
+
+/// [`apply_fix`], with why the document was re-serialized rather than edited line by line.
+pub fn apply_fix_edited(
+    state: &SharedState,
+    eval: &Evaluation,
+    workload: usize,
+    fix: usize,
+) -> Result<(SharedState, Option<String>), ApplyError> {
     let w = eval.workloads.get(workload).filter(|w| !w.not_in_input).ok_or(ApplyError::NoPatch)?;
     let patch = w.fixes.get(fix).and_then(|f| f.patch.as_deref()).ok_or(ApplyError::NoPatch)?;
     let mut next = state.clone();
-    match w.editor {
-        Editor::Nodes => next.nodes = apply_patch_to_text(&state.nodes, w.doc_index, patch)?,
-        _ => next.workloads = apply_patch_to_text(&state.workloads, w.doc_index, patch)?,
-    }
-    Ok(next)
+    let text = match w.editor {
+        Editor::Nodes => &mut next.nodes,
+        _ => &mut next.workloads,
+    };
+    let edited = apply_patch(text, w.doc_index, patch)?;
+    *text = edited.text;
+    Ok((next, edited.rewritten))
 }
 
 /// Moves Node documents to the nodes text and everything else to the workloads text,

@@ -20,9 +20,11 @@
 pub mod apply_fix;
 pub mod evaluation;
 pub mod gallery;
+pub mod history;
 pub mod node_table;
 pub mod policy_panel;
 pub mod pools;
 pub mod share;
 pub mod state;
 pub mod what_if;
+pub mod yaml_edit;

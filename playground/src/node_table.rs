@@ -7,13 +7,18 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use placement_core::input::documents::{split_documents, DocRef};
 use placement_core::input::field::FieldPath;
+use placement_core::input::source_map::document_spans;
 use placement_core::model::labels::{validate_label_key, validate_label_value};
 use placement_core::model::quantity::Quantity;
 use placement_core::model::{Node, Taint};
+
+use crate::apply_fix::Edited;
+use crate::yaml_edit::{self, TextEditor};
 
 /// One node as the table shows it. Lists are written the way `kubectl` prints them.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -47,18 +52,29 @@ pub fn rows(nodes: &[(DocRef, Node)]) -> Vec<NodeRow> {
     nodes.iter().map(|(_, n)| NodeRow::from_node(n)).collect()
 }
 
-/// A row that cannot be written back: which row (0-based), which column, why.
+/// A row that cannot be written back: which row (0-based; shown 1-based, as the table
+/// numbers them), its node, which column, why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("row {row} ({column}): {message}")]
+#[error("row {} ({}), {}: {}", .row + 1, .node, .column, .message)]
 pub struct RowError {
     pub row: usize,
+    pub node: String,
     pub column: &'static str,
     pub message: String,
 }
 
-/// Splits a cell into items at commas, newlines and runs of whitespace.
+/// Splits a cell into items at commas and newlines. Spaces inside an item are not a
+/// separator: `team=data science` is one (invalid) label, never two.
 fn items(cell: &str) -> impl Iterator<Item = &str> {
-    cell.split([',', '\n', ' ', '\t']).map(str::trim).filter(|s| !s.is_empty())
+    cell.split([',', '\n']).map(str::trim).filter(|s| !s.is_empty())
+}
+
+/// An item with a space inside is refused with the cell's words, not split.
+fn no_spaces(item: &str, what: &str) -> Result<(), String> {
+    match item.contains(char::is_whitespace) {
+        true => Err(format!("{item:?}: a {what} has no spaces; separate {what}s with commas")),
+        false => Ok(()),
+    }
 }
 
 /// Parses taints written as `kubectl` prints them: `key=value:Effect`, `key:Effect`,
@@ -72,7 +88,8 @@ pub fn parse_taints(cell: &str) -> Result<Vec<Taint>, String> {
         if item == "<none>" {
             continue;
         }
-        out.push(item.parse::<Taint>().map_err(|e| e.to_string())?);
+        no_spaces(item, "taint")?;
+        out.push(item.parse::<Taint>().map_err(|e| format!("{item:?}: {e}"))?);
     }
     Ok(out)
 }
@@ -81,6 +98,7 @@ pub fn parse_taints(cell: &str) -> Result<Vec<Taint>, String> {
 pub fn parse_labels(cell: &str) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
     for item in items(cell) {
+        no_spaces(item, "label")?;
         let (k, v) = item.split_once('=').unwrap_or((item, ""));
         validate_label_key(k, &FieldPath::root("key")).map_err(|e| format!("{item:?}: {}", e.detail))?;
         validate_label_value(v, &FieldPath::root("value")).map_err(|e| format!("{item:?}: {}", e.detail))?;
@@ -89,11 +107,12 @@ pub fn parse_labels(cell: &str) -> Result<BTreeMap<String, String>, String> {
     Ok(out)
 }
 
-/// Parses `cpu=4, memory=16Gi` (also `cpu: 4` as `kubectl describe` prints it).
+/// Parses `cpu=4, memory=16Gi` (also `cpu: 4` as `kubectl describe` prints it, and
+/// space-separated: quantities have no spaces).
 pub fn parse_resources(cell: &str) -> Result<BTreeMap<String, String>, String> {
     let mut out = BTreeMap::new();
     let normalized = cell.replace(": ", "=");
-    for item in items(&normalized) {
+    for item in normalized.split([',', '\n', ' ', '\t']).map(str::trim).filter(|s| !s.is_empty()) {
         let (k, v) = item.split_once('=').ok_or_else(|| format!("{item:?}: expected name=quantity"))?;
         Quantity::parse(v).map_err(|e| format!("{item:?}: {e}"))?;
         out.insert(k.to_string(), v.to_string());
@@ -102,27 +121,72 @@ pub fn parse_resources(cell: &str) -> Result<BTreeMap<String, String>, String> {
 }
 
 /// Writes the rows back into the nodes' text. Row `i` edits the `i`-th Node document of
-/// `text` (keeping its other fields); extra rows become new Nodes; Nodes without a row are
-/// dropped. Documents of other kinds are kept in place. The result is YAML, one document
-/// per object.
-pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<String, RowError> {
-    let docs =
+/// `text`; extra rows become new Nodes at the end; Nodes without a row are removed. Only the
+/// cells that differ from the text are written, and only their lines change
+/// ([`yaml_edit`]): a cordon is one line, the file's comments and layout stay. Where the
+/// text's shape is beyond the line editor (JSON, anchors), the text is re-serialized, one
+/// document per object, and [`Edited::rewritten`] says why.
+pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<Edited, RowError> {
+    let docs: Vec<Value> =
         split_documents(text, "").map(|d| d.into_iter().map(|d| d.value).collect()).unwrap_or_else(|_| Vec::new());
+    let trimmed = text.trim_start();
+    let spans = match trimmed.starts_with('{') || trimmed.starts_with('[') {
+        true => Vec::new(),
+        false => document_spans(text),
+    };
+    let mut why = (spans.len() != docs.len()).then(|| "the text is JSON or does not parse".to_string());
+    let mut editor = TextEditor::new(text);
     let mut out: Vec<Value> = Vec::new();
     let mut row_iter = rows.iter().enumerate();
-    for doc in docs {
+    for (doc, span) in docs.into_iter().zip(spans.iter().map(Some).chain(std::iter::repeat(None))) {
         if doc.get("kind").and_then(Value::as_str) != Some("Node") {
             out.push(doc);
             continue;
         }
-        if let Some((i, row)) = row_iter.next() {
-            out.push(row_into(doc, i, row)?);
+        let Some((i, row)) = row_iter.next() else {
+            if let (None, Some(span)) = (&why, span) {
+                why = editor.remove_document(span).err().map(|e| e.0);
+            }
+            continue;
+        };
+        // Decoded from `&Value` as core decodes Nodes, so the page links one decoder, not two.
+        let current = Node::deserialize(&doc).ok().map(|n| NodeRow::from_node(&n));
+        if current.as_ref() == Some(row) {
+            out.push(doc);
+            continue;
         }
+        if let (None, Some(span)) = (&why, span) {
+            // The text's own value (nulls kept), so the editor finds every key it reads.
+            why = match yaml_edit::document_value(text, span) {
+                Some(raw) => {
+                    let new = row_into(raw.clone(), i, row, current.as_ref())?;
+                    editor.document(span, &raw, &new).err().map(|e| e.0)
+                }
+                None => Some("the document does not parse".into()),
+            };
+        }
+        out.push(row_into(doc, i, row, current.as_ref())?);
     }
     for (i, row) in row_iter {
-        out.push(row_into(json!({"apiVersion": "v1", "kind": "Node"}), i, row)?);
+        let doc = row_into(json!({"apiVersion": "v1", "kind": "Node"}), i, row, None)?;
+        editor.append_document(&doc);
+        out.push(doc);
     }
-    Ok(to_yaml_stream(&out))
+    if why.is_none() {
+        match editor.finish() {
+            // Read back: the edited text must hold exactly the documents asked for.
+            Ok(edited) => match split_documents(&edited, "") {
+                Ok(back)
+                    if back.len() == out.len() && back.iter().zip(&out).all(|(b, o)| yaml_edit::same(&b.value, o)) =>
+                {
+                    return Ok(Edited { text: edited, rewritten: None })
+                }
+                _ => why = Some("the edited text reads back differently".into()),
+            },
+            Err(e) => why = Some(e.0),
+        }
+    }
+    Ok(Edited { text: to_yaml_stream(&out), rewritten: why })
 }
 
 fn to_yaml_stream(docs: &[Value]) -> String {
@@ -136,50 +200,77 @@ fn to_yaml_stream(docs: &[Value]) -> String {
     s
 }
 
-fn row_into(mut doc: Value, row: usize, r: &NodeRow) -> Result<Value, RowError> {
-    let err = |column: &'static str| move |message: String| RowError { row, column, message };
-    let name = r.name.trim();
-    if name.is_empty() {
-        return Err(RowError { row, column: "name", message: "a node needs a name".into() });
+/// Writes the cells of `r` that differ from `current` (all of them for a new row) into `doc`.
+fn row_into(mut doc: Value, row: usize, r: &NodeRow, current: Option<&NodeRow>) -> Result<Value, RowError> {
+    let node = r.name.trim().to_string();
+    let err = |column: &'static str| {
+        let node = node.clone();
+        move |message: String| RowError { row, node, column, message }
+    };
+    let changed = |cell: fn(&NodeRow) -> &str| current.is_none_or(|c| cell(c) != cell(r));
+    if node.is_empty() {
+        return Err(err("name")("a node needs a name".into()));
     }
     let labels = parse_labels(&r.labels).map_err(err("labels"))?;
     let taints = parse_taints(&r.taints).map_err(err("taints"))?;
     let allocatable = parse_resources(&r.allocatable).map_err(err("allocatable"))?;
-    let obj = doc.as_object_mut().expect("documents are objects");
-    let meta = object_at(obj, "metadata");
-    meta.insert("name".into(), json!(name));
-    set_or_remove(meta, "labels", (!labels.is_empty()).then(|| json!(labels)));
-    let spec = object_at(obj, "spec");
-    let taints: Vec<Value> = taints
-        .iter()
-        .map(|t| {
-            let mut m = Map::new();
-            m.insert("key".into(), json!(t.key));
-            if !t.value.is_empty() {
-                m.insert("value".into(), json!(t.value));
-            }
-            m.insert("effect".into(), json!(t.effect));
-            Value::Object(m)
-        })
-        .collect();
-    set_or_remove(spec, "taints", (!taints.is_empty()).then(|| Value::Array(taints)));
-    set_or_remove(spec, "unschedulable", r.cordoned.then_some(json!(true)));
-    if spec.is_empty() {
-        obj.remove("spec");
+    if !doc.is_object() {
+        doc = json!({});
     }
-    let status = object_at(obj, "status");
-    set_or_remove(status, "allocatable", (!allocatable.is_empty()).then(|| json!(allocatable)));
-    if status.is_empty() {
-        obj.remove("status");
-    }
+    let Some(obj) = doc.as_object_mut() else { return Ok(doc) };
+    with_object(obj, "metadata", |meta| {
+        if changed(|r| &r.name) {
+            meta.insert("name".into(), json!(node));
+        }
+        if changed(|r| &r.labels) {
+            set_or_remove(meta, "labels", (!labels.is_empty()).then(|| json!(labels)));
+        }
+    });
+    with_object(obj, "spec", |spec| {
+        if changed(|r| &r.taints) {
+            let taints: Vec<Value> = taints
+                .iter()
+                .map(|t| {
+                    let mut m = Map::new();
+                    m.insert("key".into(), json!(t.key));
+                    if !t.value.is_empty() {
+                        m.insert("value".into(), json!(t.value));
+                    }
+                    m.insert("effect".into(), json!(t.effect));
+                    Value::Object(m)
+                })
+                .collect();
+            set_or_remove(spec, "taints", (!taints.is_empty()).then(|| Value::Array(taints)));
+        }
+        if current.is_none_or(|c| c.cordoned != r.cordoned) {
+            set_or_remove(spec, "unschedulable", r.cordoned.then_some(json!(true)));
+        }
+    });
+    with_object(obj, "status", |status| {
+        if changed(|r| &r.allocatable) {
+            set_or_remove(status, "allocatable", (!allocatable.is_empty()).then(|| json!(allocatable)));
+        }
+    });
     Ok(doc)
 }
 
-fn object_at<'a>(obj: &'a mut Map<String, Value>, key: &str) -> &'a mut Map<String, Value> {
-    if !obj.get(key).is_some_and(Value::is_object) {
-        obj.insert(key.into(), json!({}));
+/// Applies `f` to the object at `key` (made one if it is not), and removes it when `f`
+/// leaves it empty.
+fn with_object(obj: &mut Map<String, Value>, key: &str, f: impl FnOnce(&mut Map<String, Value>)) {
+    let slot = obj.entry(key).or_insert_with(|| json!({}));
+    if !slot.is_object() {
+        *slot = json!({});
     }
-    obj.get_mut(key).and_then(Value::as_object_mut).expect("just inserted")
+    let empty = match slot.as_object_mut() {
+        Some(m) => {
+            f(m);
+            m.is_empty()
+        }
+        None => false,
+    };
+    if empty {
+        obj.remove(key);
+    }
 }
 
 fn set_or_remove(obj: &mut Map<String, Value>, key: &str, value: Option<Value>) {
@@ -278,7 +369,7 @@ fn push_item(list: &mut Vec<String>, item: &str) {
 
 /// `kubectl describe node` output as Node YAML.
 pub fn describe_to_yaml(text: &str) -> Result<String, RowError> {
-    apply_rows("", &parse_describe(text))
+    apply_rows("", &parse_describe(text)).map(|e| e.text)
 }
 
 #[cfg(test)]
@@ -310,7 +401,7 @@ mod tests {
         r[0].taints = "testkey=palotest:NoSchedule".into();
         r[0].cordoned = true;
         r.push(NodeRow { name: "b".into(), allocatable: "cpu=2".into(), ..Default::default() });
-        let out = apply_rows(text, &r).unwrap();
+        let out = apply_rows(text, &r).unwrap().text;
         let m2 = parse_manifests(&out, "").unwrap();
         assert_eq!(m2.nodes.len(), 2);
         let a = &m2.nodes[0].1;
@@ -321,8 +412,89 @@ mod tests {
         assert_eq!(rows(&m2.nodes)[1].allocatable, "cpu=2");
     }
 
+    /// `kubectl get nodes -o yaml` of `n` nodes, with a header comment.
+    fn node_list(n: usize) -> String {
+        let mut s = String::from(
+            "# kubectl get nodes -o yaml, 55 nodes of prod-eu (do not edit by hand)\napiVersion: v1\nitems:\n",
+        );
+        for i in 0..n {
+            s.push_str(&format!(
+                "- apiVersion: v1\n  kind: Node\n  metadata:\n    annotations:\n      node.alpha.kubernetes.io/ttl: \"0\"\n    labels:\n      kubernetes.io/hostname: node-{i:02}\n      kubernetes.azure.com/agentpool: pool{}\n    name: node-{i:02}\n  spec:\n    providerID: azure:///node-{i:02}\n  status:\n    allocatable:\n      cpu: 3860m\n      memory: 12003904Ki\n      pods: \"110\"\n    conditions:\n    - type: Ready\n      status: \"True\"\n",
+                i % 3
+            ));
+        }
+        s.push_str("kind: List\nmetadata:\n  resourceVersion: \"\"\n");
+        s
+    }
+
+    #[test]
+    fn a_cordon_in_a_55_node_file_changes_one_line() {
+        let text = node_list(55);
+        let m = parse_manifests(&text, "").unwrap();
+        let base = rows(&m.nodes);
+        // (edit, the diff's added and removed lines)
+        type Edit = fn(&mut Vec<NodeRow>);
+        let cases: [(&str, Edit, &[&str], &[&str]); 5] = [
+            ("cordon", |r| r[7].cordoned = true, &["+    unschedulable: true"], &[]),
+            (
+                "taint",
+                |r| r[7].taints = "gpu=true:NoSchedule".into(),
+                &["+    taints:", "+    - key: gpu", "+      value: 'true'", "+      effect: NoSchedule"],
+                &[],
+            ),
+            (
+                "one label changed",
+                |r| r[7].labels = r[7].labels.replace("pool1", "pool9"),
+                &["+      kubernetes.azure.com/agentpool: pool9"],
+                &["-      kubernetes.azure.com/agentpool: pool1"],
+            ),
+            (
+                "memory changed",
+                |r| r[7].allocatable = r[7].allocatable.replace("12003904Ki", "16Gi"),
+                &["+      memory: 16Gi"],
+                &["-      memory: 12003904Ki"],
+            ),
+            ("no change", |_| {}, &[], &[]),
+        ];
+        for (name, edit, added, removed) in cases {
+            let mut r = base.clone();
+            edit(&mut r);
+            let out = apply_rows(&text, &r).unwrap();
+            assert_eq!(out.rewritten, None, "{name}");
+            let (lines, _, _) = crate::history::diff_lines(&text, &out.text);
+            let plus: Vec<&str> = lines.iter().filter(|l| l.starts_with('+')).map(String::as_str).collect();
+            let minus: Vec<&str> = lines.iter().filter(|l| l.starts_with('-')).map(String::as_str).collect();
+            assert_eq!((plus.as_slice(), minus.as_slice()), (added, removed), "{name}");
+            assert_eq!(rows(&parse_manifests(&out.text, "").unwrap().nodes), r, "{name}");
+        }
+        // Removing a node takes its item's lines; adding one appends a document.
+        let mut r = base.clone();
+        r.remove(3);
+        r.push(NodeRow { name: "new-1".into(), allocatable: "cpu=2".into(), ..Default::default() });
+        let out = apply_rows(&text, &r).unwrap();
+        assert!(out.text.starts_with("# kubectl get nodes"), "the header comment stays");
+        assert_eq!(rows(&parse_manifests(&out.text, "").unwrap().nodes), r);
+    }
+
+    #[test]
+    fn cells_with_spaces_are_an_error_not_split() {
+        assert_eq!(
+            parse_labels("team=data science").unwrap_err(),
+            "\"team=data science\": a label has no spaces; separate labels with commas"
+        );
+        assert!(parse_taints("a=b:NoSchedule c:NoExecute").is_err());
+        assert_eq!(parse_labels("a=1,\n b=2").unwrap().len(), 2);
+    }
+
     #[test]
     fn bad_cells_name_row_and_column() {
+        let r = [
+            NodeRow { name: "a".into(), ..Default::default() },
+            NodeRow { name: "b".into(), taints: "bad".into(), ..Default::default() },
+        ];
+        let e = apply_rows("", &r).unwrap_err();
+        assert_eq!((e.row, e.column), (1, "taints"));
+        assert!(e.to_string().starts_with("row 2 (b), taints: \"bad\""), "{e}");
         let r = [NodeRow { name: "a".into(), labels: "bad/key/x=1".into(), ..Default::default() }];
         let e = apply_rows("", &r).unwrap_err();
         assert_eq!((e.row, e.column), (0, "labels"));

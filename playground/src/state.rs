@@ -4,8 +4,11 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::evaluation::{self, Editor, Evaluation};
 use crate::gallery;
+use crate::history::{diff_states, History, TextDiff};
 use crate::node_table::{self, NodeRow};
 use crate::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
 use crate::pools::PoolAction;
@@ -38,6 +41,25 @@ pub struct Notice {
     pub error: bool,
 }
 
+/// A state a link (`#s=…` or `#example=…`) holds that differs from the work saved in this
+/// browser: shown only when the user asks for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conflict {
+    pub state: SharedState,
+    pub example: Option<String>,
+}
+
+/// The localStorage key of the autosaved work.
+pub const SAVE_KEY: &str = "placement-playground-work";
+
+/// What is autosaved in this browser (never sent anywhere).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Saved {
+    state: SharedState,
+    #[serde(default)]
+    example: Option<String>,
+}
+
 #[derive(Clone)]
 pub struct Playground {
     pub state: SharedState,
@@ -68,6 +90,15 @@ pub struct Playground {
     pub policy_pending: bool,
     /// Which page of node columns the matrix shows (see [`MATRIX_PAGE_NODES`]).
     pub matrix_page: usize,
+    /// Undo and redo of every edit.
+    pub history: History,
+    /// The lines the last whole-text edit (Apply, node table, undo) changed.
+    pub diffs: Vec<TextDiff>,
+    /// The node table's rows as typed, kept while one of them cannot be written back, so
+    /// that a bad cell keeps its text.
+    pub node_draft: Option<Vec<NodeRow>>,
+    /// A link's state waiting for the user's answer (open it, or keep the local work).
+    pub conflict: Option<Conflict>,
     clock: fn() -> f64,
 }
 
@@ -100,6 +131,10 @@ impl Playground {
             policy_run: 0,
             policy_pending: false,
             matrix_page: 0,
+            history: History::default(),
+            diffs: Vec::new(),
+            node_draft: None,
+            conflict: None,
             clock: clock.unwrap_or(no_clock),
         };
         p.reevaluate();
@@ -124,7 +159,101 @@ impl Playground {
         };
         p.embed = route.embed;
         p.notice = notice;
+        // Opening is not an edit to undo.
+        p.history = History::default();
         p
+    }
+
+    /// The playground a page opens: the work autosaved in this browser (`saved`, the JSON of
+    /// [`Playground::saved_json`]) unless the URL holds a link; a link whose state differs
+    /// from the saved work does not replace it but waits in [`Playground::conflict`] for the
+    /// user's answer. The embedded view only shows its link.
+    pub fn open(route: &Route, saved: Option<&str>, clock: Option<fn() -> f64>) -> Self {
+        // From bytes, as share links are read: one JSON reader in the page, not two.
+        let saved = saved.and_then(|s| serde_json::from_slice::<Saved>(s.as_bytes()).ok());
+        let Some(saved) = saved.filter(|_| !route.embed) else { return Playground::from_route(route, clock) };
+        let mut p = Playground::new(saved.state, clock);
+        p.example = saved.example;
+        if route.state.is_some() || route.example.is_some() {
+            p.offer_link(route);
+        } else {
+            p.notice = Some(Notice { text: "Restored your work saved in this browser.".into(), error: false });
+        }
+        p
+    }
+
+    /// A link opened over the current work: nothing to ask when it holds the same state.
+    pub fn offer_link(&mut self, route: &Route) {
+        let linked = Playground::from_route(&Route { embed: false, ..route.clone() }, None);
+        if linked.notice.as_ref().is_some_and(|n| n.error) {
+            self.notice = linked.notice;
+        } else if linked.state != self.state {
+            self.conflict = Some(Conflict { state: linked.state, example: linked.example });
+        }
+    }
+
+    /// Opens the link's state (the local work it replaces stays one undo away).
+    pub fn open_conflict(&mut self) {
+        if let Some(c) = self.conflict.take() {
+            self.replace_state(c.state, "open the shared state", None);
+            self.diffs.clear();
+            self.example = c.example;
+            self.notice =
+                Some(Notice { text: "Opened the shared state. Undo brings your work back.".into(), error: false });
+        }
+    }
+
+    /// Keeps the local work and forgets the link's state.
+    pub fn keep_local(&mut self) {
+        if self.conflict.take().is_some() {
+            self.notice = Some(Notice { text: "Kept your work; the link was not opened.".into(), error: false });
+        }
+    }
+
+    /// The work to autosave, as JSON for `localStorage[SAVE_KEY]`.
+    pub fn saved_json(&self) -> String {
+        serde_json::to_string(&Saved { state: self.state.clone(), example: self.example.clone() }).unwrap_or_default()
+    }
+
+    /// Replaces the state as one undoable step, and keeps the diff of the texts.
+    fn replace_state(&mut self, next: SharedState, label: &str, rewritten: Option<String>) {
+        self.history.record(&self.state, label, None);
+        self.diffs = diff_states(&self.state, &next, rewritten);
+        self.state = next;
+        self.node_draft = None;
+        self.row_error = None;
+        self.reevaluate();
+    }
+
+    /// Records the state before an edit that is not a whole-text replacement.
+    fn record(&mut self, label: &str) {
+        self.history.record(&self.state, label, None);
+    }
+
+    /// Undoes the last edit; false when there is none.
+    pub fn undo(&mut self) -> bool {
+        match self.history.undo(self.state.clone()) {
+            Some((state, label)) => self.restore(state, format!("Undid: {label}.")),
+            None => false,
+        }
+    }
+
+    /// Redoes the last undone edit; false when there is none.
+    pub fn redo(&mut self) -> bool {
+        match self.history.redo(self.state.clone()) {
+            Some((state, label)) => self.restore(state, format!("Redid: {label}.")),
+            None => false,
+        }
+    }
+
+    fn restore(&mut self, state: SharedState, text: String) -> bool {
+        self.diffs = diff_states(&self.state, &state, None);
+        self.state = state;
+        self.node_draft = None;
+        self.row_error = None;
+        self.reevaluate();
+        self.notice = Some(Notice { text, error: false });
+        true
     }
 
     pub fn reevaluate(&mut self) {
@@ -162,6 +291,8 @@ impl Playground {
 
     pub fn set_workloads(&mut self, text: String) {
         if self.state.workloads != text {
+            self.history.record(&self.state, "typing in Workloads", Some(Editor::Workloads));
+            self.diffs.clear();
             self.state.workloads = text;
             self.reevaluate();
         }
@@ -169,18 +300,23 @@ impl Playground {
 
     pub fn set_nodes(&mut self, text: String) {
         if self.state.nodes != text {
+            self.history.record(&self.state, "typing in Nodes", Some(Editor::Nodes));
+            self.diffs.clear();
             self.state.nodes = text;
             self.row_error = None;
+            self.node_draft = None;
             self.reevaluate();
         }
     }
 
     pub fn set_kube_version(&mut self, v: String) {
+        self.record("Kubernetes version");
         self.state.kube_version = v;
         self.reevaluate();
     }
 
     pub fn set_admission_defaults(&mut self, on: bool) {
+        self.record("admission defaults");
         self.state.admission_defaults = on;
         self.reevaluate();
     }
@@ -188,6 +324,10 @@ impl Playground {
     pub fn load_example(&mut self, id: &str) -> bool {
         let Some(e) = gallery::find(id) else { return false };
         let (nodes, workloads) = e.split();
+        self.record("load an example");
+        self.diffs.clear();
+        self.node_draft = None;
+        self.conflict = None;
         self.state.nodes = nodes;
         self.state.workloads = workloads;
         // The pending commands and the pool label were for the other cluster.
@@ -206,16 +346,23 @@ impl Playground {
     pub fn apply_fix(&mut self, workload: usize, fix: usize) -> Result<(), String> {
         let eval = self.shown().clone();
         let desc = eval.workloads.get(workload).and_then(|w| w.fixes.get(fix)).map(|f| f.description.clone());
-        match evaluation::apply_fix(&self.state, &eval, workload, fix) {
-            Ok(next) => {
-                self.state = next;
-                self.reevaluate();
+        match evaluation::apply_fix_edited(&self.state, &eval, workload, fix) {
+            Ok((next, rewritten)) => {
+                let how = match &rewritten {
+                    None => String::new(),
+                    Some(why) => format!(" The document was rewritten whole ({why}): its comments and layout are gone; Undo brings them back."),
+                };
+                self.replace_state(next, "Apply the fix", rewritten);
                 let w = self.shown().workloads.get(workload);
                 let summary = w.map(|w| {
                     format!(" {}: DESIRED {}, CURRENT {}, SCHEDULED {}.", w.label(), w.desired, w.current, w.scheduled)
                 });
                 self.notice = Some(Notice {
-                    text: format!("Applied the fix ({}).{}", desc.unwrap_or_default(), summary.unwrap_or_default()),
+                    text: format!(
+                        "Applied the fix ({}).{}{how}",
+                        desc.unwrap_or_default(),
+                        summary.unwrap_or_default()
+                    ),
                     error: false,
                 });
                 Ok(())
@@ -255,8 +402,12 @@ impl Playground {
         self.matrix_page = page.min(self.matrix_pages() - 1);
     }
 
-    /// The node table's rows: from the current nodes text, or the last good one.
+    /// The node table's rows: as typed while one cannot be written back, else from the
+    /// current nodes text, or the last good one.
     pub fn node_rows(&self) -> Vec<NodeRow> {
+        if let Some(draft) = &self.node_draft {
+            return draft.clone();
+        }
         self.eval
             .node_rows
             .clone()
@@ -267,12 +418,24 @@ impl Playground {
     /// Writes table rows back into the nodes text.
     pub fn set_node_rows(&mut self, rows: &[NodeRow]) {
         match node_table::apply_rows(&self.state.nodes, rows) {
-            Ok(text) => {
+            Ok(edited) if edited.text == self.state.nodes => {
                 self.row_error = None;
-                self.state.nodes = text;
-                self.reevaluate();
+                self.node_draft = None;
             }
-            Err(e) => self.row_error = Some(e.to_string()),
+            Ok(edited) => {
+                let next = SharedState { nodes: edited.text, ..self.state.clone() };
+                if let Some(why) = &edited.rewritten {
+                    self.notice = Some(Notice {
+                        text: format!("The nodes text was rewritten whole ({why}); Undo brings it back."),
+                        error: false,
+                    });
+                }
+                self.replace_state(next, "edit the node table", edited.rewritten);
+            }
+            Err(e) => {
+                self.row_error = Some(e.to_string());
+                self.node_draft = Some(rows.to_vec());
+            }
         }
     }
 
@@ -324,8 +487,8 @@ impl Playground {
     pub fn convert_describe(&mut self) {
         match node_table::describe_to_yaml(&self.state.nodes) {
             Ok(yaml) => {
-                self.state.nodes = yaml;
-                self.reevaluate();
+                let next = SharedState { nodes: yaml, ..self.state.clone() };
+                self.replace_state(next, "convert kubectl describe", None);
                 self.notice = Some(Notice {
                     text: "Converted `kubectl describe node` output to Node YAML.".into(),
                     error: false,
@@ -337,8 +500,8 @@ impl Playground {
 
     /// Moves Node documents to the nodes editor and the rest to the workloads editor.
     pub fn sort_documents(&mut self) {
-        self.state = evaluation::sort_documents(&self.state);
-        self.reevaluate();
+        let next = evaluation::sort_documents(&self.state);
+        self.replace_state(next, "move the documents", None);
         self.notice = Some(Notice { text: "Moved the documents to their editors.".into(), error: false });
     }
 
@@ -374,6 +537,7 @@ impl Playground {
 
     fn push_what_if(&mut self, command: WhatIf) {
         let text = command.to_string();
+        self.record("what-if command");
         self.state.what_if.push(text.clone());
         self.reevaluate();
         let index = self.state.what_if.len() - 1;
@@ -390,6 +554,7 @@ impl Playground {
     /// Removes the pending command at `index`.
     pub fn remove_what_if(&mut self, index: usize) {
         if index < self.state.what_if.len() {
+            self.record("remove a command");
             self.state.what_if.remove(index);
             self.reevaluate();
         }
@@ -398,6 +563,7 @@ impl Playground {
     /// Removes every pending command: the results show the cluster as it is.
     pub fn clear_what_if(&mut self) {
         if !self.state.what_if.is_empty() {
+            self.record("clear the commands");
             self.state.what_if.clear();
             self.reevaluate();
         }
@@ -406,6 +572,7 @@ impl Playground {
     /// Groups the nodes by the label `key`; empty: by the clouds' pool labels.
     pub fn set_pool_label(&mut self, key: String) {
         if self.state.pool_label != key {
+            self.record("pool label");
             self.state.pool_label = key;
             self.reevaluate();
         }
@@ -471,6 +638,9 @@ impl Playground {
 
     /// Replaces the pasted Gatekeeper templates and constraints (the caller runs the policy).
     pub fn set_gatekeeper(&mut self, text: String) {
+        if self.state.gatekeeper != text {
+            self.record("Gatekeeper policies");
+        }
         self.state.gatekeeper = text;
     }
 
@@ -531,8 +701,13 @@ mod tests {
         p.edit_node_cell(1, "taints", "");
         assert!(!p.state.nodes.contains("testkey"));
         assert_eq!(p.shown().workloads[0].desired, 2);
-        p.edit_node_cell(0, "taints", "bad");
-        assert!(p.row_error.as_deref().unwrap().contains("taints"));
+        // A bad cell in the second row: named as the table numbers it, its text kept.
+        p.edit_node_cell(1, "taints", "bad");
+        assert!(p.row_error.as_deref().unwrap().starts_with("row 2 (aks-nodepool2-27182818-vmss000000), taints:"));
+        assert_eq!(p.node_rows()[1].taints, "bad");
+        assert!(!p.state.nodes.contains("bad"));
+        p.edit_node_cell(1, "taints", "");
+        assert_eq!((p.row_error.as_deref(), p.node_draft.as_ref()), (None, None));
         p.add_node_row();
         assert_eq!(p.shown().nodes.len(), 3);
         p.remove_node_row(2);
@@ -650,6 +825,77 @@ mod tests {
         );
         assert_eq!(view.applied(), 0);
         assert!(!p.shown().nodes[0].cordoned);
+    }
+
+    #[test]
+    fn every_edit_can_be_undone_and_redone_and_shows_its_diff() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        assert!(!p.history.can_undo(), "opening is not an edit");
+        let opened = p.state.clone();
+        p.apply_fix(0, 0).unwrap();
+        let applied = p.state.clone();
+        let diff = &p.diffs[0];
+        assert_eq!((diff.editor, diff.removed, diff.rewritten.as_deref()), ("Workloads", 0, None));
+        assert!(diff.lines.iter().any(|l| l == "+      - key: testkey"), "{:?}", diff.lines);
+        p.edit_node_cell(0, "cordoned", "true");
+        assert_eq!(p.diffs[0].lines.iter().filter(|l| l.starts_with('+')).count(), 2, "spec: and unschedulable");
+        p.set_workloads(format!("{}# typed\n", p.state.workloads));
+        p.set_workloads(format!("{}# more\n", p.state.workloads));
+        let typed = p.state.clone();
+
+        // (action, the state after it)
+        type Step<'a> = (fn(&mut Playground) -> bool, &'a SharedState);
+        let steps: [Step; 5] = [
+            (Playground::undo, &SharedState { workloads: applied.workloads.clone(), ..typed.clone() }),
+            (Playground::undo, &applied),
+            (Playground::undo, &opened),
+            (Playground::redo, &applied),
+            (Playground::redo, &SharedState { workloads: applied.workloads.clone(), ..typed.clone() }),
+        ];
+        for (i, (action, state)) in steps.into_iter().enumerate() {
+            assert!(action(&mut p), "step {i}");
+            assert_eq!(&p.state, state, "step {i}");
+        }
+        assert_eq!(p.shown().workloads[0].desired, 2, "re-evaluated");
+        assert!(p.redo() && p.state == typed && !p.redo());
+    }
+
+    #[test]
+    fn autosaved_work_is_restored_and_a_differing_link_waits_for_an_answer() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        p.apply_fix(0, 0).unwrap();
+        let saved = p.saved_json();
+        let (fragment, _) = p.share_fragment(false);
+        p.set_workloads(format!("{}# newer work\n", p.state.workloads));
+        let newer = p.saved_json();
+
+        // (route, saved work, state shown, a question asked)
+        let rows = [
+            ("", Some(saved.as_str()), false, false),
+            ("", Some(newer.as_str()), true, false),
+            (fragment.as_str(), Some(newer.as_str()), true, true),
+            (fragment.as_str(), Some(saved.as_str()), false, false),
+            (fragment.as_str(), None, false, false),
+            ("#example=gpu-pool", Some(newer.as_str()), true, true),
+            ("#embed&example=gpu-pool", Some(newer.as_str()), false, false),
+        ];
+        for (route, saved_work, shows_newer, asks) in rows {
+            let q = Playground::open(&Route::parse(route, ""), saved_work, None);
+            assert_eq!(q.state.workloads.contains("# newer work"), shows_newer, "{route} {saved_work:?}");
+            assert_eq!(q.conflict.is_some(), asks, "{route}");
+        }
+        let mut q = Playground::open(&Route::parse(&fragment, ""), Some(&newer), None);
+        q.open_conflict();
+        assert!(!q.state.workloads.contains("# newer work") && q.conflict.is_none());
+        assert!(q.undo() && q.state.workloads.contains("# newer work"), "the local work is one undo away");
+        let mut q = Playground::open(&Route::parse(&fragment, ""), Some(&newer), None);
+        q.keep_local();
+        assert!(q.state.workloads.contains("# newer work") && q.conflict.is_none());
+        // Storage written by another version is ignored.
+        assert_eq!(
+            Playground::open(&Route::default(), Some("{"), None).state,
+            Playground::from_route(&Route::default(), None).state
+        );
     }
 
     #[test]

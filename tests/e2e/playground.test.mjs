@@ -23,6 +23,7 @@ const siteDir = path.resolve(process.env.SITE_DIR ?? path.join(root, "dist/site"
 const shotsDir = path.join(root, "docs/screenshots");
 const example = await readFile(path.join(root, "examples/daemonset-tainted-pool.yaml"), "utf8");
 const snapshot = await readFile(path.join(root, "examples/cluster-snapshot.yaml"), "utf8");
+const commented = await readFile(path.join(root, "tests/fixtures/playground/commented-daemonset.yaml"), "utf8");
 
 const TAINTED = "aks-nodepool2-27182818-vmss000000";
 const mime = {
@@ -295,6 +296,104 @@ test("paste a cluster snapshot, drain and remove a node pool, read the before/af
     await panel.waitFor();
     await page.screenshot({ path: path.join(shotsDir, "what-if.png"), fullPage: true });
   }
+});
+
+test("Apply keeps every comment, shows the diff, and undo and redo walk it back and forth", async () => {
+  const page = await newPage();
+  await open(page);
+  // The commented file as one paste: its Nodes are simulated where they are.
+  await paste(page, "#nodes-text", "");
+  await paste(page, "#workloads-text", commented);
+  await page.locator(`td.blocked button[data-node="${TAINTED}"]`).first().click();
+  const fix = page.locator(".detail .fix").filter({ has: page.getByRole("button", { name: "Apply to manifest" }) }).first();
+  await fix.getByRole("button", { name: "Apply to manifest" }).click();
+  await page.waitForFunction(() => document.querySelector("td[data-col=desired]")?.textContent === "2");
+  const applied = await page.inputValue("#workloads-text");
+  for (const line of commented.split("\n").filter((l) => l.includes("#"))) {
+    assert.ok(applied.split("\n").includes(line), `comment kept: ${line}`);
+  }
+  // Only lines were added, after the existing toleration.
+  assert.equal(applied.split("\n").length, commented.split("\n").length + 4);
+  assert.match(applied, /effect: NoSchedule\n        - key: testkey\n/);
+  assert.match(await page.locator(".diff summary").textContent(), /Workloads: \+4 −0 lines/);
+  assert.match(await page.locator(".diff-lines").textContent(), /\+        - key: testkey/);
+
+  // Ctrl+Z outside the editors undoes the Apply; the Redo button applies it again.
+  await page.locator("h1").click();
+  await page.keyboard.press("Control+z");
+  await page.waitForFunction(() => document.querySelector("td[data-col=desired]")?.textContent === "1");
+  assert.equal(await page.inputValue("#workloads-text"), commented);
+  await page.getByRole("button", { name: "Redo", exact: true }).click();
+  assert.equal(await page.inputValue("#workloads-text"), applied);
+  await page.keyboard.press("Control+Shift+z");
+  assert.equal(await page.inputValue("#workloads-text"), applied, "nothing more to redo");
+});
+
+/// `kubectl get nodes -o yaml` of 55 nodes with a header comment.
+function nodeList(n) {
+  let s = "# prod-eu: kubectl get nodes -o yaml (55 nodes)\napiVersion: v1\nitems:\n";
+  for (let i = 0; i < n; i++) {
+    const name = `node-${String(i).padStart(2, "0")}`;
+    s += `- apiVersion: v1\n  kind: Node\n  metadata:\n    labels:\n      kubernetes.io/hostname: ${name}\n      pool: p${i % 3}\n    name: ${name}\n  spec:\n    providerID: azure:///${name}\n  status:\n    allocatable:\n      cpu: 3860m\n      memory: 12003904Ki\n      pods: "110"\n`;
+  }
+  return s + 'kind: List\nmetadata:\n  resourceVersion: ""\n';
+}
+
+test("node table: a cordon is a one-line diff, a bad cell names its row and keeps its text", async () => {
+  const page = await newPage();
+  await open(page);
+  const nodes = nodeList(55);
+  await paste(page, "#nodes-text", nodes);
+  await page.locator("#tab-table").click();
+  await page.getByLabel("node-07 cordoned").check();
+  await page.locator(".diff summary", { hasText: "Nodes: +1 −0 lines" }).waitFor();
+  assert.match(await page.locator(".diff-lines").textContent(), /\+    unschedulable: true/);
+
+  // A bad taint in the second row: named as row 2, the typed text stays in its cell.
+  const taints = page.getByLabel("Taints of node-01");
+  await taints.fill("dedicated=gpu:NoSchedule bad");
+  await taints.dispatchEvent("change");
+  assert.match(await page.locator(".row-error").textContent(), /^row 2 \(node-01\), taints: "dedicated=gpu:NoSchedule bad": a taint has no spaces/);
+  assert.equal(await page.getByLabel("Taints of node-01").inputValue(), "dedicated=gpu:NoSchedule bad");
+
+  await page.locator("#tab-yaml").click();
+  const edited = await page.inputValue("#nodes-text");
+  assert.ok(edited.startsWith("# prod-eu: kubectl get nodes"), "the header comment stays");
+  assert.equal(edited.split("\n").length, nodes.split("\n").length + 1);
+  assert.equal(edited.replace("    unschedulable: true\n", ""), nodes);
+});
+
+test("the work autosaves in this browser, and an older share link asks before replacing it", async () => {
+  const page = await newPage();
+  await open(page);
+  assert.match(await page.locator(".saved-note").textContent(), /saved in this browser only/);
+  const start = await page.inputValue("#workloads-text");
+  await paste(page, "#workloads-text", start + "# my work\n");
+  await page.waitForTimeout(800);
+  await page.reload();
+  await page.waitForSelector(".matrix");
+  assert.equal(await page.inputValue("#workloads-text"), start + "# my work\n");
+
+  // Share, keep working, reload: the link in the address bar is older than the work.
+  await page.getByRole("button", { name: "Share link" }).click();
+  assert.match(page.url(), /#s=v1\./);
+  await paste(page, "#workloads-text", start + "# my work\n# newer\n");
+  await page.waitForTimeout(800);
+  await page.reload();
+  await page.waitForSelector(".matrix");
+  const banner = page.locator(".conflict");
+  await banner.waitFor();
+  assert.equal(await page.inputValue("#workloads-text"), start + "# my work\n# newer\n", "not overwritten");
+  await banner.getByRole("button", { name: "Open the shared state" }).click();
+  assert.equal(await page.inputValue("#workloads-text"), start + "# my work\n");
+  await page.getByRole("button", { name: "Undo", exact: true }).click();
+  assert.equal(await page.inputValue("#workloads-text"), start + "# my work\n# newer\n");
+  await page.waitForTimeout(800);
+  await page.reload();
+  await page.waitForSelector(".matrix");
+  await page.locator(".conflict").getByRole("button", { name: "Keep your local work" }).click();
+  assert.equal(await page.locator(".conflict").count(), 0);
+  assert.equal(await page.inputValue("#workloads-text"), start + "# my work\n# newer\n");
 });
 
 test("embed mode is compact and read-only", async () => {

@@ -27,17 +27,51 @@ type Pg = RwSignal<Playground>;
 #[component]
 pub fn App() -> impl IntoView {
     let (hash, search) = browser::location_parts();
-    let pg: Pg = RwSignal::new(Playground::from_route(&Route::parse(&hash, &search), Some(browser::now_ms)));
+    let route = Route::parse(&hash, &search);
+    let pg: Pg = RwSignal::new(Playground::open(&route, browser::load_saved().as_deref(), Some(browser::now_ms)));
 
-    // Opening another link in the same tab (a changed `#s=…` or `#example=…`) loads it.
+    // Opening another link in the same tab (a changed `#s=…` or `#example=…`) offers it; the
+    // work on the page is replaced only when the user says so.
     let handle = window_event_listener(ev::hashchange, move |_| {
         let (hash, search) = browser::location_parts();
         let route = Route::parse(&hash, &search);
         if route.state.is_some() || route.example.is_some() {
-            pg.set(Playground::from_route(&route, Some(browser::now_ms)));
+            pg.update(|p| p.offer_link(&route));
         }
     });
     on_cleanup(move || handle.remove());
+
+    // Ctrl+Z / Ctrl+Shift+Z (or Ctrl+Y) outside the text fields, which keep their own undo.
+    let keys = window_event_listener(ev::keydown, move |e| {
+        let key = e.key().to_lowercase();
+        if !(e.ctrl_key() || e.meta_key()) || browser::in_text_field(&e) || (key != "z" && key != "y") {
+            return;
+        }
+        e.prevent_default();
+        pg.update(|p| {
+            if key == "y" || e.shift_key() {
+                p.redo();
+            } else {
+                p.undo();
+            }
+        });
+    });
+    on_cleanup(move || keys.remove());
+
+    // Autosave, half a second after the last change, in this browser only.
+    let pending = StoredValue::new(None::<TimeoutHandle>);
+    let embedded = route.embed;
+    Effect::new(move |_| {
+        pg.track();
+        if embedded {
+            return;
+        }
+        if let Some(h) = pending.get_value() {
+            h.clear();
+        }
+        let save = move || pg.with_untracked(|p| browser::save(&p.saved_json()));
+        pending.set_value(set_timeout_with_handle(save, std::time::Duration::from_millis(500)).ok());
+    });
 
     let theme = RwSignal::new(browser::saved_theme());
     Effect::new(move |_| browser::apply_theme(&theme.get()));
@@ -49,6 +83,9 @@ pub fn App() -> impl IntoView {
                 <Header pg=pg theme=theme/>
             </Show>
             <NoticeLine pg=pg/>
+            <Show when=move || !embed()>
+                <EditBar pg=pg/>
+            </Show>
             <main class="layout">
                 <Show when=move || !embed()>
                     <Inputs pg=pg/>
@@ -254,6 +291,87 @@ fn NoticeLine(pg: Pg) -> impl IntoView {
                     })
             }}
         </div>
+    }
+}
+
+/// Undo and redo, where the work is kept, a link waiting for an answer, and the lines the
+/// last whole-text edit changed.
+#[component]
+fn EditBar(pg: Pg) -> impl IntoView {
+    // A memo: the diff is redrawn when it changes, not on every click (and stays folded).
+    let diffs = Memo::new(move |_| pg.with(|p| p.diffs.clone()));
+    let can_undo = move || pg.with(|p| p.history.can_undo());
+    let can_redo = move || pg.with(|p| p.history.can_redo());
+    view! {
+        <div class="edit-bar">
+            <button type="button" class="ghost small" disabled=move || !can_undo() title="Ctrl+Z" on:click=move |_| {
+                pg.update(|p| {
+                    p.undo();
+                })
+            }>"Undo"</button>
+            <button type="button" class="ghost small" disabled=move || !can_redo() title="Ctrl+Shift+Z" on:click=move |_| {
+                pg.update(|p| {
+                    p.redo();
+                })
+            }>"Redo"</button>
+            <span class="saved-note">"Your work is autosaved in this browser only (localStorage); nothing is sent anywhere."</span>
+        </div>
+        <Show when=move || pg.with(|p| p.conflict.is_some())>
+            <p class="banner warn conflict" role="alert">
+                "This link holds a different state than the work saved in this browser. "
+                <button type="button" class="link" on:click=move |_| pg.update(Playground::open_conflict)>
+                    "Open the shared state"
+                </button>
+                " / "
+                <button type="button" class="link" on:click=move |_| pg.update(Playground::keep_local)>
+                    "Keep your local work"
+                </button>
+            </p>
+        </Show>
+        {move || {
+            let diffs = diffs.get();
+            (!diffs.is_empty())
+                .then(|| {
+                    view! {
+                        <details class="diff" open>
+                            <summary>
+                                {diffs
+                                    .iter()
+                                    .map(|d| match &d.rewritten {
+                                        None => format!("{}: +{} −{} lines", d.editor, d.added, d.removed),
+                                        Some(why) => format!("{}: +{} −{} lines (document rewritten whole: {why})", d.editor, d.added, d.removed),
+                                    })
+                                    .collect::<Vec<_>>()
+                                    .join("; ")}
+                                <button type="button" class="link" aria-label="Close the diff" on:click=move |_| pg.update(|p| p.diffs.clear())>
+                                    "×"
+                                </button>
+                            </summary>
+                            {diffs
+                                .into_iter()
+                                .map(|d| {
+                                    view! {
+                                        <pre class="diff-lines" tabindex="0" aria-label=format!("Changes in {}", d.editor)>
+                                            {d.lines
+                                                .into_iter()
+                                                .map(|l| {
+                                                    let class = match l.as_bytes().first() {
+                                                        Some(b'+') => "add",
+                                                        Some(b'-') => "del",
+                                                        Some(b'@') => "hunk",
+                                                        _ => "ctx",
+                                                    };
+                                                    view! { <span class=class>{l} "\n"</span> }
+                                                })
+                                                .collect_view()}
+                                        </pre>
+                                    }
+                                })
+                                .collect_view()}
+                        </details>
+                    }
+                })
+        }}
     }
 }
 
@@ -478,6 +596,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                             _ => p.set_workloads(v),
                         })
                     }
+                    on:change=move |_| pg.update_untracked(|p| p.history.seal())
                     on:scroll=move |e| {
                         if let Some(t) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok()) {
                             scroll.set((t.scroll_top(), t.scroll_left()));

@@ -46,6 +46,28 @@ pub fn copy_text(text: String, done: impl FnOnce(bool) + 'static) {
     });
 }
 
+/// The work autosaved in this browser's localStorage, if any (storage may be off, as on
+/// `file://` pages or in private windows).
+pub fn load_saved() -> Option<String> {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(placement_playground::state::SAVE_KEY).ok().flatten())
+}
+
+/// Autosaves `json` (best effort: a full or disabled storage only loses the autosave).
+pub fn save(json: &str) {
+    if let Some(storage) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) {
+        let _ = storage.set_item(placement_playground::state::SAVE_KEY, json);
+    }
+}
+
+/// True when a key event's target types text itself (its own undo applies there).
+pub fn in_text_field(e: &web_sys::KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "TEXTAREA" | "INPUT" | "SELECT"))
+}
+
 pub const THEME_KEY: &str = "placement-theme";
 
 /// The saved theme choice (`light`, `dark`, or `auto`), if storage is available.

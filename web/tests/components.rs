@@ -24,9 +24,11 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
-/// Mounts the app into a fresh container, with `fragment` as the URL fragment.
+/// Mounts the app into a fresh container, with `fragment` as the URL fragment, as a browser
+/// without saved work opens it (the tests share one page, and so its localStorage).
 fn mount(fragment: &str) -> Element {
     let w = web_sys::window().unwrap();
+    w.local_storage().unwrap().unwrap().clear().unwrap();
     let url = format!("{}#{fragment}", w.location().href().unwrap().split('#').next().unwrap());
     w.history().unwrap().replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url)).unwrap();
     let host = document().create_element("div").unwrap();
