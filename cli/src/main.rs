@@ -64,6 +64,11 @@ struct SimulateArgs {
     /// The node label that groups nodes into pools (default: the clouds' pool labels).
     #[arg(long = "pool-label", value_name = "KEY")]
     pool_label: Option<String>,
+    /// List every node, pod and ignored object: the text and markdown reports group nodes
+    /// with the same verdict (by pool) and pods with the same status, and standard error
+    /// counts ignored objects by kind, unless -v is given. JSON is never grouped.
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -176,10 +181,11 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
             }
         }
     }
+    let pool_label = PoolLabel::from_option(args.pool_label.as_deref());
     let simulated = if what_if.is_empty() {
         simulate(&manifests, &opts).map_err(WhatIfFailure::Input)
     } else {
-        simulate_what_if(&manifests, &what_if, &opts, &PoolLabel::from_option(args.pool_label.as_deref()))
+        simulate_what_if(&manifests, &what_if, &opts, &pool_label)
     };
     let mut report = match simulated {
         Ok(r) => r,
@@ -191,9 +197,26 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
             return fail(&e.to_string());
         }
     }
+    // Diagnostics on standard error, the report on standard output, as kubectl writes them.
+    for line in render::diagnostics(&report, &manifests.ignored, args.verbose) {
+        eprintln!("{line}");
+    }
+    if manifests.workloads.is_empty() {
+        // Said, not failed: like `kubectl get` with "No resources found" (standard error, exit
+        // 0). Input of nodes alone is valid, and is how a node file is checked (`kubectl get
+        // nodes -o yaml | placement simulate -f -`); the report (JSON: `"workloads": []`)
+        // still follows, and CI that needs workloads can test for them there.
+        eprintln!(
+            "no workloads in the input ({} node{} read): nothing to place",
+            manifests.nodes.len(),
+            if manifests.nodes.len() == 1 { "" } else { "s" }
+        );
+    }
+    let layout = render::Options { verbose: args.verbose, ..Default::default() }
+        .with_pools(manifests.nodes.iter().map(|(_, n)| n), &pool_label);
     let rendered = match output {
-        Output::Text => render::text(&report),
-        Output::Markdown => render::markdown(&report),
+        Output::Text => render::text_with(&report, &layout),
+        Output::Markdown => render::markdown_with(&report, &layout),
         Output::Json => match serde_json::to_string_pretty(&report) {
             Ok(s) => s + "\n",
             Err(e) => return fail(&format!("rendering JSON: {e}")),
