@@ -263,14 +263,247 @@ pub(crate) fn merge_fixes(fixes: &[Fix]) -> Vec<Fix> {
 /// A fix's every field but `nodes`, through JSON so that a field added to [`Fix`] takes part
 /// without this function knowing it.
 fn key_without_nodes(f: &Fix) -> serde_json::Value {
-    let mut v = fix_key(f);
+    let mut v = serde_json::to_value(f).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.remove("nodes");
     }
     v
 }
 
-/// A fix as a comparable value: two workloads with the same key have the same fix.
+/// A fix as a comparable value across workloads: every field but the nodes it reaches and
+/// the command, which names the workload. Two workloads with the same key get the same patch
+/// for the same reason; the report gives it once.
 pub(crate) fn fix_key(f: &Fix) -> serde_json::Value {
-    serde_json::to_value(f).unwrap_or_default()
+    let mut v = serde_json::to_value(f).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("nodes");
+        o.remove("command");
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::simulate::{simulate, Report, SimulateOptions};
+    use crate::explain::render;
+    use crate::input::documents::parse_manifests;
+    use crate::model::version::KubeVersion;
+    use crate::testing::bench_common::{lean_node_value, node_name};
+    use serde_json::{json, Value};
+
+    const NODES: usize = 300;
+
+    fn container(name: &str, requests: Value, limits: Value) -> Value {
+        json!([{"name": name, "image": "example.com/app:1", "resources": {"requests": requests, "limits": limits}}])
+    }
+
+    fn workload(kind: &str, ns: &str, name: &str, replicas: Option<i64>, spec: Value) -> Value {
+        let mut w = json!({
+            "apiVersion": "apps/v1",
+            "kind": kind,
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}}, "spec": spec},
+            },
+        });
+        if let Some(r) = replicas {
+            w["spec"]["replicas"] = json!(r);
+        }
+        if kind == "StatefulSet" {
+            w["spec"]["serviceName"] = json!(name);
+        }
+        w
+    }
+
+    /// The benchmarks' AKS cluster of 300 nodes in five pools (system 30, gpu 60 tainted
+    /// `dedicated=gpu:NoSchedule`, spot 30 tainted, memory 30, general 150), two DaemonSets
+    /// blocked on the gpu pool's taint, a web Deployment, a GPU Deployment of which 20
+    /// replicas stay Pending, a StatefulSet pinned to one pool, and 73 objects that are not
+    /// workloads.
+    fn scale_input() -> String {
+        let spot = json!([{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists"}]);
+        let mut items: Vec<Value> = (0..NODES).map(lean_node_value).collect();
+        for name in ["node-exporter", "log-agent"] {
+            let spec = json!({"tolerations": spot, "containers": container(name, json!({"cpu": "100m"}), json!({}))});
+            items.push(workload("DaemonSet", "monitoring", name, None, spec));
+        }
+        let web = json!({"tolerations": spot, "containers": container("web", json!({"cpu": "250m", "memory": "512Mi"}), json!({}))});
+        items.push(workload("Deployment", "shop", "web", Some(40), web));
+        let gpu = json!({
+            "tolerations": [{"key": "dedicated", "operator": "Equal", "value": "gpu", "effect": "NoSchedule"}],
+            "containers": container("train", json!({"cpu": "1", "nvidia.com/gpu": "1"}), json!({"nvidia.com/gpu": "1"})),
+        });
+        items.push(workload("Deployment", "ml", "trainer", Some(80), gpu));
+        let pg = json!({
+            "nodeSelector": {"kubernetes.azure.com/agentpool": "memory"},
+            "containers": container("pg", json!({"cpu": "2"}), json!({})),
+        });
+        items.push(workload("StatefulSet", "db", "pg", Some(3), pg));
+        for (kind, n) in [("ConfigMap", 40), ("ClusterRole", 33)] {
+            for i in 0..n {
+                items.push(json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": format!("{}-{i}", kind.to_lowercase()), "namespace": "monitoring"}}));
+            }
+        }
+        json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string()
+    }
+
+    fn scale_report() -> (Report, crate::input::documents::Manifests, Options) {
+        let manifests = parse_manifests(&scale_input(), "scale.json").expect("the generated input parses");
+        let report = simulate(&manifests, &SimulateOptions::for_version(KubeVersion::DEFAULT)).expect("simulates");
+        let opts = Options::default().with_pools(manifests.nodes.iter().map(|(_, n)| n), &PoolLabel::Detect);
+        (report, manifests, opts)
+    }
+
+    #[test]
+    fn three_hundred_nodes_render_in_under_200_lines_without_losing_information() {
+        let (report, manifests, opts) = scale_report();
+        assert_eq!(opts.pools.len(), NODES, "every node has a pool label");
+        let text = render::text_with(&report, &opts);
+        let verbose = render::text_with(&report, &Options { verbose: true, ..opts.clone() });
+        let lines = text.lines().count();
+        assert!(lines < 200, "{lines} lines:\n{text}");
+        assert!(verbose.lines().count() > 5 * NODES, "-v has a row per node and pod");
+        let markdown = render::markdown_with(&report, &opts);
+        assert!(markdown.lines().count() < 200, "{} markdown lines", markdown.lines().count());
+
+        // The case itself: what the groups must carry.
+        let ds = report.workloads.iter().find(|w| w.name == "node-exporter").expect("the DaemonSet");
+        assert_eq!((ds.desired, ds.current), (240, 240), "the gpu pool's 60 nodes are tainted");
+        let trainer = report.workloads.iter().find(|w| w.name == "trainer").expect("the GPU Deployment");
+        assert_eq!((trainer.scheduled, trainer.pending), (60, 20));
+
+        for w in &report.workloads {
+            // The groups partition the nodes, in order, each of one pool and one verdict,
+            // and the report names each group: every node is listed or in a group whose
+            // members -v lists.
+            let groups = node_groups(&w.nodes, &opts);
+            let sizes = pool_sizes(&w.nodes, &opts);
+            let members: Vec<&str> = groups.iter().flat_map(|g| g.members.iter().copied()).collect();
+            let mut all: Vec<&str> = w.nodes.iter().map(|(n, _)| n).collect();
+            assert_eq!(members.len(), all.len(), "{}: every node in exactly one group", w.name);
+            let mut sorted = members.clone();
+            sorted.sort_unstable();
+            all.sort_unstable();
+            assert_eq!(sorted, all, "{}", w.name);
+            assert!(groups.len() <= 5, "{}: at most one group per pool and verdict here: {}", w.name, groups.len());
+            for g in &groups {
+                for m in &g.members {
+                    let v = w.nodes.get(m).expect("a member is a node of the table");
+                    assert!(same_verdict(v, g.verdict), "{}: {m} is grouped with another verdict", w.name);
+                    assert_eq!(opts.pool_of(m), g.pool, "{}: {m} is grouped with another pool", w.name);
+                }
+                let label = g.label(&sizes, &opts);
+                assert!(text.contains(&label), "{}: group {label:?} not in the report", w.name);
+                if let [first, .., last] = g.members.as_slice() {
+                    assert!(label.contains(first) && label.contains(last), "{label}");
+                }
+            }
+            // Every distinct reason and detail, verbatim.
+            for (name, v) in w.nodes.iter() {
+                for words in [&v.reason, &v.detail].into_iter().flatten() {
+                    assert!(text.contains(words.as_str()), "{}: {name}'s {words:?} lost", w.name);
+                }
+                assert!(verbose.contains(name), "-v lists {name}");
+            }
+            // Every pod's status, and every pod by name with -v.
+            for p in &w.pods {
+                assert!(text.contains(&p.status_text()), "{}: {}'s status lost", w.name, p.name);
+                assert!(verbose.contains(&format!("  {} ", p.name)), "-v lists {}", p.name);
+            }
+            // Every fix: its description and patch, given once and named elsewhere.
+            for f in &w.fixes {
+                assert!(text.contains(&f.description), "{}: fix {:?} lost", w.name, f.description);
+                if let Some(patch) = &f.patch {
+                    let indented: String = patch.lines().map(|l| format!("    {l}\n")).collect();
+                    assert!(text.contains(&indented), "{}: patch lost", w.name);
+                }
+                if let Some(cmd) = &f.command {
+                    assert!(text.contains(cmd.as_str()), "{}: command {cmd} lost", w.name);
+                }
+            }
+        }
+        // The two DaemonSets' toleration fixes are the same: given in full once.
+        assert!(text.contains("the same as Fix 1 of DaemonSet monitoring/node-exporter"), "{text}");
+        assert!(text.contains("the same fix for: Fix 1 of DaemonSet monitoring/log-agent"), "{text}");
+        assert_eq!(text.matches("tolerate dedicated=gpu:NoSchedule").count(), 1, "{text}");
+
+        // The ignored objects: one line by kind, every one with -v.
+        let diagnostics = render::diagnostics(&report, &manifests.ignored, false);
+        assert_eq!(
+            diagnostics,
+            ["Warning: ignored 73 objects: 40 ConfigMap, 33 ClusterRole (not workloads Placement schedules; -v lists them)"]
+        );
+        assert_eq!(render::diagnostics(&report, &manifests.ignored, true).len(), 73);
+        assert!(!text.contains("ConfigMap"), "warnings are not in the report");
+    }
+
+    #[test]
+    fn a_group_is_labelled_by_pool_with_first_and_last_member() {
+        let nodes: NodeReports = (0..12)
+            .map(|i| {
+                let verdict = NodeReport {
+                    fits: true,
+                    plugin: None,
+                    reason: None,
+                    detail: None,
+                    score: Some(40 + i),
+                    code: None,
+                };
+                (node_name(i as usize * 10 + 5), verdict)
+            })
+            .collect();
+        let mut opts = Options::default();
+        for (name, _) in nodes.iter().take(10) {
+            opts.pools.insert(name.to_string(), "general".into());
+        }
+        let groups = node_groups(&nodes, &opts);
+        let sizes = pool_sizes(&nodes, &opts);
+        let labels: Vec<String> = groups.iter().map(|g| g.label(&sizes, &opts)).collect();
+        assert_eq!(
+            labels,
+            [
+                format!("pool general (10 nodes: {} ... {})", node_name(5), node_name(95)),
+                format!("2 nodes: {}, {}", node_name(105), node_name(115)),
+            ]
+        );
+        assert_eq!(groups.iter().map(NodeGroup::score_text).collect::<Vec<_>>(), ["score 40-49", "score 50-51"]);
+        // Small tables and -v: a row per node.
+        assert_eq!(node_groups(&nodes, &Options { verbose: true, ..opts.clone() }).len(), 12);
+        let small: NodeReports = nodes.iter().take(GROUP_ABOVE).map(|(n, r)| (n.to_string(), r.clone())).collect();
+        assert_eq!(node_groups(&small, &opts).len(), GROUP_ABOVE);
+    }
+
+    #[test]
+    fn names_are_listed_in_full_up_to_three() {
+        assert_eq!(names(&["a", "b", "c"], false), "a, b, c");
+        assert_eq!(names(&["a", "b", "c", "d"], false), "a ... d");
+        assert_eq!(names(&["a", "b", "c", "d"], true), "a, b, c, d");
+    }
+
+    #[test]
+    fn fixes_alike_but_for_their_node_are_merged() {
+        let fix = |node: &str, description: &str| Fix {
+            plugin: "NodeResourcesFit",
+            nodes: vec![node.to_string()],
+            description: description.into(),
+            patch: Some("spec: {}\n".into()),
+            command: None,
+            warning: None,
+            verified: true,
+        };
+        let merged = merge_fixes(&[
+            fix("a", "lower cpu"),
+            fix("b", "lower cpu"),
+            fix("c", "lower memory"),
+            fix("a", "lower cpu"),
+        ]);
+        let summary: Vec<(&str, Vec<String>)> =
+            merged.iter().map(|f| (f.description.as_str(), f.nodes.clone())).collect();
+        assert_eq!(
+            summary,
+            [("lower cpu", vec!["a".to_string(), "b".to_string()]), ("lower memory", vec!["c".to_string()])]
+        );
+    }
 }

@@ -70,6 +70,9 @@ fn workload_text(out: &mut String, report: &Report, index: usize, fixes: &Fixes,
         // A fix another workload shows in full is named, not repeated.
         if let Some(first) = fixes.given_before(report, index, i) {
             let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): the same as {first}", i + 1, f.plugin);
+            if let Some(cmd) = &f.command {
+                let _ = writeln!(out, "    apply: {cmd}");
+            }
             continue;
         }
         let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): {}", i + 1, f.plugin, f.description);
