@@ -240,34 +240,59 @@ pub(crate) fn reach(nodes: &[String], opts: &Options) -> String {
         .join("; ")
 }
 
-/// A workload's fixes with the ones alike but for their nodes merged (a DaemonSet's
-/// per-node request fixes are the same on every node of a pool): each with its nodes.
-pub(crate) fn merge_fixes(fixes: &[Fix]) -> Vec<Fix> {
-    let mut out: Vec<(serde_json::Value, Fix)> = Vec::new();
+/// Stands for a fix's node in the text of fixes compared by [`merge_fixes`].
+const NODE_PLACEHOLDER: &str = "\u{0}node\u{0}";
+
+/// A workload's fixes with the ones alike but for their nodes merged: a DaemonSet gets a
+/// request fix per node its pod does not fit, the same on every node of a pool but for the
+/// node's name in its description ("request what NODE has free"). A merged fix's description
+/// names its nodes as [`reach`] does, in place of the one node.
+pub(crate) fn merge_fixes(fixes: &[Fix], opts: &Options) -> Vec<Fix> {
+    // (key, the fix, its description with the node replaced when that is what differs)
+    let mut out: Vec<(String, Fix, Option<String>)> = Vec::new();
     for f in fixes {
         let key = key_without_nodes(f);
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, g)) => {
+        match out.iter_mut().find(|(k, _, _)| *k == key) {
+            Some((_, g, template)) => {
+                if g.description != f.description {
+                    *template = Some(without_nodes(&g.description, &g.nodes));
+                }
                 for n in &f.nodes {
                     if !g.nodes.contains(n) {
                         g.nodes.push(n.clone());
                     }
                 }
             }
-            None => out.push((key, f.clone())),
+            None => out.push((key, f.clone(), None)),
         }
     }
-    out.into_iter().map(|(_, f)| f).collect()
+    out.into_iter()
+        .map(|(_, mut f, template)| {
+            if let Some(t) = template {
+                f.description = t.replace(NODE_PLACEHOLDER, &reach(&f.nodes, opts));
+            }
+            f
+        })
+        .collect()
 }
 
-/// A fix's every field but `nodes`, through JSON so that a field added to [`Fix`] takes part
-/// without this function knowing it.
-fn key_without_nodes(f: &Fix) -> serde_json::Value {
+/// `text` with the names of `nodes` replaced by [`NODE_PLACEHOLDER`], longest first (a name
+/// may begin another).
+fn without_nodes(text: &str, nodes: &[String]) -> String {
+    let mut names: Vec<&String> = nodes.iter().collect();
+    names.sort_by_key(|n| std::cmp::Reverse(n.len()));
+    names.iter().fold(text.to_string(), |t, n| t.replace(n.as_str(), NODE_PLACEHOLDER))
+}
+
+/// A fix's every field but `nodes`, its node names replaced in its description, through JSON
+/// so that a field added to [`Fix`] takes part without this function knowing it.
+fn key_without_nodes(f: &Fix) -> String {
     let mut v = serde_json::to_value(f).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.remove("nodes");
+        o.insert("description".into(), without_nodes(&f.description, &f.nodes).into());
     }
-    v
+    v.to_string()
 }
 
 /// A fix as a comparable value across workloads: every field but the nodes it reaches and
@@ -318,13 +343,18 @@ mod tests {
     }
 
     /// The benchmarks' AKS cluster of 300 nodes in five pools (system 30, gpu 60 tainted
-    /// `dedicated=gpu:NoSchedule`, spot 30 tainted, memory 30, general 150), two DaemonSets
-    /// blocked on the gpu pool's taint, a web Deployment, a GPU Deployment of which 20
+    /// `dedicated=gpu:NoSchedule`, spot 30 tainted, memory 30, general 150), a DaemonSet that
+    /// fills the system pool, two DaemonSets blocked on the gpu pool's taint and Pending on
+    /// the system pool, a web Deployment, a GPU Deployment of which 20
     /// replicas stay Pending, a StatefulSet pinned to one pool, and 73 objects that are not
     /// workloads.
     fn scale_input() -> String {
         let spot = json!([{"key": "kubernetes.azure.com/scalesetpriority", "operator": "Exists"}]);
         let mut items: Vec<Value> = (0..NODES).map(lean_node_value).collect();
+        // Placed first, it leaves the system pool's nodes 40m of cpu: the DaemonSets after
+        // it stay Pending there, each node with its own request fix.
+        let big = json!({"containers": container("agent", json!({"cpu": "3700m"}), json!({}))});
+        items.push(workload("DaemonSet", "monitoring", "big-agent", None, big));
         for name in ["node-exporter", "log-agent"] {
             let spec = json!({"tolerations": spot, "containers": container(name, json!({"cpu": "100m"}), json!({}))});
             items.push(workload("DaemonSet", "monitoring", name, None, spec));
@@ -366,11 +396,16 @@ mod tests {
         assert!(lines < 200, "{lines} lines:\n{text}");
         assert!(verbose.lines().count() > 5 * NODES, "-v has a row per node and pod");
         let markdown = render::markdown_with(&report, &opts);
-        assert!(markdown.lines().count() < 200, "{} markdown lines", markdown.lines().count());
+        // Markdown puts blank lines between blocks (a fix is ~15 lines): bounded, not to 200.
+        assert!(markdown.lines().count() < 250, "{} markdown lines", markdown.lines().count());
 
         // The case itself: what the groups must carry.
         let ds = report.workloads.iter().find(|w| w.name == "node-exporter").expect("the DaemonSet");
-        assert_eq!((ds.desired, ds.current), (240, 240), "the gpu pool's 60 nodes are tainted");
+        assert_eq!((ds.desired, ds.current, ds.pending), (240, 240, 30), "the gpu pool's 60 nodes are tainted");
+        let system_fixes = ds.fixes.iter().filter(|f| f.plugin == "NodeResourcesFit").count();
+        assert_eq!(system_fixes, 30, "a request fix per system node");
+        let free = "request what pool system (30 nodes: aks-system-31415926-vmss000000 ... aks-system-31415926-vmss000122) has free";
+        assert_eq!(text.matches(free).count(), 2, "once for the pool, for each DaemonSet's container:\n{text}");
         let trainer = report.workloads.iter().find(|w| w.name == "trainer").expect("the GPU Deployment");
         assert_eq!((trainer.scheduled, trainer.pending), (60, 20));
 
@@ -412,9 +447,15 @@ mod tests {
                 assert!(text.contains(&p.status_text()), "{}: {}'s status lost", w.name, p.name);
                 assert!(verbose.contains(&format!("  {} ", p.name)), "-v lists {}", p.name);
             }
-            // Every fix: its description and patch, given once and named elsewhere.
+            // Every fix: its description and patch, given once and named elsewhere; fixes
+            // alike but for their node once, naming their nodes.
+            let merged = merge_fixes(&w.fixes, &opts);
             for f in &w.fixes {
-                assert!(text.contains(&f.description), "{}: fix {:?} lost", w.name, f.description);
+                let covering = merged.iter().find(|m| {
+                    m.plugin == f.plugin && m.patch == f.patch && f.nodes.iter().all(|n| m.nodes.contains(n))
+                });
+                let description = covering.map_or(&f.description, |m| &m.description);
+                assert!(text.contains(description.as_str()), "{}: fix {:?} lost", w.name, f.description);
                 if let Some(patch) = &f.patch {
                     let indented: String = patch.lines().map(|l| format!("    {l}\n")).collect();
                     assert!(text.contains(&indented), "{}: patch lost", w.name);
@@ -427,7 +468,7 @@ mod tests {
         // The two DaemonSets' toleration fixes are the same: given in full once.
         assert!(text.contains("the same as Fix 1 of DaemonSet monitoring/node-exporter"), "{text}");
         assert!(text.contains("the same fix for: Fix 1 of DaemonSet monitoring/log-agent"), "{text}");
-        assert_eq!(text.matches("tolerate dedicated=gpu:NoSchedule").count(), 1, "{text}");
+        assert_eq!(text.matches("tolerate dedicated=gpu:NoSchedule;").count(), 1, "{text}");
 
         // The ignored objects: one line by kind, every one with -v.
         let diagnostics = render::diagnostics(&report, &manifests.ignored, false);
@@ -487,23 +528,32 @@ mod tests {
         let fix = |node: &str, description: &str| Fix {
             plugin: "NodeResourcesFit",
             nodes: vec![node.to_string()],
-            description: description.into(),
+            description: description.replace("NODE", node),
             patch: Some("spec: {}\n".into()),
             command: None,
             warning: None,
             verified: true,
         };
-        let merged = merge_fixes(&[
-            fix("a", "lower cpu"),
-            fix("b", "lower cpu"),
-            fix("c", "lower memory"),
-            fix("a", "lower cpu"),
-        ]);
-        let summary: Vec<(&str, Vec<String>)> =
-            merged.iter().map(|f| (f.description.as_str(), f.nodes.clone())).collect();
+        let free = "request what NODE has free: cpu 100m -> 40m";
+        let mut fixes: Vec<Fix> = (0..12).map(|i| fix(&format!("aks-system-{i}"), free)).collect();
+        fixes.push(fix("aks-system-1", "lower memory on NODE"));
+        fixes.push(fix("aks-system-0", free));
+        let mut opts = Options::default();
+        for i in 0..12 {
+            opts.pools.insert(format!("aks-system-{i}"), "system".into());
+        }
+        let merged = merge_fixes(&fixes, &opts);
+        let summary: Vec<(&str, usize)> = merged.iter().map(|f| (f.description.as_str(), f.nodes.len())).collect();
         assert_eq!(
             summary,
-            [("lower cpu", vec!["a".to_string(), "b".to_string()]), ("lower memory", vec!["c".to_string()])]
+            [
+                ("request what pool system (12 nodes: aks-system-0 ... aks-system-11) has free: cpu 100m -> 40m", 12),
+                ("lower memory on aks-system-1", 1)
+            ]
         );
+        // The same fix for one node twice is one fix, its words unchanged.
+        let twice = merge_fixes(&[fix("n1", free), fix("n1", free)], &opts);
+        assert_eq!(twice.len(), 1);
+        assert_eq!(twice.first().map(|f| f.description.as_str()), Some("request what n1 has free: cpu 100m -> 40m"));
     }
 }

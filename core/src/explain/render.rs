@@ -19,7 +19,7 @@ pub fn text(report: &Report) -> String {
 /// standard error as kubectl writes them.
 pub fn text_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
-    let fixes = Fixes::of(report);
+    let fixes = Fixes::of(report, opts);
     if let Some(changes) = &report.changes {
         changes_text(&mut out, changes);
         out.push_str("\nAFTER THE CHANGES\n\n");
@@ -154,8 +154,8 @@ struct Fixes {
 }
 
 impl Fixes {
-    fn of(report: &Report) -> Self {
-        let merged: Vec<Vec<Fix>> = report.workloads.iter().map(|w| grouping::merge_fixes(&w.fixes)).collect();
+    fn of(report: &Report, opts: &Options) -> Self {
+        let merged: Vec<Vec<Fix>> = report.workloads.iter().map(|w| grouping::merge_fixes(&w.fixes, opts)).collect();
         let keys = merged.iter().map(|fs| fs.iter().map(grouping::fix_key).collect()).collect();
         Self { merged, keys }
     }
@@ -232,7 +232,7 @@ pub fn markdown(report: &Report) -> String {
 /// The Markdown report; warnings are [`diagnostics`], not part of it.
 pub fn markdown_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
-    let fixes = Fixes::of(report);
+    let fixes = Fixes::of(report, opts);
     if let Some(changes) = &report.changes {
         changes_markdown(&mut out, changes);
         out.push_str("## After the changes\n\n");
