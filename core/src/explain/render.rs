@@ -176,11 +176,15 @@ impl Fixes {
         self.keys.get(workload).and_then(|ks| ks.get(fix))
     }
 
+    /// The earlier workload and fix that are the same as this one, if any.
+    fn first_with(&self, workload: usize, fix: usize) -> Option<(usize, usize)> {
+        let key = self.key(workload, fix)?;
+        self.same(key).find(|&(w, _)| w < workload)
+    }
+
     /// `Fix 2 of Deployment shop/web` when an earlier workload has the same fix.
     fn given_before(&self, report: &Report, workload: usize, fix: usize) -> Option<String> {
-        let key = self.key(workload, fix)?;
-        let (w, i) = self.same(key).find(|&(w, _)| w < workload)?;
-        Some(fix_name(report, w, i))
+        self.first_with(workload, fix).map(|(w, i)| fix_name(report, w, i))
     }
 
     /// The later workloads with the same fix, named.
@@ -293,8 +297,13 @@ pub fn markdown_with(report: &Report, opts: &Options) -> String {
             );
         }
         for (i, f) in fixes.of_workload(index).iter().enumerate() {
-            if let Some(first) = fixes.given_before(report, index, i) {
-                let _ = writeln!(out, "**Fix ({})**: the same as {first}\n", f.plugin);
+            // Markdown does not number fixes: the description says which, the patch is not repeated.
+            if let Some(w) = fixes.first_with(index, i).and_then(|(w, _)| report.workloads.get(w)) {
+                let _ = writeln!(
+                    out,
+                    "**Fix ({})**: {} (the same patch as for {} `{}/{}`)\n",
+                    f.plugin, f.description, w.kind, w.namespace, w.name
+                );
                 continue;
             }
             let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);
