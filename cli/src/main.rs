@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{simulate, SimulateOptions};
-use placement_core::cluster::what_if::{simulate_what_if, WhatIf, WhatIfFailure};
+use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::gatekeeper::{self, suite, PolicySet};
 use placement_core::input::documents::{parse_manifests, split_documents, InputError, Manifests, MAX_INPUT_BYTES};
 use placement_core::input::text::decode_text;
@@ -182,12 +182,14 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
         }
     }
     let pool_label = PoolLabel::from_option(args.pool_label.as_deref());
+    // With --what-if, the nodes as the commands leave them (added, relabelled), for the pools
+    // the report's groups are labelled with.
     let simulated = if what_if.is_empty() {
-        simulate(&manifests, &opts).map_err(WhatIfFailure::Input)
+        simulate(&manifests, &opts).map(|r| (r, None)).map_err(WhatIfFailure::Input)
     } else {
-        simulate_what_if(&manifests, &what_if, &opts, &pool_label)
+        run_what_if(&manifests, &what_if, &opts, &pool_label).map(|run| (run.report, Some(run.after)))
     };
-    let mut report = match simulated {
+    let (mut report, after) = match simulated {
         Ok(r) => r,
         Err(WhatIfFailure::Input(errors)) => return fail_input(&errors),
         Err(e) => return fail(&e.to_string()),
@@ -213,7 +215,7 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
         );
     }
     let layout = render::Options { verbose: args.verbose, ..Default::default() }
-        .with_pools(manifests.nodes.iter().map(|(_, n)| n), &pool_label);
+        .with_pools(after.as_ref().unwrap_or(&manifests).nodes.iter().map(|(_, n)| n), &pool_label);
     let rendered = match output {
         Output::Text => render::text_with(&report, &layout),
         Output::Markdown => render::markdown_with(&report, &layout),

@@ -481,6 +481,25 @@ mod tests {
     }
 
     #[test]
+    fn draining_a_pool_of_the_300_nodes_stays_short() {
+        use crate::cluster::what_if::{run_what_if, WhatIf};
+        let manifests = parse_manifests(&scale_input(), "scale.json").expect("the generated input parses");
+        let drain: WhatIf =
+            "kubectl drain -l kubernetes.azure.com/agentpool=memory --ignore-daemonsets".parse().expect("a what-if");
+        let opts = SimulateOptions::for_version(KubeVersion::DEFAULT);
+        let run = run_what_if(&manifests, &[drain], &opts, &PoolLabel::Detect).expect("simulates");
+        let layout = Options::default().with_pools(run.after.nodes.iter().map(|(_, n)| n), &PoolLabel::Detect);
+        let text = render::text_with(&run.report, &layout);
+        assert!(text.lines().count() < 250, "{} lines:\n{text}", text.lines().count());
+        // kubectl's 60 lines for 30 nodes: the first 10, then how many more; -v has them all.
+        assert!(text.contains("    ... and 50 more lines (-v lists them)\n"), "{text}");
+        let verbose = render::text_with(&run.report, &Options { verbose: true, ..layout });
+        for (_, n) in manifests.nodes.iter().filter(|(_, n)| n.metadata.name.starts_with("aks-memory")) {
+            assert!(verbose.contains(&format!("node/{} drained", n.metadata.name)), "{}", n.metadata.name);
+        }
+    }
+
+    #[test]
     fn a_group_is_labelled_by_pool_with_first_and_last_member() {
         let nodes: NodeReports = (0..12)
             .map(|i| {

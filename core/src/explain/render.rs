@@ -21,7 +21,7 @@ pub fn text_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
     let fixes = Fixes::of(report, opts);
     if let Some(changes) = &report.changes {
-        changes_text(&mut out, changes);
+        changes_text(&mut out, changes, opts);
         out.push_str("\nAFTER THE CHANGES\n\n");
     }
     for i in 0..report.workloads.len() {
@@ -369,12 +369,18 @@ pub fn diagnostics(report: &Report, ignored: &[DocRef], verbose: bool) -> Vec<St
 
 /// The `--what-if` section: commands, evicted pods, DaemonSet coverage, pods that move, and
 /// counters, each table only when it has rows.
-fn changes_text(out: &mut String, c: &Changes) {
+fn changes_text(out: &mut String, c: &Changes, opts: &Options) {
     out.push_str("WHAT-IF\n");
     for cmd in &c.commands {
         let _ = writeln!(out, "  $ {}", cmd.command);
-        for line in &cmd.output {
+        // kubectl's lines for a pool's worth of nodes (`node/... cordoned`, `drained`): the
+        // first ones, then how many more, unless -v.
+        let shown = if grouping::grouped(cmd.output.len(), opts) { grouping::GROUP_ABOVE } else { cmd.output.len() };
+        for line in cmd.output.iter().take(shown) {
             let _ = writeln!(out, "    {line}");
+        }
+        if cmd.output.len() > shown {
+            let _ = writeln!(out, "    ... and {} more lines (-v lists them)", cmd.output.len() - shown);
         }
         if let Some(refused) = &cmd.refused {
             let _ = writeln!(out, "    {refused}");
