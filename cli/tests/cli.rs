@@ -904,3 +904,60 @@ fn what_if_shows_the_coverage_a_taint_takes() {
     placement(&["simulate", "-f", file, "--what-if", "kubectl taint nodes a"], None)
         .fails_with("--what-if \"kubectl taint nodes a\": error: at least one taint update is required");
 }
+
+/// `n` nodes labelled `tier: a` or `tier: b` (alternately), the `b` ones tainted, and a
+/// Deployment of `replicas` that does not tolerate the taint.
+fn tiered_cluster(n: usize, replicas: usize) -> String {
+    let mut docs: Vec<String> = (0..n)
+        .map(|i| {
+            let (tier, taints) =
+                if i % 2 == 0 { ("a", "[]") } else { ("b", "[{key: dedicated, value: b, effect: NoSchedule}]") };
+            format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: node-{i:02}, labels: {{tier: {tier}}}}}\n\
+                 spec: {{taints: {taints}}}\nstatus: {{allocatable: {{cpu: '4', memory: 16Gi, pods: '110'}}}}\n"
+            )
+        })
+        .collect();
+    docs.push(format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  replicas: {replicas}\n  \
+         selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      \
+         containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: 100m}}}}}}]\n"
+    ));
+    docs.join("---\n")
+}
+
+#[test]
+fn nodes_with_the_same_verdict_are_grouped_by_the_pool_label_and_listed_with_v() {
+    let input = tiered_cluster(24, 12);
+    let run = placement(&["simulate", "-f", "-", "--pool-label", "tier"], Some(&input));
+    let text = run.ok();
+    assert!(text.contains("  pool a (12 nodes: node-00 ... node-22)   yes "), "{text}");
+    assert!(
+        text.contains(
+            "  pool b (12 nodes: node-01 ... node-23)   no     TaintToleration   node(s) had untolerated taint(s) (untolerated taint {dedicated: b} (NoSchedule))\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("(24 nodes in 2 groups of the same verdict; -v lists each node)"), "{text}");
+    assert!(text.contains("12 pods: web-0 ... web-11   pool a (12 nodes)   Scheduled"), "{text}");
+    assert!(text.lines().count() < 12, "{text}");
+
+    // -v: a row per node and per pod, as for a small cluster.
+    let verbose = placement(&["simulate", "-f", "-", "--pool-label", "tier", "-v"], Some(&input));
+    let verbose = verbose.ok();
+    for i in 0..24 {
+        assert!(verbose.contains(&format!("\n  node-{i:02} ")), "node-{i:02} in:\n{verbose}");
+    }
+    for i in 0..12 {
+        assert!(verbose.contains(&format!("\n  web-{i} ")), "web-{i} in:\n{verbose}");
+    }
+    assert!(!verbose.contains("pool a"), "{verbose}");
+
+    // Without the pool label (none of the clouds' labels either): groups by verdict alone.
+    let plain = placement(&["simulate", "-f", "-"], Some(&input));
+    assert!(plain.ok().contains("  12 nodes: node-00 ... node-22   yes "), "{}", plain.stdout);
+
+    // JSON is never grouped.
+    let json = placement(&["simulate", "-f", "-", "--pool-label", "tier", "-o", "json"], Some(&input)).json();
+    assert_eq!(json["workloads"][0]["nodes"].as_object().map(|n| n.len()), Some(24));
+}
