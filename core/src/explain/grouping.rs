@@ -422,7 +422,9 @@ mod tests {
             sorted.sort_unstable();
             all.sort_unstable();
             assert_eq!(sorted, all, "{}", w.name);
-            assert!(groups.len() <= 5, "{}: at most one group per pool and verdict here: {}", w.name, groups.len());
+            // A pool's nodes that fit are scored or, past the search's stop
+            // (percentageOfNodesToScore), not: two verdicts at most per pool here.
+            assert!(groups.len() <= 10, "{}: {} groups", w.name, groups.len());
             for g in &groups {
                 for m in &g.members {
                     let v = w.nodes.get(m).expect("a member is a node of the table");

@@ -107,7 +107,14 @@ fn nodes_text(out: &mut String, w: &WorkloadReport, opts: &Options) {
         .map(|g| {
             let v = g.verdict;
             let reason = if v.fits {
-                g.score_text()
+                // A node that fits has no reason; its detail says why it has no score (the
+                // search stopped before it, percentageOfNodesToScore).
+                [Some(g.score_text()), v.detail.clone()]
+                    .into_iter()
+                    .flatten()
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
             } else {
                 let mut r = v.reason.clone().unwrap_or_default();
                 if let Some(d) = &v.detail {
