@@ -59,6 +59,8 @@ pub(crate) struct NodeGroup<'r> {
     pub members: Vec<&'r str>,
     /// The lowest and highest score of the members that have one.
     pub scores: Option<(i64, i64)>,
+    /// Members that fit have details other than `verdict`'s (a snapshot's daemon pod on each).
+    pub details_differ: bool,
 }
 
 impl NodeGroup<'_> {
@@ -80,6 +82,18 @@ impl NodeGroup<'_> {
         }
     }
 
+    /// The detail of the group's verdict; for members that fit with details of their own
+    /// (Placement's words, such as the input's daemon pod on each), the first and a pointer
+    /// to `-v`.
+    pub fn detail_text(&self) -> Option<String> {
+        let detail = self.verdict.detail.as_deref()?;
+        Some(if self.details_differ {
+            format!("details differ by node, e.g. {detail}; -v lists each")
+        } else {
+            detail.to_string()
+        })
+    }
+
     /// The REASON cell of a node that fits: its score, or the members' range.
     pub fn score_text(&self) -> String {
         match self.scores {
@@ -92,6 +106,14 @@ impl NodeGroup<'_> {
 
 fn same_verdict(a: &NodeReport, b: &NodeReport) -> bool {
     a.fits == b.fits && a.plugin == b.plugin && a.reason == b.reason && a.detail == b.detail
+}
+
+/// Whether two verdicts share a group: the same verdict, or both fit with a detail each (or
+/// neither). A node that fits has no reason, and its detail is Placement's note, not
+/// upstream's words: in a snapshot each node's names its own daemon pod, and grouping only
+/// by equal details would leave a DaemonSet a row per node.
+fn same_group(a: &NodeReport, b: &NodeReport) -> bool {
+    same_verdict(a, b) || (a.fits && b.fits && a.plugin == b.plugin && a.detail.is_some() == b.detail.is_some())
 }
 
 /// `a, b, c`, or `a ... z` for more than [`NAMED_IN_FULL`] (every name with `verbose`).
@@ -115,17 +137,22 @@ pub(crate) fn node_groups<'r>(nodes: &'r NodeReports, opts: &'r Options) -> Vec<
     for (name, verdict) in nodes.iter() {
         let pool = opts.pool_of(name);
         let existing =
-            if group { groups.iter_mut().find(|g| g.pool == pool && same_verdict(g.verdict, verdict)) } else { None };
+            if group { groups.iter_mut().find(|g| g.pool == pool && same_group(g.verdict, verdict)) } else { None };
         match existing {
             Some(g) => {
                 g.members.push(name);
+                g.details_differ |= g.verdict.detail != verdict.detail;
                 if let Some(s) = verdict.score {
                     g.scores = Some(g.scores.map_or((s, s), |(lo, hi)| (lo.min(s), hi.max(s))));
                 }
             }
-            None => {
-                groups.push(NodeGroup { verdict, pool, members: vec![name], scores: verdict.score.map(|s| (s, s)) })
-            }
+            None => groups.push(NodeGroup {
+                verdict,
+                pool,
+                members: vec![name],
+                scores: verdict.score.map(|s| (s, s)),
+                details_differ: false,
+            }),
         }
     }
     groups
@@ -428,7 +455,8 @@ mod tests {
             for g in &groups {
                 for m in &g.members {
                     let v = w.nodes.get(m).expect("a member is a node of the table");
-                    assert!(same_verdict(v, g.verdict), "{}: {m} is grouped with another verdict", w.name);
+                    assert!(same_group(v, g.verdict), "{}: {m} is grouped with another verdict", w.name);
+                    assert!(v.fits || same_verdict(v, g.verdict), "{}: {m}: a reason is never merged", w.name);
                     assert_eq!(opts.pool_of(m), g.pool, "{}: {m} is grouped with another pool", w.name);
                 }
                 let label = g.label(&sizes, &opts);
@@ -535,6 +563,38 @@ mod tests {
         assert_eq!(node_groups(&nodes, &Options { verbose: true, ..opts.clone() }).len(), 12);
         let small: NodeReports = nodes.iter().take(GROUP_ABOVE).map(|(n, r)| (n.to_string(), r.clone())).collect();
         assert_eq!(node_groups(&small, &opts).len(), GROUP_ABOVE);
+    }
+
+    #[test]
+    fn nodes_that_fit_with_details_of_their_own_share_a_group_that_says_so() {
+        // A snapshot's DaemonSet: each node runs the input's own daemon pod, named in the detail.
+        let verdict = |detail: Option<String>| NodeReport {
+            fits: true,
+            plugin: None,
+            reason: None,
+            detail,
+            score: None,
+            code: None,
+        };
+        let nodes: NodeReports = (0..12)
+            .map(|i| (format!("n{i:02}"), verdict(Some(format!("daemon pod agent-{i:02} of the input runs here")))))
+            .chain([("n12".to_string(), verdict(None))])
+            .collect();
+        let opts = Options::default();
+        let groups = node_groups(&nodes, &opts);
+        let summary: Vec<(usize, Option<String>)> = groups.iter().map(|g| (g.members.len(), g.detail_text())).collect();
+        assert_eq!(
+            summary,
+            [
+                (
+                    12,
+                    Some(
+                        "details differ by node, e.g. daemon pod agent-00 of the input runs here; -v lists each".into()
+                    )
+                ),
+                (1, None)
+            ]
+        );
     }
 
     #[test]

@@ -109,7 +109,7 @@ fn nodes_text(out: &mut String, w: &WorkloadReport, opts: &Options) {
             let reason = if v.fits {
                 // A node that fits has no reason; its detail says why it has no score (the
                 // search stopped before it, percentageOfNodesToScore).
-                [Some(g.score_text()), v.detail.clone()]
+                [Some(g.score_text()), g.detail_text()]
                     .into_iter()
                     .flatten()
                     .filter(|s| !s.is_empty())
@@ -275,7 +275,7 @@ pub fn markdown_with(report: &Report, opts: &Options) -> String {
                     if v.fits { "yes" } else { "no" },
                     md_cell(v.plugin),
                     md_cell(v.reason.as_deref()),
-                    md_cell(v.detail.as_deref())
+                    md_cell(g.detail_text().as_deref())
                 );
             }
             out.push('\n');
