@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{simulate, validate, SimulateOptions};
-use placement_core::cluster::what_if::{simulate_what_if, WhatIf, WhatIfFailure};
+use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::gatekeeper::{self, suite, PolicySet};
 use placement_core::input::documents::{
     parse_manifests_checked, split_documents, InputError, Manifests, MAX_INPUT_BYTES,
@@ -71,6 +71,11 @@ struct SimulateArgs {
     /// The node label that groups nodes into pools (default: the clouds' pool labels).
     #[arg(long = "pool-label", value_name = "KEY")]
     pool_label: Option<String>,
+    /// List every node, pod and ignored object: the text and markdown reports group nodes
+    /// with the same verdict (by pool) and pods with the same status, and standard error
+    /// counts ignored objects by kind, unless -v is given. JSON is never grouped.
+    #[arg(short = 'v', long = "verbose")]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -210,12 +215,15 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
         errors.sort_by_key(|e| e.doc().map(|d| (sources.iter().position(|s| *s == d.source), d.index)));
         return fail_input(&errors);
     }
+    let pool_label = PoolLabel::from_option(args.pool_label.as_deref());
+    // With --what-if, the nodes as the commands leave them (added, relabelled), for the pools
+    // the report's groups are labelled with.
     let simulated = if what_if.is_empty() {
-        simulate(&manifests, &opts).map_err(WhatIfFailure::Input)
+        simulate(&manifests, &opts).map(|r| (r, None)).map_err(WhatIfFailure::Input)
     } else {
-        simulate_what_if(&manifests, &what_if, &opts, &PoolLabel::from_option(args.pool_label.as_deref()))
+        run_what_if(&manifests, &what_if, &opts, &pool_label).map(|run| (run.report, Some(run.after)))
     };
-    let mut report = match simulated {
+    let (mut report, after) = match simulated {
         Ok(r) => r,
         Err(WhatIfFailure::Input(errors)) => return fail_input(&errors),
         Err(e) => return fail(&e.to_string()),
@@ -225,9 +233,26 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
             return fail(&e.to_string());
         }
     }
+    // Diagnostics on standard error, the report on standard output, as kubectl writes them.
+    for line in render::diagnostics(&report, &manifests.ignored, args.verbose) {
+        eprintln!("{line}");
+    }
+    if manifests.workloads.is_empty() {
+        // Said, not failed: like `kubectl get` with "No resources found" (standard error, exit
+        // 0). Input of nodes alone is valid, and is how a node file is checked (`kubectl get
+        // nodes -o yaml | placement simulate -f -`); the report (JSON: `"workloads": []`)
+        // still follows, and CI that needs workloads can test for them there.
+        eprintln!(
+            "no workloads in the input ({} node{} read): nothing to place",
+            manifests.nodes.len(),
+            if manifests.nodes.len() == 1 { "" } else { "s" }
+        );
+    }
+    let layout = render::Options { verbose: args.verbose, ..Default::default() }
+        .with_pools(after.as_ref().unwrap_or(&manifests).nodes.iter().map(|(_, n)| n), &pool_label);
     let rendered = match output {
-        Output::Text => render::text(&report),
-        Output::Markdown => render::markdown(&report),
+        Output::Text => render::text_with(&report, &layout),
+        Output::Markdown => render::markdown_with(&report, &layout),
         Output::Json => match serde_json::to_string_pretty(&report) {
             Ok(s) => s + "\n",
             Err(e) => return fail(&format!("rendering JSON: {e}")),

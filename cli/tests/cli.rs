@@ -541,11 +541,101 @@ fn own_not_ready_toleration_is_kept() {
 
 const KUBECTL_NODES: &str = "examples/kubectl-get-nodes.yaml";
 
+/// What `simulate` says of the gallery's node file, which has no workloads.
+const NO_WORKLOADS_IN_KUBECTL_NODES: &str = "no workloads in the input (3 nodes read): nothing to place\n";
+
 #[test]
 fn kubectl_get_nodes_output_parses_alone() {
     let report = simulate_json(&[KUBECTL_NODES], &[], None);
     assert_eq!(report["workloads"], serde_json::json!([]));
     assert_eq!(report["warnings"], serde_json::json!([]), "every node has status.allocatable");
+}
+
+#[test]
+fn input_without_workloads_is_said_on_stderr_and_exits_0() {
+    for format in ["text", "json", "markdown"] {
+        let run = placement(&["simulate", "-f", KUBECTL_NODES, "-o", format], None);
+        // Exit 0 like `kubectl get` with "No resources found": nodes alone are valid input.
+        assert_eq!(run.status, Some(0), "-o {format}: {}", run.stderr);
+        assert_eq!(run.stderr, NO_WORKLOADS_IN_KUBECTL_NODES, "-o {format}");
+    }
+    let config = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\n";
+    let run = placement(&["simulate", "-f", "-"], Some(config));
+    assert_eq!(run.status, Some(0), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "Warning: ignored 1 object: 1 ConfigMap (not workloads Placement schedules; -v lists them)\n\
+         no workloads in the input (0 nodes read): nothing to place\n"
+    );
+}
+
+/// The seed example with `extra` objects that are not workloads appended.
+fn seed_with(extra: &str) -> String {
+    std::fs::read_to_string(root().join(SEED)).expect("the seed example") + "\n---\n" + extra
+}
+
+fn ignored_objects() -> String {
+    let mut docs = Vec::new();
+    for (kind, n) in [("ClusterRole", 2), ("ConfigMap", 3), ("ServiceAccount", 1)] {
+        for i in 0..n {
+            docs.push(format!(
+                "apiVersion: v1\nkind: {kind}\nmetadata: {{name: {}-{i}, namespace: ops}}\n",
+                kind.to_lowercase()
+            ));
+        }
+    }
+    docs.join("---\n")
+}
+
+#[test]
+fn ignored_objects_are_counted_by_kind_on_stderr() {
+    let input = seed_with(&ignored_objects());
+    let run = placement(&["simulate", "-f", "-"], Some(&input));
+    let stdout = run.ok();
+    assert!(!stdout.contains("not a workload"), "the report on stdout has no warnings:\n{stdout}");
+    assert!(stdout.starts_with("DaemonSet "), "{stdout}");
+    // Most numerous kind first, ties in input order.
+    assert_eq!(
+        run.stderr,
+        "Warning: ignored 6 objects: 3 ConfigMap, 2 ClusterRole, 1 ServiceAccount (not workloads Placement schedules; -v lists them)\n"
+    );
+
+    // -v lists every one, in the report's words.
+    let verbose = placement(&["simulate", "-f", "-", "-v"], Some(&input));
+    assert_eq!(verbose.stdout, stdout, "a small report is the same with -v");
+    let lines: Vec<&str> = verbose.stderr.lines().collect();
+    assert_eq!(lines.len(), 6, "{}", verbose.stderr);
+    assert!(lines
+        .iter()
+        .all(|l| l.starts_with("Warning: ") && l.ends_with("is not a workload Placement schedules; ignored")));
+    assert!(
+        lines.iter().any(|l| l.starts_with("Warning: ConfigMap ops/configmap-2 (<stdin> document ")),
+        "{}",
+        verbose.stderr
+    );
+
+    // Markdown likewise; JSON keeps every warning in the report, and says them on stderr too.
+    let md = placement(&["simulate", "-f", "-", "-o", "markdown"], Some(&input));
+    assert!(!md.ok().contains("not a workload"), "{}", md.stdout);
+    assert_eq!(md.stderr, run.stderr);
+    let json = placement(&["simulate", "-f", "-", "-o", "json"], Some(&input));
+    assert_eq!(json.json()["warnings"].as_array().map(Vec::len), Some(6));
+    assert_eq!(json.stderr, run.stderr);
+}
+
+#[test]
+fn other_warnings_go_to_stderr_one_by_one() {
+    let bare = "apiVersion: v1\nkind: Node\nmetadata: {name: bare}\n---\n\
+        apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: nginx}]\n";
+    let input = format!("{bare}---\n{}", ignored_objects());
+    let run = placement(&["simulate", "-f", "-"], Some(&input));
+    assert!(!run.ok().contains("Warning"), "{}", run.stdout);
+    assert_eq!(
+        run.stderr,
+        "Warning: Node bare has no status.allocatable: resources and pod count are not checked on it\n\
+         Warning: ignored 6 objects: 3 ConfigMap, 2 ClusterRole, 1 ServiceAccount (not workloads Placement schedules; -v lists them)\n"
+    );
 }
 
 #[test]
@@ -612,7 +702,9 @@ fn every_example_runs_in_every_format() {
         for format in ["text", "json", "markdown"] {
             let run = placement(&["simulate", "-f", path, "-o", format], None);
             assert_eq!(run.status, Some(0), "{path} -o {format}: {}", run.stderr);
-            assert!(run.stderr.is_empty(), "{path} -o {format}: {}", run.stderr);
+            // The gallery's node file has no workloads: that is said on stderr, and nothing else is.
+            let expected = if path.ends_with("kubectl-get-nodes.yaml") { NO_WORKLOADS_IN_KUBECTL_NODES } else { "" };
+            assert_eq!(run.stderr, expected, "{path} -o {format}");
             if format == "json" {
                 let report = run.json();
                 for key in ["workloads", "warnings", "evictions"] {
@@ -811,4 +903,61 @@ fn what_if_shows_the_coverage_a_taint_takes() {
     );
     placement(&["simulate", "-f", file, "--what-if", "kubectl taint nodes a"], None)
         .fails_with("--what-if \"kubectl taint nodes a\": error: at least one taint update is required");
+}
+
+/// `n` nodes labelled `tier: a` or `tier: b` (alternately), the `b` ones tainted, and a
+/// Deployment of `replicas` that does not tolerate the taint.
+fn tiered_cluster(n: usize, replicas: usize) -> String {
+    let mut docs: Vec<String> = (0..n)
+        .map(|i| {
+            let (tier, taints) =
+                if i % 2 == 0 { ("a", "[]") } else { ("b", "[{key: dedicated, value: b, effect: NoSchedule}]") };
+            format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: node-{i:02}, labels: {{tier: {tier}}}}}\n\
+                 spec: {{taints: {taints}}}\nstatus: {{allocatable: {{cpu: '4', memory: 16Gi, pods: '110'}}}}\n"
+            )
+        })
+        .collect();
+    docs.push(format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, namespace: shop}}\nspec:\n  replicas: {replicas}\n  \
+         selector: {{matchLabels: {{app: web}}}}\n  template:\n    metadata: {{labels: {{app: web}}}}\n    spec:\n      \
+         containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: 100m}}}}}}]\n"
+    ));
+    docs.join("---\n")
+}
+
+#[test]
+fn nodes_with_the_same_verdict_are_grouped_by_the_pool_label_and_listed_with_v() {
+    let input = tiered_cluster(24, 12);
+    let run = placement(&["simulate", "-f", "-", "--pool-label", "tier"], Some(&input));
+    let text = run.ok();
+    assert!(text.contains("  pool a (12 nodes: node-00 ... node-22)   yes "), "{text}");
+    assert!(
+        text.contains(
+            "  pool b (12 nodes: node-01 ... node-23)   no     TaintToleration   node(s) had untolerated taint(s) (untolerated taint {dedicated: b} (NoSchedule))\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("(24 nodes in 2 groups of the same verdict; -v lists each node)"), "{text}");
+    assert!(text.contains("12 pods: web-0 ... web-11   pool a (12 nodes)   Scheduled"), "{text}");
+    assert!(text.lines().count() < 12, "{text}");
+
+    // -v: a row per node and per pod, as for a small cluster.
+    let verbose = placement(&["simulate", "-f", "-", "--pool-label", "tier", "-v"], Some(&input));
+    let verbose = verbose.ok();
+    for i in 0..24 {
+        assert!(verbose.contains(&format!("\n  node-{i:02} ")), "node-{i:02} in:\n{verbose}");
+    }
+    for i in 0..12 {
+        assert!(verbose.contains(&format!("\n  web-{i} ")), "web-{i} in:\n{verbose}");
+    }
+    assert!(!verbose.contains("pool a"), "{verbose}");
+
+    // Without the pool label (none of the clouds' labels either): groups by verdict alone.
+    let plain = placement(&["simulate", "-f", "-"], Some(&input));
+    assert!(plain.ok().contains("  12 nodes: node-00 ... node-22   yes "), "{}", plain.stdout);
+
+    // JSON is never grouped.
+    let json = placement(&["simulate", "-f", "-", "--pool-label", "tier", "-o", "json"], Some(&input)).json();
+    assert_eq!(json["workloads"][0]["nodes"].as_object().map(|n| n.len()), Some(24));
 }

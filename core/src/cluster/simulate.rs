@@ -603,9 +603,7 @@ impl<'a> Simulation<'a> {
         if nodes.is_empty() && !manifests.workloads.is_empty() {
             warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
         }
-        for doc in &manifests.ignored {
-            warnings.push(format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind));
-        }
+        warnings.extend(manifests.ignored.iter().map(ignored_warning));
         let search = NodeSearch::new(&nodes, cfg.percentage_of_nodes_to_score);
         Self {
             opts,
@@ -1367,6 +1365,12 @@ fn pod_name(w: &Workload, replica: i64) -> String {
         WorkloadKind::Pod => w.name.clone(),
         _ => format!("{}-{replica}", w.name),
     }
+}
+
+/// The report's warning for an object whose kind Placement does not schedule; the text
+/// report summarises these by kind ([`crate::explain::render::diagnostics`]).
+pub fn ignored_warning(doc: &DocRef) -> String {
+    format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind)
 }
 
 pub fn node_report(v: &NodeVerdict) -> NodeReport {

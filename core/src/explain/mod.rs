@@ -6,4 +6,5 @@
 //! - [`render`]: the text and markdown reports, including the Gatekeeper section.
 
 pub mod fixes;
+pub mod grouping;
 pub mod render;

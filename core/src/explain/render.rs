@@ -5,24 +5,30 @@ use std::fmt::Write;
 
 use crate::cluster::changes::Changes;
 use crate::cluster::simulate::{PodReport, Report, WorkloadReport};
+use crate::explain::fixes::Fix;
+use crate::explain::grouping;
+pub use crate::explain::grouping::Options;
+use crate::input::documents::DocRef;
 
-/// Pending pods are shown this many times, then summarised.
-const PENDING_SHOWN: usize = 3;
-/// The input's running pods, and its finished, terminating and deleted ones, are shown this
-/// many times each, then summarised: a snapshot's controllers can have hundreds.
-const EXISTING_SHOWN: usize = 5;
-
+/// The text report, grouped as [`Options::default`] groups (no pools known).
 pub fn text(report: &Report) -> String {
+    text_with(report, &Options::default())
+}
+
+/// The text report. Warnings are not part of it: they are diagnostics ([`diagnostics`]), for
+/// standard error as kubectl writes them.
+pub fn text_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
+    let fixes = Fixes::of(report, opts);
     if let Some(changes) = &report.changes {
-        changes_text(&mut out, changes);
+        changes_text(&mut out, changes, opts);
         out.push_str("\nAFTER THE CHANGES\n\n");
     }
-    for (i, w) in report.workloads.iter().enumerate() {
+    for i in 0..report.workloads.len() {
         if i > 0 {
             out.push('\n');
         }
-        workload_text(&mut out, w);
+        workload_text(&mut out, report, i, &fixes, opts);
     }
     if !report.evictions.is_empty() {
         out.push_str("\nEVICTIONS (NoExecute taints)\n");
@@ -36,16 +42,11 @@ pub fn text(report: &Report) -> String {
             .collect();
         table(&mut out, ["POD", "NODE", "TAINT", "WHEN"], &rows, "  ");
     }
-    if !report.warnings.is_empty() {
-        out.push('\n');
-        for w in &report.warnings {
-            let _ = writeln!(out, "Warning: {w}");
-        }
-    }
     out
 }
 
-fn workload_text(out: &mut String, w: &WorkloadReport) {
+fn workload_text(out: &mut String, report: &Report, index: usize, fixes: &Fixes, opts: &Options) {
+    let Some(w) = report.workloads.get(index) else { return };
     let _ = writeln!(
         out,
         "{} {}/{}: DESIRED {}  CURRENT {}  SCHEDULED {}  PENDING {}{}",
@@ -59,29 +60,21 @@ fn workload_text(out: &mut String, w: &WorkloadReport) {
         if w.not_in_input { "  (controller not in the input: its pods, by ownerReferences)" } else { "" }
     );
     if !w.nodes.is_empty() {
-        let rows: Vec<[String; 4]> = w
-            .nodes
-            .iter()
-            .map(|(name, v)| {
-                let fits = v.fits;
-                let reason = if fits {
-                    v.score.map(|s| format!("score {s}")).unwrap_or_default()
-                } else {
-                    let mut r = v.reason.clone().unwrap_or_default();
-                    if let Some(d) = &v.detail {
-                        let _ = write!(r, " ({d})");
-                    }
-                    r
-                };
-                [name.to_string(), if fits { "yes" } else { "no" }.into(), v.plugin.unwrap_or("").into(), reason]
-            })
-            .collect();
-        table(out, ["NODE", "FITS", "PLUGIN", "REASON"], &rows, "  ");
+        nodes_text(out, w, opts);
     }
-    pods_text(out, &w.pods);
-    for (i, f) in w.fixes.iter().enumerate() {
-        let reach = if f.nodes.is_empty() { String::new() } else { format!(", reaches {}", f.nodes.join(", ")) };
+    pods_text(out, &w.pods, opts);
+    for (i, f) in fixes.of_workload(index).iter().enumerate() {
+        let reach =
+            if f.nodes.is_empty() { String::new() } else { format!(", reaches {}", grouping::reach(&f.nodes, opts)) };
         let verified = if f.verified { ", verified" } else { "" };
+        // A fix another workload shows in full is named, not repeated.
+        if let Some(first) = fixes.given_before(report, index, i) {
+            let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): the same as {first}", i + 1, f.plugin);
+            if let Some(cmd) = &f.command {
+                let _ = writeln!(out, "    apply: {cmd}");
+            }
+            continue;
+        }
         let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): {}", i + 1, f.plugin, f.description);
         if let Some(warning) = &f.warning {
             let _ = writeln!(out, "    Warning: {warning}");
@@ -94,39 +87,60 @@ fn workload_text(out: &mut String, w: &WorkloadReport) {
         if let Some(cmd) = &f.command {
             let _ = writeln!(out, "    apply: {cmd}");
         }
+        let later = fixes.given_after(report, index, i);
+        if !later.is_empty() {
+            let _ = writeln!(out, "    the same fix for: {}", later.join(", "));
+        }
     }
     for d in &w.defaults {
         let _ = writeln!(out, "  Default: {d}");
     }
 }
 
-fn pods_text(out: &mut String, pods: &[PodReport]) {
+/// The node table: a row per node, or per group of nodes with the same verdict
+/// ([`grouping::node_groups`]).
+fn nodes_text(out: &mut String, w: &WorkloadReport, opts: &Options) {
+    let groups = grouping::node_groups(&w.nodes, opts);
+    let sizes = grouping::pool_sizes(&w.nodes, opts);
+    let rows: Vec<[String; 4]> = groups
+        .iter()
+        .map(|g| {
+            let v = g.verdict;
+            let reason = if v.fits {
+                // A node that fits has no reason; its detail says why it has no score (the
+                // search stopped before it, percentageOfNodesToScore).
+                [Some(g.score_text()), g.detail_text()]
+                    .into_iter()
+                    .flatten()
+                    .filter(|s| !s.is_empty())
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            } else {
+                let mut r = v.reason.clone().unwrap_or_default();
+                if let Some(d) = &v.detail {
+                    let _ = write!(r, " ({d})");
+                }
+                r
+            };
+            [g.label(&sizes, opts), if v.fits { "yes" } else { "no" }.into(), v.plugin.unwrap_or("").into(), reason]
+        })
+        .collect();
+    table(out, ["NODE", "FITS", "PLUGIN", "REASON"], &rows, "  ");
+    if groups.len() < w.nodes.len() {
+        let _ = writeln!(
+            out,
+            "  ({} nodes in {} groups of the same verdict; -v lists each node)",
+            w.nodes.len(),
+            groups.len()
+        );
+    }
+}
+
+fn pods_text(out: &mut String, pods: &[PodReport], opts: &Options) {
     if pods.is_empty() {
         return;
     }
-    let mut rows: Vec<[String; 3]> = Vec::new();
-    // Shown and hidden pods by class: the input's running pods, its other pods (finished,
-    // terminating, deleted), pending pods; the simulation's placed pods are all shown.
-    let mut shown = [0usize; 3];
-    let mut hidden = [0usize; 3];
-    for p in pods {
-        let class = match (&p.snapshot, &p.node) {
-            (Some(_), _) if !p.is_active() => Some((1, EXISTING_SHOWN)),
-            (Some(s), Some(_)) if !s.message_differs => Some((0, EXISTING_SHOWN)),
-            (_, None) => Some((2, PENDING_SHOWN)),
-            _ => None,
-        };
-        if let Some((class, limit)) = class {
-            let (Some(count), Some(skipped)) = (shown.get_mut(class), hidden.get_mut(class)) else { continue };
-            if *count >= limit {
-                *skipped += 1;
-                continue;
-            }
-            *count += 1;
-        }
-        let node = p.node.clone().unwrap_or_else(|| "<none>".into());
-        rows.push([p.name.clone(), node, p.status_text()]);
-    }
+    let (rows, hidden) = grouping::pod_rows(pods, opts);
     table(out, ["POD", "NODE", "STATUS"], &rows, "  ");
     for (count, what) in hidden.iter().zip([
         "running pod(s) of the input",
@@ -136,6 +150,61 @@ fn pods_text(out: &mut String, pods: &[PodReport]) {
         if *count > 0 {
             let _ = writeln!(out, "  ... and {count} more {what}");
         }
+    }
+}
+
+/// Every workload's fixes, alike ones merged ([`grouping::merge_fixes`]), and which are the
+/// same across workloads: given in full once, named where they repeat.
+struct Fixes {
+    merged: Vec<Vec<Fix>>,
+    keys: Vec<Vec<serde_json::Value>>,
+}
+
+impl Fixes {
+    fn of(report: &Report, opts: &Options) -> Self {
+        let merged: Vec<Vec<Fix>> = report.workloads.iter().map(|w| grouping::merge_fixes(&w.fixes, opts)).collect();
+        let keys = merged.iter().map(|fs| fs.iter().map(grouping::fix_key).collect()).collect();
+        Self { merged, keys }
+    }
+
+    fn of_workload(&self, index: usize) -> &[Fix] {
+        self.merged.get(index).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// Where (workload, fix) is the same as `key`, in report order.
+    fn same<'a>(&'a self, key: &'a serde_json::Value) -> impl Iterator<Item = (usize, usize)> + 'a {
+        self.keys
+            .iter()
+            .enumerate()
+            .flat_map(move |(w, ks)| ks.iter().enumerate().filter(move |(_, k)| *k == key).map(move |(i, _)| (w, i)))
+    }
+
+    fn key(&self, workload: usize, fix: usize) -> Option<&serde_json::Value> {
+        self.keys.get(workload).and_then(|ks| ks.get(fix))
+    }
+
+    /// The earlier workload and fix that are the same as this one, if any.
+    fn first_with(&self, workload: usize, fix: usize) -> Option<(usize, usize)> {
+        let key = self.key(workload, fix)?;
+        self.same(key).find(|&(w, _)| w < workload)
+    }
+
+    /// `Fix 2 of Deployment shop/web` when an earlier workload has the same fix.
+    fn given_before(&self, report: &Report, workload: usize, fix: usize) -> Option<String> {
+        self.first_with(workload, fix).map(|(w, i)| fix_name(report, w, i))
+    }
+
+    /// The later workloads with the same fix, named.
+    fn given_after(&self, report: &Report, workload: usize, fix: usize) -> Vec<String> {
+        let Some(key) = self.key(workload, fix) else { return Vec::new() };
+        self.same(key).filter(|&(w, _)| w > workload).map(|(w, i)| fix_name(report, w, i)).collect()
+    }
+}
+
+fn fix_name(report: &Report, workload: usize, fix: usize) -> String {
+    match report.workloads.get(workload) {
+        Some(w) => format!("Fix {} of {} {}/{}", fix + 1, w.kind, w.namespace, w.name),
+        None => format!("Fix {}", fix + 1),
     }
 }
 
@@ -166,13 +235,20 @@ fn table<const N: usize>(out: &mut String, header: [&str; N], rows: &[[String; N
     }
 }
 
+/// The Markdown report, grouped as [`Options::default`] groups (no pools known).
 pub fn markdown(report: &Report) -> String {
+    markdown_with(report, &Options::default())
+}
+
+/// The Markdown report; warnings are [`diagnostics`], not part of it.
+pub fn markdown_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
+    let fixes = Fixes::of(report, opts);
     if let Some(changes) = &report.changes {
         changes_markdown(&mut out, changes);
         out.push_str("## After the changes\n\n");
     }
-    for w in &report.workloads {
+    for (index, w) in report.workloads.iter().enumerate() {
         let _ = writeln!(out, "### {} `{}/{}`\n", w.kind, w.namespace, w.name);
         let _ = writeln!(
             out,
@@ -185,17 +261,32 @@ pub fn markdown(report: &Report) -> String {
         );
         if !w.nodes.is_empty() {
             out.push_str("| Node | Fits | Plugin | Reason | Detail |\n|---|---|---|---|---|\n");
-            for (name, v) in w.nodes.iter() {
+            let groups = grouping::node_groups(&w.nodes, opts);
+            let sizes = grouping::pool_sizes(&w.nodes, opts);
+            for g in &groups {
+                let v = g.verdict;
+                let node = match g.members.as_slice() {
+                    [name] => format!("`{name}`"),
+                    _ => md_cell(Some(&g.label(&sizes, opts))),
+                };
                 let _ = writeln!(
                     out,
-                    "| `{name}` | {} | {} | {} | {} |",
+                    "| {node} | {} | {} | {} | {} |",
                     if v.fits { "yes" } else { "no" },
                     md_cell(v.plugin),
                     md_cell(v.reason.as_deref()),
-                    md_cell(v.detail.as_deref())
+                    md_cell(g.detail_text().as_deref())
                 );
             }
             out.push('\n');
+            if groups.len() < w.nodes.len() {
+                let _ = writeln!(
+                    out,
+                    "{} nodes in {} groups of the same verdict (`-v` lists each node).\n",
+                    w.nodes.len(),
+                    groups.len()
+                );
+            }
         }
         for p in w.pods.iter().filter(|p| p.node.is_none() && p.is_active()).take(1) {
             let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.pending_text());
@@ -212,7 +303,16 @@ pub fn markdown(report: &Report) -> String {
                 p.name
             );
         }
-        for f in &w.fixes {
+        for (i, f) in fixes.of_workload(index).iter().enumerate() {
+            // Markdown does not number fixes: the description says which, the patch is not repeated.
+            if let Some(w) = fixes.first_with(index, i).and_then(|(w, _)| report.workloads.get(w)) {
+                let _ = writeln!(
+                    out,
+                    "**Fix ({})**: {} (the same patch as for {} `{}/{}`)\n",
+                    f.plugin, f.description, w.kind, w.namespace, w.name
+                );
+                continue;
+            }
             let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);
             if let Some(warning) = &f.warning {
                 let _ = writeln!(out, "> **Warning:** {warning}\n");
@@ -230,20 +330,64 @@ pub fn markdown(report: &Report) -> String {
         }
         out.push('\n');
     }
-    for w in &report.warnings {
-        let _ = writeln!(out, "> Warning: {w}\n");
+    out
+}
+
+/// What goes to standard error beside a report, as kubectl writes warnings: `Warning: ...`
+/// lines, the objects ignored for their kind summarised in one (`ignored 125 objects: 40
+/// ConfigMap, 33 ClusterRole, ...`), listed one by one with `verbose`. `ignored` are the
+/// input's ignored objects ([`crate::input::documents::Manifests::ignored`]).
+pub fn diagnostics(report: &Report, ignored: &[DocRef], verbose: bool) -> Vec<String> {
+    use std::collections::BTreeSet;
+    let mut out = Vec::new();
+    if verbose {
+        out.extend(report.warnings.iter().map(|w| format!("Warning: {w}")));
+        return out;
+    }
+    // The ignored objects the report warns of, by their warning (a what-if report has them once).
+    let warned: BTreeSet<&str> = report.warnings.iter().map(String::as_str).collect();
+    let mut summarised: BTreeSet<String> = BTreeSet::new();
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for doc in ignored {
+        let warning = crate::cluster::simulate::ignored_warning(doc);
+        if !warned.contains(warning.as_str()) || !summarised.insert(warning) {
+            continue;
+        }
+        let kind = if doc.kind.is_empty() { "object" } else { doc.kind.as_str() };
+        match kinds.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((kind, 1)),
+        }
+    }
+    out.extend(report.warnings.iter().filter(|w| !summarised.contains(*w)).map(|w| format!("Warning: {w}")));
+    let count = summarised.len();
+    if count > 0 {
+        // Most numerous kinds first; ties in the input's order (the sort is stable).
+        kinds.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
+        let list: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        out.push(format!(
+            "Warning: ignored {count} object{}: {} (not workloads Placement schedules; -v lists them)",
+            if count == 1 { "" } else { "s" },
+            list.join(", ")
+        ));
     }
     out
 }
 
 /// The `--what-if` section: commands, evicted pods, DaemonSet coverage, pods that move, and
 /// counters, each table only when it has rows.
-fn changes_text(out: &mut String, c: &Changes) {
+fn changes_text(out: &mut String, c: &Changes, opts: &Options) {
     out.push_str("WHAT-IF\n");
     for cmd in &c.commands {
         let _ = writeln!(out, "  $ {}", cmd.command);
-        for line in &cmd.output {
+        // kubectl's lines for a pool's worth of nodes (`node/... cordoned`, `drained`): the
+        // first ones, then how many more, unless -v.
+        let shown = if grouping::grouped(cmd.output.len(), opts) { grouping::GROUP_ABOVE } else { cmd.output.len() };
+        for line in cmd.output.iter().take(shown) {
             let _ = writeln!(out, "    {line}");
+        }
+        if cmd.output.len() > shown {
+            let _ = writeln!(out, "    ... and {} more lines (-v lists them)", cmd.output.len() - shown);
         }
         if let Some(refused) = &cmd.refused {
             let _ = writeln!(out, "    {refused}");
