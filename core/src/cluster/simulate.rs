@@ -370,7 +370,17 @@ pub struct Eviction {
 ///
 /// The input is read as a cluster snapshot ([`snapshot::resolve`]): the pods it holds are the
 /// cluster as it is, and each controller creates only the pods it is missing.
+///
+/// Every fix offered is then re-checked by simulating the input with it applied
+/// ([`crate::explain::verify`]).
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
+    let mut report = simulate_once(manifests, opts)?;
+    crate::explain::verify::verify_fixes(manifests, opts, &mut report);
+    Ok(report)
+}
+
+/// [`simulate`] without re-checking the fixes: what a fix's re-simulation runs.
+pub(crate) fn simulate_once(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
     validate(manifests, &opts.gates)?;
     let ownership = snapshot::resolve(manifests);
     let plan = Plan::new(manifests, &ownership);

@@ -83,6 +83,9 @@ fn workload_text(out: &mut String, w: &WorkloadReport) {
         let reach = if f.nodes.is_empty() { String::new() } else { format!(", reaches {}", f.nodes.join(", ")) };
         let verified = if f.verified { ", verified" } else { "" };
         let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): {}", i + 1, f.plugin, f.description);
+        if let Some(still) = &f.still_blocked {
+            let _ = writeln!(out, "    Not verified: {still}");
+        }
         if let Some(warning) = &f.warning {
             let _ = writeln!(out, "    Warning: {warning}");
         }
@@ -213,7 +216,11 @@ pub fn markdown(report: &Report) -> String {
             );
         }
         for f in &w.fixes {
-            let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);
+            let verified = if f.verified { ", verified" } else { "" };
+            let _ = writeln!(out, "**Fix ({}{verified})**: {}\n", f.plugin, f.description);
+            if let Some(still) = &f.still_blocked {
+                let _ = writeln!(out, "> **Not verified:** {still}\n");
+            }
             if let Some(warning) = &f.warning {
                 let _ = writeln!(out, "> **Warning:** {warning}\n");
             }
