@@ -984,6 +984,110 @@ fn set_at(root: &mut Value, path: &[&str], value: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::documents::{parse_manifests, Manifests};
+
+    fn manifests(yaml: &str) -> Manifests {
+        parse_manifests(yaml, "t.yaml").unwrap()
+    }
+
+    const NODES: &str = "kind: Node\nmetadata:\n  name: a\n  labels: {cloud.google.com/gke-nodepool: batch}\nspec:\n  taints: [{key: dedicated, value: batch, effect: NoSchedule}]\n---\nkind: Node\nmetadata:\n  name: b\n  labels: {cloud.google.com/gke-nodepool: spot}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\nkind: Node\nmetadata:\n  name: c\n  labels: {cloud.google.com/gke-nodepool: spot2}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: ns}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      nodeSelector: {disk: ssd}\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n              - {key: zone, operator: In, values: [z1, z2]}\n              - {key: spot, operator: DoesNotExist}\n      containers: [{name: c, image: i}]\n";
+
+    #[test]
+    fn every_node_controller_taint_is_a_lifecycle_taint() {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+            "node.kubernetes.io/memory-pressure",
+            "node.kubernetes.io/disk-pressure",
+            "node.kubernetes.io/pid-pressure",
+            "node.kubernetes.io/network-unavailable",
+            "node.kubernetes.io/unschedulable",
+            "node.cloudprovider.kubernetes.io/uninitialized",
+        ] {
+            assert!(is_lifecycle_taint(key), "{key}");
+        }
+        for key in ["nvidia.com/gpu", "node-role.kubernetes.io/control-plane", "node.kubernetes.io/out-of-service"] {
+            assert!(!is_lifecycle_taint(key), "{key}");
+        }
+    }
+
+    /// One fix per pool with exactly that pool's taints; pools needing the same toleration
+    /// share one; and the fix for all of them.
+    #[test]
+    fn toleration_fixes_per_pool_and_for_all() {
+        let m = manifests(NODES);
+        let w = &m.workloads[0];
+        let tainted: Vec<(&crate::model::Node, Vec<&Taint>)> =
+            m.nodes.iter().map(|(_, n)| (n, n.spec.taints.iter().collect())).collect();
+        let fixes = pool_toleration_fixes(w, &w.template.spec, &tainted);
+        let got: Vec<(Option<&str>, Option<&str>, Vec<&str>)> =
+            fixes.iter().map(|f| (f.scope, f.pool.as_deref(), f.nodes.iter().map(String::as_str).collect())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some("pool"), Some("batch"), vec!["a"]),
+                (Some("pool"), Some("spot, spot2"), vec!["b", "c"]),
+                (Some("all"), None, vec!["a", "b", "c"]),
+            ]
+        );
+        let batch = fixes[0].patch.as_deref().unwrap();
+        assert!(batch.contains("key: dedicated") && !batch.contains("key: spot"), "{batch}");
+        // A single group is the broad fix already.
+        let one = pool_toleration_fixes(w, &w.template.spec, &tainted[..1]);
+        assert_eq!((one.len(), one[0].scope), (1, Some("all")));
+    }
+
+    /// The labels a node lacks for the nodeSelector and the first required term.
+    #[test]
+    fn labels_to_match_the_selector() {
+        let m = manifests(NODES);
+        let spec = &m.workloads[0].template.spec;
+        let b = &m.nodes[1].1;
+        let got = labels_to_match(spec, Some(b)).unwrap();
+        assert_eq!(got, [("disk".to_string(), Some("ssd".to_string())), ("zone".to_string(), Some("z1".to_string()))]);
+        let mut labelled = b.clone();
+        labelled.metadata.labels.insert("spot".into(), "true".into());
+        labelled.metadata.labels.insert("zone".into(), "z2".into());
+        let got = labels_to_match(spec, Some(&labelled)).unwrap();
+        assert_eq!(got, [("disk".to_string(), Some("ssd".to_string())), ("spot".to_string(), None)]);
+        let mut gt = spec.clone();
+        let text = "zone";
+        if let Some(r) = gt
+            .affinity
+            .as_mut()
+            .and_then(|a| a.node_affinity.as_mut())
+            .and_then(|n| n.required.as_mut())
+            .and_then(|r| r.node_selector_terms.first_mut())
+            .and_then(|t| t.match_expressions.iter_mut().find(|r| r.key == text))
+        {
+            r.operator = "Gt".into();
+        }
+        assert_eq!(labels_to_match(&gt, Some(b)), None, "Gt is not met by a label to add");
+    }
+
+    /// Repair the node names its conditions, or says they are not in the input.
+    #[test]
+    fn repair_fix_reads_the_conditions() {
+        let m = manifests(
+            "kind: Node\nmetadata: {name: sick}\nspec:\n  taints: [{key: node.kubernetes.io/disk-pressure, effect: NoSchedule}]\nstatus:\n  conditions:\n  - {type: Ready, status: 'True'}\n  - {type: DiskPressure, status: 'True', reason: KubeletHasDiskPressure, message: ephemeral storage low}\n---\nkind: Node\nmetadata: {name: bare}\nspec:\n  unschedulable: true\n  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]\n",
+        );
+        let sick = &m.nodes[0].1;
+        let bare = &m.nodes[1].1;
+        let f = repair_fix(&[sick]).unwrap();
+        assert_eq!(f.kind, FixKind::RepairNode);
+        assert!(f.patch.is_none());
+        assert!(
+            f.description.contains("DiskPressure=True (KubeletHasDiskPressure: ephemeral storage low)"),
+            "{}",
+            f.description
+        );
+        assert!(!f.description.contains("Ready=True"), "{}", f.description);
+        assert_eq!(f.remedy, Remedy::RepairNodes(vec!["sick".into()]));
+        let cordoned = repair_fix(&[bare]).unwrap();
+        assert_eq!(cordoned.command.as_deref(), Some("kubectl uncordon bare"));
+        assert!(cordoned.description.contains("status.conditions not in the input"), "{}", cordoned.description);
+        assert!(repair_fix(&[]).is_none());
+    }
 
     #[test]
     fn merges_maps_deletes_nulls_and_merges_containers_by_name() {
