@@ -52,6 +52,7 @@ pub fn is_lifecycle_taint(key: &str) -> bool {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Fix {
     /// The plugin whose rejection this fix removes.
     pub plugin: &'static str,
