@@ -295,3 +295,18 @@ fn gpu_selector_fix_that_does_not_fix_is_not_offered() {
     assert!(w.fixes.iter().all(|f| f.kind != FixKind::Selector), "{:#?}", w.fixes);
     assert!(w.fixes.iter().all(|f| f.verified), "{:#?}", w.fixes);
 }
+
+/// A pod larger than any node: no node to copy, so the capacity fix says what is asked and
+/// what the largest node has, and is not verified.
+#[test]
+fn pod_larger_than_every_node() {
+    let yaml = "kind: Node\nmetadata: {name: small, labels: {kubernetes.io/hostname: small}}\nstatus:\n  allocatable: {cpu: '2', memory: 8Gi, pods: '110'}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: x}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec:\n      containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]\n";
+    let report = run(&parse_manifests(yaml, "t.yaml").unwrap());
+    let w = workload(&report, "big");
+    let f = w.fixes.iter().find(|f| f.kind == FixKind::Capacity).unwrap_or_else(|| panic!("{:#?}", w.fixes));
+    assert!(!f.verified);
+    assert!(f.description.contains("each pod requests 3 cpu (the largest node has 2)"), "{}", f.description);
+    assert!(f.command.is_none() && f.patch.is_none());
+    let requests = w.fixes.iter().find(|f| f.kind == FixKind::Requests).expect("a requests fix");
+    assert!(requests.verified && requests.description.contains("requests.cpu 3 -> 2"), "{requests:#?}");
+}

@@ -374,13 +374,19 @@ pub struct Eviction {
 /// Every fix offered is then re-checked by simulating the input with it applied
 /// ([`crate::explain::verify`]).
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
-    let mut report = simulate_once(manifests, opts)?;
+    let mut report = simulate_once(manifests, opts, None)?;
     crate::explain::verify::verify_fixes(manifests, opts, &mut report);
     Ok(report)
 }
 
-/// [`simulate`] without re-checking the fixes: what a fix's re-simulation runs.
-pub(crate) fn simulate_once(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
+/// [`simulate`] without re-checking the fixes: what a fix's re-simulation runs. With
+/// `until`, the controllers after that workload create no pods: in input order they cannot
+/// change where its pods go, and a fix to one workload reads only its report.
+pub(crate) fn simulate_once(
+    manifests: &Manifests,
+    opts: &SimulateOptions,
+    until: Option<usize>,
+) -> Result<Report, Vec<InputError>> {
     validate(manifests, &opts.gates)?;
     let ownership = snapshot::resolve(manifests);
     let plan = Plan::new(manifests, &ownership);
@@ -389,6 +395,7 @@ pub(crate) fn simulate_once(manifests: &Manifests, opts: &SimulateOptions) -> Re
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
+    sim.until = until;
     sim.warnings.extend(ownership.warnings.iter().cloned());
     sim.run(manifests, &ownership, &plan);
     Ok(sim.finish())
@@ -491,6 +498,8 @@ struct Simulation<'a> {
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
     requests: RequestsMemo,
     reports: Vec<WorkloadReport>,
+    /// Step 3 stops after this workload (see [`simulate_once`]).
+    until: Option<usize>,
 }
 
 /// The requests of the last pod asked about, with the spec fields they are computed from: a
@@ -599,6 +608,7 @@ impl<'a> Simulation<'a> {
             placed: Vec::new(),
             requests: RequestsMemo::default(),
             reports: Vec::new(),
+            until: None,
         }
     }
 
@@ -706,6 +716,9 @@ impl<'a> Simulation<'a> {
 
         // 3. What each controller is missing, and the manifests' own pods.
         for (i, w) in workloads.iter().enumerate() {
+            if self.until.is_some_and(|u| i > u) {
+                break;
+            }
             if ownership.role(i) != &Role::Own {
                 continue;
             }

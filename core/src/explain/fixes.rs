@@ -222,7 +222,7 @@ pub fn suggest(
     for f in &mut fixes {
         precheck(f, w, pod, nodes, cfg);
     }
-    if let Some(f) = capacity_fix(&resource_blocked, nodes) {
+    if let Some(f) = capacity_fix(&resource_blocked, nodes).or_else(|| too_big(&resource_blocked)) {
         fixes.push(f);
     }
     if let Some(f) = repair_fix(&repair) {
@@ -415,6 +415,36 @@ fn capacity_fix(blocked: &[&NodeVerdict], nodes: &[NodeInfo]) -> Option<Fix> {
         count: 0,
         per_pod: v.insufficient.iter().map(|r| (r.resource_name.clone(), r.requested)).collect(),
     };
+    Some(f)
+}
+
+/// No node the pod may use could take it even empty: say what it asks and the most any of
+/// them has, as a capacity fix that adding nodes like these cannot verify.
+fn too_big(blocked: &[&NodeVerdict]) -> Option<Fix> {
+    let mut most: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
+    for r in blocked.iter().flat_map(|v| &v.insufficient) {
+        let e = most.entry(r.resource_name.as_str()).or_insert((r.requested, r.capacity));
+        e.1 = e.1.max(r.capacity);
+    }
+    let short: Vec<String> = most
+        .iter()
+        .filter(|(_, (requested, capacity))| capacity < requested)
+        .map(|(r, (requested, capacity))| {
+            format!("{} {r} (the largest node has {})", show_amount(r, *requested), show_amount(r, *capacity))
+        })
+        .collect();
+    if short.is_empty() {
+        return None;
+    }
+    let mut f = Fix::new(
+        node_resources_fit::NAME,
+        FixKind::Capacity,
+        format!(
+            "no node is large enough even empty: each pod requests {}; add larger nodes, or request less",
+            short.join(", ")
+        ),
+    );
+    f.still_blocked = Some("no node in the input is large enough to copy".into());
     Some(f)
 }
 

@@ -92,7 +92,11 @@ fn settle(
     cache: &mut BTreeMap<String, Option<Report>>,
 ) {
     fix.verified = false;
-    if fix.still_blocked.is_some() || fix.remedy == Remedy::None {
+    if fix.still_blocked.is_some() {
+        return;
+    }
+    if fix.remedy == Remedy::None {
+        fix.still_blocked = Some("a change to make by hand: not re-simulated".into());
         return;
     }
     let Some(index) = index else {
@@ -102,6 +106,7 @@ fn settle(
     // Fixes to nodes are the same change for every workload: one re-simulation serves all.
     let key = match &fix.remedy {
         Remedy::Patch => format!("{index}\n{}", fix.patch.clone().unwrap_or_default()),
+        Remedy::AddNodes { like, count, .. } => format!("add-nodes {count} like {like}"),
         other => format!("{other:?}"),
     };
     if !cache.contains_key(&key) {
@@ -110,7 +115,10 @@ fn settle(
             return;
         }
         *budget -= 1;
-        let resimulated = apply(fix, index, manifests).and_then(|m| simulate_once(&m, opts).ok());
+        // A patch changes only this workload: the ones after it need not run. A change to
+        // nodes is shared by every workload it is offered to, so all run.
+        let until = (fix.remedy == Remedy::Patch).then_some(index);
+        let resimulated = apply(fix, index, manifests).and_then(|m| simulate_once(&m, opts, until).ok());
         cache.insert(key.clone(), resimulated);
     }
     let Some(Some(after)) = cache.get(&key) else {
@@ -134,7 +142,7 @@ fn settle(
             if let Remedy::AddNodes { count, .. } = &mut retry.remedy {
                 *count = more;
             }
-            let Some(after) = apply(&retry, index, manifests).and_then(|m| simulate_once(&m, opts).ok()) else {
+            let Some(after) = apply(&retry, index, manifests).and_then(|m| simulate_once(&m, opts, None).ok()) else {
                 return;
             };
             let Some(wa) =
