@@ -310,3 +310,14 @@ fn pod_larger_than_every_node() {
     let requests = w.fixes.iter().find(|f| f.kind == FixKind::Requests).expect("a requests fix");
     assert!(requests.verified && requests.description.contains("requests.cpu 3 -> 2"), "{requests:#?}");
 }
+
+/// The text and markdown reports say what still blocks an unverified fix.
+#[test]
+fn reports_say_what_still_blocks() {
+    let report = run(&load("toleration-cpu.yaml"));
+    let text = placement_core::explain::render::text(&report);
+    assert!(text.contains("    Not verified: 4 of 8 pods still Pending: 0/3 nodes are available"), "{text}");
+    let markdown = placement_core::explain::render::markdown(&report);
+    assert!(markdown.contains("> **Not verified:** 2 of 8 pods still Pending"), "{markdown}");
+    assert!(markdown.contains("**Fix (NodeResourcesFit, verified)**: needs 6 more cpu"), "{markdown}");
+}
