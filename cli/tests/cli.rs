@@ -790,18 +790,26 @@ fn examples_tell_the_truth() {
     }
 }
 
-/// A fix is `verified` when "the patched pod was re-run through the same checks and reaches
-/// `nodes`" (core/src/fixes.rs). finetune-llm asks for 2 GPUs; dropping its GPU nodeSelector
+/// A fix is `verified` when a re-simulation with it applied places every replica
+/// (core/src/explain/verify.rs). finetune-llm asks for 2 GPUs; dropping its GPU nodeSelector
 /// lets it past NodeAffinity on cpu-1/cpu-2, but those nodes have no GPU at all (and too little
 /// memory), so the patched pod reaches no node: such a fix must not be offered as verified.
+/// What is offered is more GPU capacity, checked with the what-if it names.
 #[test]
 fn fix_that_reaches_no_node_is_not_verified() {
     let gpu = simulate_json(&["examples/gpu-pool.yaml"], &[], None);
     let finetune = workload(&gpu, "finetune-llm");
     for fix in finetune["fixes"].as_array().unwrap() {
-        let still_blocked = fix["description"].as_str().unwrap().contains("still blocked by");
-        assert!(!(still_blocked && fix["verified"] == true), "verified fix that reaches nothing: {fix:#}");
+        let keys = fix.as_object().unwrap();
+        assert!(keys.contains_key("stillBlocked") && keys.contains_key("kind"), "the contract's fields: {fix:#}");
+        assert_eq!(fix["verified"] == true, fix["stillBlocked"].is_null(), "{fix:#}");
     }
+    let capacity = finetune["fixes"].as_array().unwrap().iter().find(|f| f["kind"] == "capacity").expect("capacity");
+    assert_eq!(capacity["verified"], true, "{capacity:#}");
+    let command = capacity["command"].as_str().unwrap();
+    assert_eq!(command, "placement simulate --what-if 'add-nodes 1 like gpu-2'");
+    let after = simulate_json(&["examples/gpu-pool.yaml"], &["--what-if", "add-nodes 1 like gpu-2"], None);
+    assert_eq!(workload(&after, "finetune-llm")["pending"], 0, "the what-if the fix names places it");
 }
 
 // ---------------------------------------------------------------------------------------------

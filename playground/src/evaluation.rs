@@ -194,6 +194,9 @@ pub struct NodeView {
     pub pods: usize,
 }
 
+/// Fixes the page re-checks by simulating again, per evaluation.
+const PAGE_FIX_RESIMULATIONS: usize = 4;
+
 /// Everything the playground shows for one state.
 #[derive(Debug, Clone, Default)]
 pub struct Evaluation {
@@ -279,6 +282,9 @@ impl Evaluation {
             }
         }
         opts.admission_defaults = state.admission_defaults;
+        // The page re-evaluates on every edit: four re-checked fixes (each a whole
+        // simulation again) rather than the CLI's sixteen.
+        opts.max_fix_resimulations = PAGE_FIX_RESIMULATIONS;
 
         // Every invalid document gets its marker, not only the first of each editor.
         let nodes = parse_manifests_all(&state.nodes, NODES_SOURCE);

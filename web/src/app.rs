@@ -1471,6 +1471,7 @@ fn CellDetail(pg: Pg) -> impl IntoView {
 
 fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView {
     let patch = f.patch.clone();
+    let verified = f.verified;
     let command = f.command.clone();
     let copy = move |text: String, what: &'static str| {
         browser::copy_text(text, move |ok| {
@@ -1492,9 +1493,11 @@ fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView 
                 <span class="plugin">{f.plugin}</span>
                 " "
                 {f.description.clone()}
-                {f.verified.then(|| view! { <span class="badge ok" title="re-checked against the cluster">" verified"</span> })}
+                {f.verified.then(|| view! { <span class="badge ok" title="a full re-simulation with this fix applied places every replica">" verified"</span> })}
             </p>
+            {f.still_blocked.clone().map(|s| view! { <p class="warn">"Not verified: " {s}</p> })}
             {f.warning.clone().map(|w| view! { <p class="warn">"Warning: " {w}</p> })}
+            {patch.is_none().then(|| command.clone()).flatten().map(|cmd| view! { <pre class="patch" tabindex="0" aria-label="Command">{cmd}</pre> })}
             {patch
                 .clone()
                 .map(|text| {
@@ -1514,6 +1517,8 @@ fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView 
                                         </button>
                                     }
                                 })}
+                            // Only a fix that fixes is applied: the others say what still blocks.
+                            {verified.then(|| view! {
                             <button
                                 type="button"
                                 class="primary apply"
@@ -1527,6 +1532,7 @@ fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView 
                             >
                                 "Apply to manifest"
                             </button>
+                            })}
                         </div>
                     }
                 })}

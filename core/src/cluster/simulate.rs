@@ -40,6 +40,10 @@ pub struct SimulateOptions {
     /// percent and at least 5%; 100: every node). Only clusters of 100 nodes or more are
     /// searched partly.
     pub percentage_of_nodes_to_score: i32,
+    /// How many times a report may re-simulate the input to check its fixes
+    /// ([`crate::explain::verify`]); fewer on large inputs. Fixes past it are offered
+    /// unverified, saying so.
+    pub max_fix_resimulations: usize,
 }
 
 impl Default for SimulateOptions {
@@ -55,6 +59,7 @@ impl SimulateOptions {
             gates: FeatureGates::for_version(version),
             admission_defaults: true,
             percentage_of_nodes_to_score: 0,
+            max_fix_resimulations: crate::explain::verify::MAX_RESIMULATIONS,
         }
     }
 
@@ -384,7 +389,23 @@ pub struct Eviction {
 ///
 /// The input is read as a cluster snapshot ([`snapshot::resolve`]): the pods it holds are the
 /// cluster as it is, and each controller creates only the pods it is missing.
+///
+/// Every fix offered is then re-checked by simulating the input with it applied
+/// ([`crate::explain::verify`]).
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
+    let mut report = simulate_once(manifests, opts, None)?;
+    crate::explain::verify::verify_fixes(manifests, opts, &mut report);
+    Ok(report)
+}
+
+/// [`simulate`] without re-checking the fixes: what a fix's re-simulation runs. With
+/// `until`, the controllers after that workload create no pods: in input order they cannot
+/// change where its pods go, and a fix to one workload reads only its report.
+pub(crate) fn simulate_once(
+    manifests: &Manifests,
+    opts: &SimulateOptions,
+    until: Option<usize>,
+) -> Result<Report, Vec<InputError>> {
     validate(manifests, opts)?;
     let ownership = snapshot::resolve(manifests);
     let plan = Plan::new(manifests, &ownership);
@@ -393,6 +414,7 @@ pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report,
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
+    sim.until = until;
     sim.warnings.extend(ownership.warnings.iter().cloned());
     sim.run(manifests, &ownership, &plan);
     Ok(sim.finish())
@@ -508,6 +530,8 @@ struct Simulation<'a> {
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
     requests: RequestsMemo,
     reports: Vec<WorkloadReport>,
+    /// Step 3 stops after this workload (see [`simulate_once`]).
+    until: Option<usize>,
 }
 
 /// The requests of the last pod asked about, with the spec fields they are computed from: a
@@ -616,6 +640,7 @@ impl<'a> Simulation<'a> {
             placed: Vec::new(),
             requests: RequestsMemo::default(),
             reports: Vec::new(),
+            until: None,
         }
     }
 
@@ -723,6 +748,9 @@ impl<'a> Simulation<'a> {
 
         // 3. What each controller is missing, and the manifests' own pods.
         for (i, w) in workloads.iter().enumerate() {
+            if self.until.is_some_and(|u| i > u) {
+                break;
+            }
             if ownership.role(i) != &Role::Own {
                 continue;
             }

@@ -9,23 +9,62 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::cluster::daemonset::{self, Blocker};
+use crate::cluster::pools::{PoolLabel, POOL_LABELS};
 use crate::input::documents::{Workload, WorkloadKind};
 use crate::model::quantity::{format_bytes, format_cpu, Quantity};
 use crate::model::resources::{CPU, EPHEMERAL_STORAGE, MEMORY};
-use crate::model::taints::{is_do_not_schedule, NO_EXECUTE, NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE};
+use crate::model::taints::{
+    is_do_not_schedule, NO_EXECUTE, NO_SCHEDULE, TAINT_NODE_DISK_PRESSURE, TAINT_NODE_MEMORY_PRESSURE,
+    TAINT_NODE_NETWORK_UNAVAILABLE, TAINT_NODE_NOT_READY, TAINT_NODE_PID_PRESSURE, TAINT_NODE_UNREACHABLE,
+    TAINT_NODE_UNSCHEDULABLE,
+};
 use crate::model::{NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, Taint, Toleration};
 use crate::scheduler::framework::{NodeInfo, SchedulerConfig};
 use crate::scheduler::plugins::{node_affinity, node_ports, node_resources_fit, node_unschedulable, taint_toleration};
-use crate::scheduler::{schedule, ScheduleResult};
+use crate::scheduler::{schedule, NodeVerdict, ScheduleResult};
 
 /// How many alternative per-node fixes to offer for one workload.
 const MAX_FIXES: usize = 4;
 
+/// The taints a controller puts on a node and takes off again once the node is healthy, so a
+/// toleration for them is no fix: the node lifecycle controller's (upstream
+/// `nodeConditionToTaintKeyStatusMap`: Ready=False gives not-ready, Ready=Unknown unreachable,
+/// MemoryPressure/DiskPressure/PIDPressure/NetworkUnavailable=True their own taint;
+/// `spec.unschedulable` gives unschedulable) and the cloud controller manager's taint on a node
+/// it has not initialized yet.
+pub const LIFECYCLE_TAINTS: [(&str, &str); 8] = [
+    (TAINT_NODE_NOT_READY, "Ready=False"),
+    (TAINT_NODE_UNREACHABLE, "Ready=Unknown"),
+    (TAINT_NODE_MEMORY_PRESSURE, "MemoryPressure=True"),
+    (TAINT_NODE_DISK_PRESSURE, "DiskPressure=True"),
+    (TAINT_NODE_PID_PRESSURE, "PIDPressure=True"),
+    (TAINT_NODE_NETWORK_UNAVAILABLE, "NetworkUnavailable=True"),
+    (TAINT_NODE_UNSCHEDULABLE, "spec.unschedulable=true (cordoned)"),
+    (TAINT_CLOUD_UNINITIALIZED, "not initialized by the cloud controller manager"),
+];
+
+/// Set by the cloud controller manager on new nodes and removed once it has initialized them.
+pub const TAINT_CLOUD_UNINITIALIZED: &str = "node.cloudprovider.kubernetes.io/uninitialized";
+
+/// Whether a controller manages this taint (see [`LIFECYCLE_TAINTS`]).
+pub fn is_lifecycle_taint(key: &str) -> bool {
+    LIFECYCLE_TAINTS.iter().any(|(k, _)| *k == key)
+}
+
 #[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Fix {
     /// The plugin whose rejection this fix removes.
     pub plugin: &'static str,
-    /// The nodes the pods can reach once the patch is applied (checked, see `verified`).
+    /// What the fix changes.
+    pub kind: FixKind,
+    /// For toleration and node-label fixes: `pool` (exactly one node pool's taints or nodes,
+    /// named in `pool`), `node` (nodes without a pool label), or `all` (every blocked node).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pool: Option<String>,
+    /// The nodes the fix is for: the pods can reach them once it is applied.
     pub nodes: Vec<String>,
     pub description: String,
     /// Strategic-merge patch in YAML, to paste into the manifest or pass to `kubectl patch`.
@@ -33,12 +72,81 @@ pub struct Fix {
     pub command: Option<String>,
     /// Set when the fix allows more than the failing nodes need.
     pub warning: Option<String>,
-    /// The patched pod was re-run through the same checks and reaches `nodes`.
+    /// A full re-simulation with the fix applied places every replica (for a DaemonSet: a
+    /// daemon pod runs on every node in `nodes`). Only such fixes are worth applying.
     pub verified: bool,
+    /// When not verified: what still keeps pods Pending (or nodes without their daemon pod)
+    /// once the fix is applied, or why it was not re-checked.
+    pub still_blocked: Option<String>,
+    /// How the re-simulation applies the fix to the input.
+    #[serde(skip)]
+    pub remedy: Remedy,
+}
+
+/// What a fix changes, in the JSON contract's words (`kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FixKind {
+    /// Tolerations added to the pod template.
+    Toleration,
+    /// The node is unhealthy or cordoned: the taint goes when it is repaired or uncordoned.
+    RepairNode,
+    /// nodeSelector or required node affinity changed to match nodes.
+    Selector,
+    /// Labels to add to nodes so the selector matches them.
+    NodeLabels,
+    /// Smaller requests.
+    Requests,
+    /// More nodes like one that fits the pod when empty.
+    Capacity,
+    /// Host port conflict: a manual change.
+    HostPort,
+}
+
+/// How a fix is applied to the input when it is re-simulated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Remedy {
+    /// Nothing to re-simulate (a manual change).
+    #[default]
+    None,
+    /// The fix's `patch`, on the workload's pod template.
+    Patch,
+    /// `count` nodes like `like`; `per_node` is how many pending pods one such node takes
+    /// (the count is set from the pending pods after the simulation).
+    AddNodes { like: String, per_node: u32, count: u32, per_pod: Vec<(String, i64)> },
+    /// These nodes healthy and uncordoned: lifecycle taints gone, conditions healthy.
+    RepairNodes(Vec<String>),
+    /// These labels (`None`: removed) on these nodes.
+    LabelNodes { nodes: Vec<String>, labels: Vec<(String, Option<String>)> },
+}
+
+impl Fix {
+    fn new(plugin: &'static str, kind: FixKind, description: String) -> Self {
+        Fix {
+            plugin,
+            kind,
+            scope: None,
+            pool: None,
+            nodes: Vec::new(),
+            description,
+            patch: None,
+            command: None,
+            warning: None,
+            verified: false,
+            still_blocked: None,
+            remedy: Remedy::None,
+        }
+    }
+}
+
+/// A node's pool, or `None`.
+fn pool_of(node: &crate::model::Node) -> Option<String> {
+    PoolLabel::Detect.pool_of(node).map(str::to_string)
 }
 
 /// Fixes for a replicated workload (or Pod), from the verdicts of its first pod that found no
-/// node.
+/// node. The capacity fix's node count and every fix's `verified` are settled afterwards by
+/// re-simulating ([`crate::explain::verify`]).
 pub fn suggest(
     w: &Workload,
     pod: &Pod,
@@ -52,6 +160,10 @@ pub fn suggest(
     let original = &w.template.spec;
     let mut fixes: Vec<Fix> = Vec::new();
     let mut by_patch: BTreeMap<String, usize> = BTreeMap::new();
+    let mut repair: Vec<&crate::model::Node> = Vec::new();
+    // Nodes blocked only by taints a toleration can lift, grouped by pool (or by node).
+    let mut tainted: Vec<(&crate::model::Node, Vec<&Taint>)> = Vec::new();
+    let mut resource_blocked: Vec<&NodeVerdict> = Vec::new();
     for (i, v) in result.verdicts.iter().enumerate() {
         if v.status.is_success() {
             continue;
@@ -60,34 +172,31 @@ pub fn suggest(
         let candidate = match v.status.plugin {
             Some(taint_toleration::NAME) => {
                 let taints = taint_toleration::untolerated_taints(&pod.spec, info.node(), cfg);
-                Some(toleration_fix(w, original, &taints, taint_toleration::NAME))
+                if taints.iter().any(|t| is_lifecycle_taint(&t.key)) {
+                    repair.push(info.node());
+                } else {
+                    tainted.push((info.node(), taints));
+                }
+                None
             }
             Some(node_unschedulable::NAME) => {
-                let taint =
-                    Taint { key: TAINT_NODE_UNSCHEDULABLE.into(), value: String::new(), effect: NO_SCHEDULE.into() };
-                let mut f = toleration_fix(w, original, &[&taint], node_unschedulable::NAME);
-                f.warning = Some(format!(
-                    "node {} is cordoned, usually to drain it; prefer `kubectl uncordon {}` if it should take pods",
-                    info.name(),
-                    info.name()
-                ));
-                Some(f)
+                repair.push(info.node());
+                None
             }
             Some(node_affinity::NAME) => affinity_fix(w, original, info.node()),
-            Some(node_resources_fit::NAME) => resource_fix(w, original, &v.insufficient, info.name()),
-            Some(node_ports::NAME) => Some(Fix {
-                plugin: node_ports::NAME,
-                nodes: vec![],
-                description: format!(
+            Some(node_resources_fit::NAME) => {
+                resource_blocked.push(v);
+                resource_fix(w, original, &v.insufficient, info.name())
+            }
+            Some(node_ports::NAME) => Some(Fix::new(
+                node_ports::NAME,
+                FixKind::HostPort,
+                format!(
                     "{} on {}: pick another hostPort, or drop hostPort and expose the pod through a Service",
                     v.status.detail.clone().unwrap_or_default(),
                     info.name()
                 ),
-                patch: None,
-                command: None,
-                warning: None,
-                verified: false,
-            }),
+            )),
             _ => None,
         };
         let Some(candidate) = candidate else { continue };
@@ -106,44 +215,277 @@ pub fn suggest(
             }
         }
     }
-    // Most nodes unlocked first; then verify each by scheduling the patched pod again.
+    fixes.extend(pool_toleration_fixes(w, original, &tainted));
+    // Most nodes unlocked first; then pre-check each by scheduling the patched pod again.
     fixes.sort_by_key(|f| std::cmp::Reverse(f.nodes.len()));
     fixes.truncate(MAX_FIXES);
     for f in &mut fixes {
-        verify(f, w, pod, nodes, cfg);
+        precheck(f, w, pod, nodes, cfg);
     }
-    // Partial fixes are worth showing only when nothing gets the pod all the way there.
-    if fixes.iter().any(|f| f.verified) {
-        fixes.retain(|f| f.verified || f.patch.is_none());
+    if let Some(f) = capacity_fix(&resource_blocked, nodes).or_else(|| too_big(&resource_blocked)) {
+        fixes.push(f);
     }
-    fixes.sort_by_key(|f| (!f.verified, std::cmp::Reverse(f.nodes.len())));
+    if let Some(f) = repair_fix(&repair) {
+        fixes.push(f);
+    }
     fixes
 }
 
-/// Re-runs the scheduler with the patch applied. `verified` means the patched pod fits every
-/// node the fix names; a fix that only clears this plugin's rejection says what blocks next.
-fn verify(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) {
+/// One toleration fix per pool (exactly the taints of that pool's blocked nodes; nodes
+/// without a pool are grouped by their taints), and, when the groups need different
+/// tolerations, one for all of them. Groups needing the same patch share one fix: the patch
+/// is the same change whichever pool it was offered for.
+fn pool_toleration_fixes(w: &Workload, original: &PodSpec, tainted: &[(&crate::model::Node, Vec<&Taint>)]) -> Vec<Fix> {
+    // (is a pool, pool name or taint set) -> (node names, their taints)
+    type Groups<'t> = BTreeMap<(bool, String), (Vec<String>, Vec<&'t Taint>)>;
+    let mut groups: Groups = BTreeMap::new();
+    for (node, taints) in tainted {
+        let key = match pool_of(node) {
+            Some(pool) => (true, pool),
+            None => (false, taints.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(",")),
+        };
+        let (names, all) = groups.entry(key).or_default();
+        names.push(node.metadata.name.clone());
+        push_unique(all, taints);
+    }
+    let mut fixes: Vec<Fix> = Vec::new();
+    let mut pools: Vec<Vec<String>> = Vec::new();
+    let mut every: Vec<&Taint> = Vec::new();
+    let mut every_node = Vec::new();
+    for ((is_pool, name), (names, taints)) in &groups {
+        push_unique(&mut every, taints);
+        every_node.extend(names.iter().cloned());
+        let f = toleration_fix(w, original, taints, taint_toleration::NAME);
+        if let Some(k) = fixes.iter().position(|x| x.patch == f.patch) {
+            if let (Some(same), Some(p)) = (fixes.get_mut(k), pools.get_mut(k)) {
+                same.nodes.extend(names.iter().cloned());
+                if *is_pool {
+                    p.push(name.clone());
+                }
+            }
+            continue;
+        }
+        let mut f = f;
+        f.nodes = names.clone();
+        fixes.push(f);
+        pools.push(if *is_pool { vec![name.clone()] } else { Vec::new() });
+    }
+    let distinct = fixes.len();
+    for (f, p) in fixes.iter_mut().zip(&pools) {
+        if p.is_empty() {
+            f.scope = Some(if distinct == 1 { "all" } else { "node" });
+        } else {
+            f.scope = Some(if distinct == 1 { "all" } else { "pool" });
+            f.pool = Some(p.join(", "));
+            f.description.push_str(&format!(" (the taints of pool {})", p.join(", ")));
+        }
+    }
+    if distinct > 1 {
+        let mut f = toleration_fix(w, original, &every, taint_toleration::NAME);
+        f.scope = Some("all");
+        f.description.push_str(" (the taints of every tainted node)");
+        f.warning = Some("tolerates the taints of every pool; the per-pool fixes keep the others off limits".into());
+        f.nodes = every_node;
+        fixes.push(f);
+    }
+    fixes
+}
+
+fn push_unique<'a>(all: &mut Vec<&'a Taint>, taints: &[&'a Taint]) {
+    for t in taints {
+        if !all.iter().any(|x| x.key == t.key && x.value == t.value && x.effect == t.effect) {
+            all.push(t);
+        }
+    }
+}
+
+/// "Repair the node": the nodes' lifecycle taints come from their conditions (or a cordon),
+/// so the remedy is the node, not a toleration that would send pods to a broken node.
+fn repair_fix(nodes: &[&crate::model::Node]) -> Option<Fix> {
+    if nodes.is_empty() {
+        return None;
+    }
+    let mut lines = Vec::new();
+    let mut cordoned = Vec::new();
+    let mut unhealthy = Vec::new();
+    for node in nodes {
+        lines.push(format!("{}: {}", node.metadata.name, node_health(node)));
+        let lifecycle: Vec<&Taint> = node.spec.taints.iter().filter(|t| is_lifecycle_taint(&t.key)).collect();
+        if lifecycle.iter().all(|t| t.key == TAINT_NODE_UNSCHEDULABLE) {
+            cordoned.push(node.metadata.name.clone());
+        } else {
+            unhealthy.push(node.metadata.name.clone());
+        }
+    }
+    let names: Vec<String> = nodes.iter().map(|n| n.metadata.name.clone()).collect();
+    let mut f = Fix::new(
+        taint_toleration::NAME,
+        FixKind::RepairNode,
+        format!(
+            "repair the node{}: its taints are the node controllers', set from its state and removed once it is healthy \
+             (or uncordoned): {}",
+            if names.len() == 1 { "" } else { "s" },
+            lines.join("; ")
+        ),
+    );
+    f.command = Some(match (cordoned.is_empty(), unhealthy.is_empty()) {
+        (false, true) => format!("kubectl uncordon {}", cordoned.join(" ")),
+        _ => format!("kubectl describe node {}", unhealthy.join(" ")),
+    });
+    f.warning = Some(
+        "a toleration for these taints is no fix: it sends pods to nodes that cannot run them (or are being drained)"
+            .into(),
+    );
+    f.nodes = names.clone();
+    f.remedy = Remedy::RepairNodes(names);
+    Some(f)
+}
+
+/// The lifecycle taints of a node with the conditions behind them, as `status.conditions`
+/// says.
+fn node_health(node: &crate::model::Node) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for t in node.spec.taints.iter().filter(|t| is_lifecycle_taint(&t.key)) {
+        parts.push(format!("taint {t}"));
+    }
+    if node.spec.unschedulable && !parts.iter().any(|p| p.contains(TAINT_NODE_UNSCHEDULABLE)) {
+        parts.push("spec.unschedulable (cordoned)".into());
+    }
+    let unhealthy: Vec<String> = node
+        .status
+        .conditions
+        .iter()
+        .filter(|c| if c.type_ == "Ready" { c.status != "True" } else { c.status == "True" })
+        .map(|c| {
+            let mut s = format!("{}={}", c.type_, c.status);
+            let why: Vec<&str> = [c.reason.as_str(), c.message.trim()].into_iter().filter(|x| !x.is_empty()).collect();
+            if !why.is_empty() {
+                s.push_str(&format!(" ({})", why.join(": ")));
+            }
+            s
+        })
+        .collect();
+    if unhealthy.is_empty() {
+        let expected: Vec<&str> = node
+            .spec
+            .taints
+            .iter()
+            .filter_map(|t| LIFECYCLE_TAINTS.iter().find(|(k, _)| *k == t.key))
+            .map(|(_, c)| *c)
+            .collect();
+        if node.status.conditions.is_empty() {
+            parts.push(format!("status.conditions not in the input (the taint means {})", expected.join(", ")));
+        } else {
+            parts
+                .push(format!("status.conditions healthy now (the taint means {}; it goes soon)", expected.join(", ")));
+        }
+    } else {
+        parts.push(format!("status.conditions {}", unhealthy.join(", ")));
+    }
+    parts.join(", ")
+}
+
+/// "Add nodes like N": the pod fits an empty copy of a node that rejects it only for want of
+/// resources. The node taking most of the pods is copied; the count is settled once the
+/// pending pods are known ([`crate::explain::verify`]).
+fn capacity_fix(blocked: &[&NodeVerdict], nodes: &[NodeInfo]) -> Option<Fix> {
+    let (v, per_node) = blocked
+        .iter()
+        .filter_map(|v| {
+            let per_node = v.insufficient.iter().filter(|r| r.requested > 0).map(|r| r.capacity / r.requested).min()?;
+            (per_node > 0).then_some((*v, per_node))
+        })
+        .max_by_key(|(_, n)| *n)?;
+    let node = nodes.iter().find(|n| n.name() == v.node)?;
+    let missing: Vec<String> = v
+        .insufficient
+        .iter()
+        .map(|r| format!("{} {}", show_amount(&r.resource_name, r.requested), r.resource_name))
+        .collect();
+    let mut f = Fix::new(
+        node_resources_fit::NAME,
+        FixKind::Capacity,
+        format!("each pod needs {} that no node has free: add nodes like {}", missing.join(", "), v.node),
+    );
+    f.pool = pool_of(node.node());
+    f.nodes = vec![v.node.clone()];
+    f.remedy = Remedy::AddNodes {
+        like: v.node.clone(),
+        per_node: u32::try_from(per_node).unwrap_or(u32::MAX),
+        count: 0,
+        per_pod: v.insufficient.iter().map(|r| (r.resource_name.clone(), r.requested)).collect(),
+    };
+    Some(f)
+}
+
+/// No node the pod may use could take it even empty: say what it asks and the most any of
+/// them has, as a capacity fix that adding nodes like these cannot verify.
+fn too_big(blocked: &[&NodeVerdict]) -> Option<Fix> {
+    let mut most: BTreeMap<&str, (i64, i64)> = BTreeMap::new();
+    for r in blocked.iter().flat_map(|v| &v.insufficient) {
+        let e = most.entry(r.resource_name.as_str()).or_insert((r.requested, r.capacity));
+        e.1 = e.1.max(r.capacity);
+    }
+    let short: Vec<String> = most
+        .iter()
+        .filter(|(_, (requested, capacity))| capacity < requested)
+        .map(|(r, (requested, capacity))| {
+            format!("{} {r} (the largest node has {})", show_amount(r, *requested), show_amount(r, *capacity))
+        })
+        .collect();
+    if short.is_empty() {
+        return None;
+    }
+    let mut f = Fix::new(
+        node_resources_fit::NAME,
+        FixKind::Capacity,
+        format!(
+            "no node is large enough even empty: each pod requests {}; add larger nodes, or request less",
+            short.join(", ")
+        ),
+    );
+    f.still_blocked = Some("no node in the input is large enough to copy".into());
+    Some(f)
+}
+
+/// An amount of a resource as manifests write it (`500m`, `2Gi`, `1`).
+pub fn show_amount(resource: &str, v: i64) -> String {
+    match resource {
+        CPU => format_cpu(v),
+        MEMORY | EPHEMERAL_STORAGE => format_bytes(v),
+        _ => v.to_string(),
+    }
+}
+
+/// Re-runs the scheduler with the patch applied, against the cluster as the pod found it: a
+/// fix that does not even clear the nodes it names says what blocks next and is not
+/// re-simulated.
+fn precheck(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) {
     let Some(patch) = &f.patch else { return };
+    f.remedy = Remedy::Patch;
     let Some(mut spec) = apply_to_spec(&w.template.spec, patch, w.kind) else { return };
     crate::cluster::defaults::api_defaults(&mut spec, &cfg.gates);
     crate::cluster::defaults::default_toleration_seconds(&mut spec);
     let patched = Pod { metadata: pod.metadata.clone(), spec, status: Default::default() };
     let result = schedule(&patched, nodes, cfg, true);
     let targeted: Vec<_> = result.verdicts.iter().filter(|v| f.nodes.contains(&v.node)).collect();
-    f.verified = !targeted.is_empty() && targeted.iter().all(|v| v.status.is_success());
     let still_blocked: Vec<String> = targeted
         .iter()
         .filter(|v| !v.status.is_success())
         .map(|v| format!("{} ({})", v.node, v.status.reasons.join(", ")))
         .collect();
     if !still_blocked.is_empty() {
-        f.description.push_str(&format!("; after it, still blocked by: {}", still_blocked.join("; ")));
+        f.still_blocked = Some(still_blocked.join("; "));
+    } else if targeted.is_empty() {
+        f.still_blocked = Some("it reaches no node".into());
     }
 }
 
-/// Fixes that let a DaemonSet cover every node: one toleration patch for all taints that keep
-/// its pods off nodes, the blanket NoSchedule/NoExecute pair as a broad alternative, and
-/// request changes for daemon pods that do not fit.
+/// Fixes that let a DaemonSet cover every node: per pool, one toleration patch for exactly the
+/// taints that keep its pods off that pool's nodes, one for all of them, and the blanket
+/// NoSchedule/NoExecute pair as a broad alternative; "repair the node" for nodes with
+/// lifecycle taints; for nodes its nodeSelector or affinity does not match, the labels to add
+/// and the selector change; request changes for daemon pods that do not fit.
 pub fn suggest_daemonset(
     w: &Workload,
     template: &PodSpec,
@@ -154,25 +496,31 @@ pub fn suggest_daemonset(
     let mut fixes = Vec::new();
     let mut daemon_spec = template.clone();
     daemonset::add_daemon_tolerations(&mut daemon_spec);
-    let mut taints: Vec<&Taint> = Vec::new();
-    let mut blocked = Vec::new();
+    let mut tainted: Vec<(&crate::model::Node, Vec<&Taint>)> = Vec::new();
+    let mut repair = Vec::new();
+    let mut unmatched: Vec<&crate::model::Node> = Vec::new();
     let should_run = daemonset::DaemonNodeCheck::new(template, cfg);
     for n in nodes {
-        let verdict = should_run.check(n.node());
-        if let Some(Blocker::Taint(_)) = verdict.blocked_by {
-            blocked.push(n.name().to_string());
-            for t in taint_toleration::untolerated_taints(&daemon_spec, n.node(), cfg) {
-                if !taints.iter().any(|x| x.key == t.key && x.value == t.value && x.effect == t.effect) {
-                    taints.push(t);
+        match should_run.check(n.node()).blocked_by {
+            Some(Blocker::Taint(_)) => {
+                let taints = taint_toleration::untolerated_taints(&daemon_spec, n.node(), cfg);
+                if taints.iter().any(|t| is_lifecycle_taint(&t.key)) {
+                    repair.push(n.node());
+                } else {
+                    tainted.push((n.node(), taints));
                 }
             }
+            Some(Blocker::NodeAffinity) => unmatched.push(n.node()),
+            _ => {}
         }
     }
-    if !taints.is_empty() {
-        let mut precise = toleration_fix(w, template, &taints, taint_toleration::NAME);
-        verify_daemonset(&mut precise, w, template, &blocked, nodes, cfg);
-        fixes.push(precise);
-
+    let blocked: Vec<String> = tainted.iter().map(|(n, _)| n.metadata.name.clone()).collect();
+    if !tainted.is_empty() {
+        for mut f in pool_toleration_fixes(w, template, &tainted) {
+            let claimed = f.nodes.clone();
+            verify_daemonset(&mut f, w, template, &claimed, nodes, cfg);
+            fixes.push(f);
+        }
         let blanket = [
             Toleration { operator: "Exists".into(), effect: NO_SCHEDULE.into(), ..Default::default() },
             Toleration { operator: "Exists".into(), effect: NO_EXECUTE.into(), ..Default::default() },
@@ -184,6 +532,7 @@ pub fn suggest_daemonset(
             taint_toleration::NAME,
             "tolerate every NoSchedule and NoExecute taint (the usual setting for node agents)".into(),
         );
+        broad.scope = Some("all");
         broad.warning = Some(
             "keyless `operator: Exists` tolerates every taint with that effect, including control-plane, \
              node-problem and future taints: the daemon also runs on nodes being drained or failing"
@@ -192,6 +541,10 @@ pub fn suggest_daemonset(
         verify_daemonset(&mut broad, w, template, &blocked, nodes, cfg);
         fixes.push(broad);
     }
+    if let Some(f) = repair_fix(&repair) {
+        fixes.push(f);
+    }
+    fixes.extend(daemonset_selector_fixes(w, template, &unmatched, nodes, cfg));
     // Daemon pods that are eligible but do not fit (resources, ports): per-node fixes.
     for (i, result) in results {
         if result.node.is_some() {
@@ -201,6 +554,7 @@ pub fn suggest_daemonset(
         if v.status.plugin == Some(node_resources_fit::NAME) {
             if let Some(mut f) = resource_fix(w, template, &v.insufficient, &v.node) {
                 f.nodes = vec![v.node.clone()];
+                f.remedy = Remedy::Patch;
                 fixes.push(f);
             }
         }
@@ -208,6 +562,134 @@ pub fn suggest_daemonset(
     fixes
 }
 
+/// For a DaemonSet whose nodeSelector or required node affinity matches no node (or not
+/// these): the labels the nodes lack, per pool, and the selector change that matches them.
+fn daemonset_selector_fixes(
+    w: &Workload,
+    template: &PodSpec,
+    unmatched: &[&crate::model::Node],
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+) -> Vec<Fix> {
+    let mut fixes = Vec::new();
+    let Some(first) = unmatched.first() else { return fixes };
+    let mut groups: BTreeMap<(bool, String), Vec<&crate::model::Node>> = BTreeMap::new();
+    for node in unmatched {
+        let key = match pool_of(node) {
+            Some(pool) => (true, pool),
+            None => (false, String::new()),
+        };
+        groups.entry(key).or_default().push(node);
+    }
+    for ((is_pool, pool), group) in groups.iter().take(MAX_FIXES) {
+        let Some(labels) = labels_to_match(template, group.first().copied()) else { continue };
+        if labels.is_empty() {
+            continue;
+        }
+        let shown: Vec<String> = labels
+            .iter()
+            .map(|(k, v)| match v {
+                Some(v) => format!("{k}={v}"),
+                None => format!("{k}-"),
+            })
+            .collect();
+        let names: Vec<String> = group.iter().map(|n| n.metadata.name.clone()).collect();
+        let target = if *is_pool {
+            let key = group
+                .first()
+                .and_then(|n| POOL_LABELS.iter().find(|k| n.metadata.labels.contains_key(**k)))
+                .map(|k| format!("-l {k}={pool}"));
+            key.unwrap_or_else(|| names.join(" "))
+        } else {
+            names.join(" ")
+        };
+        let mut f = Fix::new(
+            node_affinity::NAME,
+            FixKind::NodeLabels,
+            format!(
+                "label the nodes it should run on: {} (the template's nodeSelector/affinity asks for it; {} of {} nodes{} lack it)",
+                shown.join(" "),
+                names.len(),
+                nodes.len(),
+                if *is_pool { format!(" in pool {pool}") } else { String::new() }
+            ),
+        );
+        f.scope = Some(if *is_pool { "pool" } else { "node" });
+        f.pool = is_pool.then(|| pool.clone());
+        f.command = Some(format!("kubectl label nodes {target} {}", shown.join(" ")));
+        f.warning = Some(
+            "label only nodes that really have what the label says (hardware, role): labels such as \
+             feature.node.kubernetes.io/* are set by Node Feature Discovery, deploy it rather than labelling by hand"
+                .into(),
+        );
+        f.nodes = names.clone();
+        f.remedy = Remedy::LabelNodes { nodes: names, labels };
+        fixes.push(f);
+    }
+    if let Some(mut f) = affinity_fix(w, template, first) {
+        let claimed: Vec<String> = unmatched.iter().map(|n| n.metadata.name.clone()).collect();
+        f.remedy = Remedy::Patch;
+        verify_daemonset(&mut f, w, template, &claimed, nodes, cfg);
+        // Claims only the nodes it makes eligible; it is verified by what it claims.
+        f.still_blocked = None;
+        if !f.nodes.is_empty() {
+            fixes.push(f);
+        }
+    }
+    fixes
+}
+
+/// The label changes after which `node` matches the template's nodeSelector and the first
+/// required node affinity term: `Some(value)` to set, `None` to remove. `None` when a
+/// requirement cannot be met by labels (`Gt`/`Lt`, field terms).
+fn labels_to_match(template: &PodSpec, node: Option<&crate::model::Node>) -> Option<Vec<(String, Option<String>)>> {
+    let node = node?;
+    let labels = &node.metadata.labels;
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    if let Some(sel) = &template.node_selector {
+        for (k, v) in sel {
+            if labels.get(k) != Some(v) {
+                out.push((k.clone(), Some(v.clone())));
+            }
+        }
+    }
+    if let Some(required) = crate::model::required_node_selector(template.affinity.as_ref()) {
+        let term = required.node_selector_terms.iter().find(|t| !t.is_empty())?;
+        if !term.match_fields.is_empty() {
+            return None;
+        }
+        for r in &term.match_expressions {
+            let have = labels.get(&r.key);
+            match r.operator.as_str() {
+                "In" => {
+                    if !have.is_some_and(|v| r.values.contains(v)) {
+                        out.push((r.key.clone(), Some(r.values.first()?.clone())));
+                    }
+                }
+                "Exists" => {
+                    if have.is_none() {
+                        out.push((r.key.clone(), Some("true".into())));
+                    }
+                }
+                "NotIn" => {
+                    if have.is_some_and(|v| r.values.contains(v)) {
+                        out.push((r.key.clone(), None));
+                    }
+                }
+                "DoesNotExist" => {
+                    if have.is_some() {
+                        out.push((r.key.clone(), None));
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some(out)
+}
+
+/// The DaemonSet controller's check with the patch applied: `nodes` becomes the blocked nodes
+/// that then should run a daemon pod; the re-simulation checks the pods land there.
 fn verify_daemonset(
     f: &mut Fix,
     w: &Workload,
@@ -217,6 +699,7 @@ fn verify_daemonset(
     cfg: &SchedulerConfig,
 ) {
     let Some(patch) = &f.patch else { return };
+    f.remedy = Remedy::Patch;
     let Some(spec) = apply_to_spec(template, patch, w.kind) else { return };
     let should_run = daemonset::DaemonNodeCheck::new(&spec, cfg);
     let runs: Vec<bool> = nodes.iter().map(|n| should_run.check(n.node()).should_run).collect();
@@ -227,7 +710,11 @@ fn verify_daemonset(
         .filter(|(n, &runs)| runs && blocked_names.contains(n.name()))
         .map(|(n, _)| n.name().to_string())
         .collect();
-    f.verified = f.nodes.len() == blocked.len();
+    if f.nodes.len() != blocked.len() {
+        let missed: Vec<&str> =
+            blocked.iter().map(String::as_str).filter(|b| !f.nodes.iter().any(|n| n == b)).collect();
+        f.still_blocked = Some(format!("the DaemonSet controller still skips {}", missed.join(", ")));
+    }
     let eligible = runs.iter().filter(|&&r| r).count();
     f.description.push_str(&format!("; DESIRED becomes {eligible} of {} nodes", nodes.len()));
 }
@@ -265,15 +752,11 @@ fn tolerations_patch_fix(
         }
     }
     let spec = json!({ "tolerations": all });
-    Fix {
-        plugin,
-        nodes: Vec::new(),
-        description,
-        patch: Some(patch_yaml(w.kind, spec)),
-        command: Some(patch_command(w)),
-        warning: None,
-        verified: false,
-    }
+    let mut f = Fix::new(plugin, FixKind::Toleration, description);
+    f.patch = Some(patch_yaml(w.kind, spec));
+    f.command = Some(patch_command(w));
+    f.remedy = Remedy::Patch;
+    f
 }
 
 /// nodeSelector: set the values the node has and drop keys it lacks. Required node affinity:
@@ -357,15 +840,12 @@ fn affinity_fix(w: &Workload, original: &PodSpec, node: &crate::model::Node) -> 
     if changes.is_empty() {
         return None;
     }
-    Some(Fix {
-        plugin: node_affinity::NAME,
-        nodes: Vec::new(),
-        description: changes.join("; "),
-        patch: Some(patch_yaml(w.kind, Value::Object(spec))),
-        command: Some(patch_command(w)),
-        warning,
-        verified: false,
-    })
+    let mut f = Fix::new(node_affinity::NAME, FixKind::Selector, changes.join("; "));
+    f.patch = Some(patch_yaml(w.kind, Value::Object(spec)));
+    f.command = Some(patch_command(w));
+    f.warning = warning;
+    f.remedy = Remedy::Patch;
+    Some(f)
 }
 
 /// Lower the requests that do not fit to what the node has free, taking the deficit from the
@@ -413,17 +893,18 @@ fn resource_fix(
     }
     let list: Vec<Value> =
         containers.into_iter().map(|(name, reqs)| json!({ "name": name, "resources": { "requests": reqs } })).collect();
-    Some(Fix {
-        plugin: node_resources_fit::NAME,
-        nodes: vec![node.to_string()],
-        description: format!("request what {node} has free: {}", changes.join("; ")),
-        patch: Some(patch_yaml(w.kind, json!({ "containers": list }))),
-        command: Some(patch_command(w)),
-        warning: Some(
-            "lower requests let the pod fit but may starve it at run time; adding capacity is the other fix".into(),
-        ),
-        verified: false,
-    })
+    let mut f = Fix::new(
+        node_resources_fit::NAME,
+        FixKind::Requests,
+        format!("request what {node} has free: {}", changes.join("; ")),
+    );
+    f.nodes = vec![node.to_string()];
+    f.patch = Some(patch_yaml(w.kind, json!({ "containers": list })));
+    f.command = Some(patch_command(w));
+    f.warning =
+        Some("lower requests let the pod fit but may starve it at run time; adding capacity is the other fix".into());
+    f.remedy = Remedy::Patch;
+    Some(f)
 }
 
 fn scaled(resource: &str, q: &Quantity) -> i64 {
@@ -534,6 +1015,110 @@ fn set_at(root: &mut Value, path: &[&str], value: Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::documents::{parse_manifests, Manifests};
+
+    fn manifests(yaml: &str) -> Manifests {
+        parse_manifests(yaml, "t.yaml").unwrap()
+    }
+
+    const NODES: &str = "kind: Node\nmetadata:\n  name: a\n  labels: {cloud.google.com/gke-nodepool: batch}\nspec:\n  taints: [{key: dedicated, value: batch, effect: NoSchedule}]\n---\nkind: Node\nmetadata:\n  name: b\n  labels: {cloud.google.com/gke-nodepool: spot}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\nkind: Node\nmetadata:\n  name: c\n  labels: {cloud.google.com/gke-nodepool: spot2}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: ns}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      nodeSelector: {disk: ssd}\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n              - {key: zone, operator: In, values: [z1, z2]}\n              - {key: spot, operator: DoesNotExist}\n      containers: [{name: c, image: i}]\n";
+
+    #[test]
+    fn every_node_controller_taint_is_a_lifecycle_taint() {
+        for key in [
+            "node.kubernetes.io/not-ready",
+            "node.kubernetes.io/unreachable",
+            "node.kubernetes.io/memory-pressure",
+            "node.kubernetes.io/disk-pressure",
+            "node.kubernetes.io/pid-pressure",
+            "node.kubernetes.io/network-unavailable",
+            "node.kubernetes.io/unschedulable",
+            "node.cloudprovider.kubernetes.io/uninitialized",
+        ] {
+            assert!(is_lifecycle_taint(key), "{key}");
+        }
+        for key in ["nvidia.com/gpu", "node-role.kubernetes.io/control-plane", "node.kubernetes.io/out-of-service"] {
+            assert!(!is_lifecycle_taint(key), "{key}");
+        }
+    }
+
+    /// One fix per pool with exactly that pool's taints; pools needing the same toleration
+    /// share one; and the fix for all of them.
+    #[test]
+    fn toleration_fixes_per_pool_and_for_all() {
+        let m = manifests(NODES);
+        let w = &m.workloads[0];
+        let tainted: Vec<(&crate::model::Node, Vec<&Taint>)> =
+            m.nodes.iter().map(|(_, n)| (n, n.spec.taints.iter().collect())).collect();
+        let fixes = pool_toleration_fixes(w, &w.template.spec, &tainted);
+        let got: Vec<(Option<&str>, Option<&str>, Vec<&str>)> =
+            fixes.iter().map(|f| (f.scope, f.pool.as_deref(), f.nodes.iter().map(String::as_str).collect())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some("pool"), Some("batch"), vec!["a"]),
+                (Some("pool"), Some("spot, spot2"), vec!["b", "c"]),
+                (Some("all"), None, vec!["a", "b", "c"]),
+            ]
+        );
+        let batch = fixes[0].patch.as_deref().unwrap();
+        assert!(batch.contains("key: dedicated") && !batch.contains("key: spot"), "{batch}");
+        // A single group is the broad fix already.
+        let one = pool_toleration_fixes(w, &w.template.spec, &tainted[..1]);
+        assert_eq!((one.len(), one[0].scope), (1, Some("all")));
+    }
+
+    /// The labels a node lacks for the nodeSelector and the first required term.
+    #[test]
+    fn labels_to_match_the_selector() {
+        let m = manifests(NODES);
+        let spec = &m.workloads[0].template.spec;
+        let b = &m.nodes[1].1;
+        let got = labels_to_match(spec, Some(b)).unwrap();
+        assert_eq!(got, [("disk".to_string(), Some("ssd".to_string())), ("zone".to_string(), Some("z1".to_string()))]);
+        let mut labelled = b.clone();
+        labelled.metadata.labels.insert("spot".into(), "true".into());
+        labelled.metadata.labels.insert("zone".into(), "z2".into());
+        let got = labels_to_match(spec, Some(&labelled)).unwrap();
+        assert_eq!(got, [("disk".to_string(), Some("ssd".to_string())), ("spot".to_string(), None)]);
+        let mut gt = spec.clone();
+        let text = "zone";
+        if let Some(r) = gt
+            .affinity
+            .as_mut()
+            .and_then(|a| a.node_affinity.as_mut())
+            .and_then(|n| n.required.as_mut())
+            .and_then(|r| r.node_selector_terms.first_mut())
+            .and_then(|t| t.match_expressions.iter_mut().find(|r| r.key == text))
+        {
+            r.operator = "Gt".into();
+        }
+        assert_eq!(labels_to_match(&gt, Some(b)), None, "Gt is not met by a label to add");
+    }
+
+    /// Repair the node names its conditions, or says they are not in the input.
+    #[test]
+    fn repair_fix_reads_the_conditions() {
+        let m = manifests(
+            "kind: Node\nmetadata: {name: sick}\nspec:\n  taints: [{key: node.kubernetes.io/disk-pressure, effect: NoSchedule}]\nstatus:\n  conditions:\n  - {type: Ready, status: 'True'}\n  - {type: DiskPressure, status: 'True', reason: KubeletHasDiskPressure, message: ephemeral storage low}\n---\nkind: Node\nmetadata: {name: bare}\nspec:\n  unschedulable: true\n  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]\n",
+        );
+        let sick = &m.nodes[0].1;
+        let bare = &m.nodes[1].1;
+        let f = repair_fix(&[sick]).unwrap();
+        assert_eq!(f.kind, FixKind::RepairNode);
+        assert!(f.patch.is_none());
+        assert!(
+            f.description.contains("DiskPressure=True (KubeletHasDiskPressure: ephemeral storage low)"),
+            "{}",
+            f.description
+        );
+        assert!(!f.description.contains("Ready=True"), "{}", f.description);
+        assert_eq!(f.remedy, Remedy::RepairNodes(vec!["sick".into()]));
+        let cordoned = repair_fix(&[bare]).unwrap();
+        assert_eq!(cordoned.command.as_deref(), Some("kubectl uncordon bare"));
+        assert!(cordoned.description.contains("status.conditions not in the input"), "{}", cordoned.description);
+        assert!(repair_fix(&[]).is_none());
+    }
 
     #[test]
     fn merges_maps_deletes_nulls_and_merges_containers_by_name() {

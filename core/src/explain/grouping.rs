@@ -614,6 +614,11 @@ mod tests {
             command: None,
             warning: None,
             verified: true,
+            kind: crate::explain::fixes::FixKind::Requests,
+            scope: None,
+            pool: None,
+            still_blocked: None,
+            remedy: crate::explain::fixes::Remedy::Patch,
         };
         let free = "request what NODE has free: cpu 100m -> 40m";
         let mut fixes: Vec<Fix> = (0..12).map(|i| fix(&format!("aks-system-{i}"), free)).collect();

@@ -76,6 +76,9 @@ fn workload_text(out: &mut String, report: &Report, index: usize, fixes: &Fixes,
             continue;
         }
         let _ = writeln!(out, "  Fix {} ({}{reach}{verified}): {}", i + 1, f.plugin, f.description);
+        if let Some(still) = &f.still_blocked {
+            let _ = writeln!(out, "    Not verified: {still}");
+        }
         if let Some(warning) = &f.warning {
             let _ = writeln!(out, "    Warning: {warning}");
         }
@@ -304,16 +307,20 @@ pub fn markdown_with(report: &Report, opts: &Options) -> String {
             );
         }
         for (i, f) in fixes.of_workload(index).iter().enumerate() {
+            let verified = if f.verified { ", verified" } else { "" };
             // Markdown does not number fixes: the description says which, the patch is not repeated.
             if let Some(w) = fixes.first_with(index, i).and_then(|(w, _)| report.workloads.get(w)) {
                 let _ = writeln!(
                     out,
-                    "**Fix ({})**: {} (the same patch as for {} `{}/{}`)\n",
+                    "**Fix ({}{verified})**: {} (the same patch as for {} `{}/{}`)\n",
                     f.plugin, f.description, w.kind, w.namespace, w.name
                 );
                 continue;
             }
-            let _ = writeln!(out, "**Fix ({})**: {}\n", f.plugin, f.description);
+            let _ = writeln!(out, "**Fix ({}{verified})**: {}\n", f.plugin, f.description);
+            if let Some(still) = &f.still_blocked {
+                let _ = writeln!(out, "> **Not verified:** {still}\n");
+            }
             if let Some(warning) = &f.warning {
                 let _ = writeln!(out, "> **Warning:** {warning}\n");
             }
