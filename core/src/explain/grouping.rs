@@ -498,7 +498,12 @@ mod tests {
         // The two DaemonSets' toleration fixes are the same: given in full once.
         assert!(text.contains("the same as Fix 1 of DaemonSet monitoring/node-exporter"), "{text}");
         assert!(text.contains("the same fix for: Fix 1 of DaemonSet monitoring/log-agent"), "{text}");
-        assert_eq!(text.matches("tolerate dedicated=gpu:NoSchedule;").count(), 1, "{text}");
+        assert_eq!(
+            text.matches("tolerate dedicated=gpu:NoSchedule (the taints of pool gpu); DESIRED becomes 300 of 300")
+                .count(),
+            1,
+            "{text}"
+        );
 
         // The ignored objects: one line by kind, every one with -v.
         let diagnostics = render::diagnostics(&report, &manifests.ignored, false);
