@@ -18,7 +18,7 @@ use crate::model::{Pod, PodSpec, Toleration};
 use crate::scheduler::fit_error::{absent_nodes_reason, empty_intersection_reason, format_message, FitError};
 use crate::scheduler::framework::{Code, NodeInfo, SchedulerConfig, Status};
 use crate::scheduler::hostports::HostPort;
-use crate::scheduler::node_search::{num_feasible_nodes_to_find, NodeSearch};
+use crate::scheduler::node_search::NodeSearch;
 use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::scheduler::plugins::{
     default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
@@ -256,23 +256,12 @@ pub fn schedule_with(
     detail: Detail,
     cache: Option<&mut StaticCache>,
 ) -> ScheduleResult {
-    schedule_with_requests(pod, nodes, cfg, detail, cache, &PodRequests::of(&pod.spec, cfg))
+    schedule_searching(pod, nodes, cfg, detail, cache, &PodRequests::of(&pod.spec, cfg), None)
 }
 
-/// [`schedule_with`] for a pod whose [`PodRequests`] the caller already has (they must be
-/// `PodRequests::of(&pod.spec, cfg)`): the pods of one workload share them.
-pub fn schedule_with_requests(
-    pod: &Pod,
-    nodes: &[NodeInfo],
-    cfg: &SchedulerConfig,
-    detail: Detail,
-    cache: Option<&mut StaticCache>,
-    requests: &PodRequests,
-) -> ScheduleResult {
-    schedule_searching(pod, nodes, cfg, detail, cache, requests, None)
-}
-
-/// [`schedule_with_requests`] as one cycle of a running scheduler: with `search`, a cluster
+/// [`schedule_with`] as one cycle of a running scheduler, for a pod whose [`PodRequests`] the
+/// caller already has (they must be `PodRequests::of(&pod.spec, cfg)`: the pods of one
+/// workload share them). With `search`, a cluster
 /// of 100 nodes or more is searched as kube-scheduler searches it ([`NodeSearch`]: from where
 /// the last cycle stopped, until `numFeasibleNodesToFind` feasible nodes are found), and only
 /// those are scored. Without it every node is searched and scored (a single cycle, or
@@ -373,17 +362,7 @@ pub fn schedule_searching(
             }),
         },
         Some(search) => {
-            let (order, wanted): (Vec<usize>, usize) = match &candidates {
-                Some(c) => {
-                    let start = search.start_in(c.len());
-                    let rotated = c.iter().skip(start).chain(c.iter().take(start)).copied().collect();
-                    (rotated, num_feasible_nodes_to_find(search.percentage, c.len()))
-                }
-                None => {
-                    let (order, wanted) = search.plan();
-                    (order.collect(), wanted)
-                }
-            };
+            let (order, wanted) = search.plan(candidates.as_deref());
             // Upstream's `processedNodes`: the feasible nodes found and the failing ones met
             // until the search stopped.
             let (mut found, mut evaluated, mut processed) = (0, 0, None);

@@ -63,23 +63,14 @@ impl NodeSearch {
         Self { percentage, order: node_tree_order(nodes.iter().map(NodeInfo::node)), next_start: 0 }
     }
 
-    /// The order a cycle over all nodes visits them in, and how many feasible nodes it
-    /// wants.
-    pub(crate) fn plan(&self) -> (impl Iterator<Item = usize> + '_, usize) {
-        let n = self.order.len();
-        let start = if n == 0 { 0 } else { self.next_start % n };
-        let rotated = self.order.iter().skip(start).chain(self.order.iter().take(start)).copied();
-        (rotated, num_feasible_nodes_to_find(self.percentage, n))
-    }
-
-    /// The position a cycle over `candidates` (a PreFilter result's nodes, in cluster order)
-    /// starts at: upstream indexes that list with the same `nextStartNodeIndex`.
-    pub(crate) fn start_in(&self, candidates: usize) -> usize {
-        if candidates == 0 {
-            0
-        } else {
-            self.next_start % candidates
-        }
+    /// The order a cycle visits its nodes in, and how many feasible nodes it wants: over all
+    /// nodes (the node tree's order), or over a PreFilter result's `candidates` (in cluster
+    /// order), which upstream indexes with the same `nextStartNodeIndex`.
+    pub(crate) fn plan(&self, candidates: Option<&[usize]>) -> (Vec<usize>, usize) {
+        let list = candidates.unwrap_or(&self.order);
+        let start = self.next_start.checked_rem(list.len()).unwrap_or(0);
+        let rotated = list.iter().skip(start).chain(list.iter().take(start)).copied().collect();
+        (rotated, num_feasible_nodes_to_find(self.percentage, list.len()))
     }
 
     /// After a cycle that processed `processed` nodes: `nextStartNodeIndex = (next +
@@ -186,12 +177,13 @@ mod tests {
         let nodes: Vec<NodeInfo> = (0..4).map(|i| NodeInfo::new(node(&format!("n{i}"), None))).collect();
         let mut search = NodeSearch::new(&nodes, 0);
         search.advance(3);
-        let (order, want) = search.plan();
-        assert_eq!(order.collect::<Vec<_>>(), [3, 0, 1, 2]);
+        let (order, want) = search.plan(None);
+        assert_eq!(order, [3, 0, 1, 2]);
         assert_eq!(want, 4);
         search.advance(2);
-        assert_eq!(search.plan().0.collect::<Vec<_>>(), [1, 2, 3, 0]);
-        assert_eq!(search.start_in(1), 0);
-        assert_eq!(search.start_in(3), 1);
+        assert_eq!(search.plan(None).0, [1, 2, 3, 0]);
+        // A PreFilter result's nodes are indexed with the same start.
+        assert_eq!(search.plan(Some(&[2])).0, [2]);
+        assert_eq!(search.plan(Some(&[0, 2, 3])).0, [2, 3, 0]);
     }
 }
