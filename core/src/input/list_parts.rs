@@ -10,8 +10,6 @@
 //! whole text is read the usual way, which reports errors exactly: this is a fast path
 //! only, and its result is the usual reading's (`tests`).
 
-use std::thread;
-
 use super::block_yaml::Prune;
 use super::documents::{streamed, DocRef, Manifests, Streamed, MAX_DOCUMENTS};
 
@@ -20,7 +18,7 @@ pub(super) const MIN_BYTES: usize = 16 << 20;
 
 /// How many parts: one per core the process may use, at most eight.
 pub(super) fn parts() -> usize {
-    thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
 }
 
 /// The List in `text` read in `parts` parts, or `None` for the usual reading.
@@ -35,22 +33,7 @@ pub(super) fn read(text: &str, source: &str, prune: Prune, parts: usize) -> Opti
         return None;
     }
     let chunks = layout.chunks(text, parts)?;
-    let results: Vec<Option<Manifests>> = thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .iter()
-            .map(|&chunk| {
-                let read = move || read_chunk(chunk, source, prune);
-                // As much stack as a main thread has: the reader's frames are on the heap,
-                // but decoding recurses.
-                match thread::Builder::new().stack_size(8 << 20).spawn_scoped(s, read) {
-                    Ok(handle) => Err(handle),
-                    // No thread to be had: read this part here.
-                    Err(_) => Ok(read()),
-                }
-            })
-            .collect();
-        handles.into_iter().map(|h| h.unwrap_or_else(|handle| handle.join().ok().flatten())).collect()
-    });
+    let results = crate::parallel::map(&chunks, |&chunk| read_chunk(chunk, source, prune));
     let mut out = Manifests::default();
     let mut before = 0;
     for part in results {
