@@ -5,6 +5,7 @@
 //! Everything here is a pure function of [`SharedState`], the same state a share link holds.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::apply_fix::{apply_patch, ApplyError};
 use crate::node_table::{self, NodeRow};
@@ -13,10 +14,13 @@ use crate::share::SharedState;
 use crate::what_if::WhatIfView;
 use placement_core::cluster::defaults::api_defaults;
 use placement_core::cluster::pools::PoolLabel;
-use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, SimulateOptions, WorkloadReport};
+use placement_core::cluster::simulate::{
+    simulate_unverified, Eviction, PodReport, Report, SimulateOptions, WorkloadReport,
+};
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
+use placement_core::explain::verify::verify_fixes;
 use placement_core::input::documents::{parse_manifests_all, InputError, Manifests, Workload, WorkloadKind};
 use placement_core::input::source_map::error_line;
 use placement_core::model::quantity::{format_bytes, format_cpu};
@@ -49,7 +53,7 @@ pub struct EditorError {
     pub message: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CellState {
     Fits,
     Blocked,
@@ -188,6 +192,8 @@ pub struct Usage {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeView {
     pub name: String,
+    /// `key=value`, for the matrix's filter.
+    pub labels: Vec<String>,
     pub taints: Vec<String>,
     pub cordoned: bool,
     pub usage: Vec<Usage>,
@@ -196,6 +202,37 @@ pub struct NodeView {
 
 /// Fixes the page re-checks by simulating again, per evaluation.
 const PAGE_FIX_RESIMULATIONS: usize = 4;
+
+/// Each editor's last text and what reading it gave, so that an edit in one editor does not
+/// read the other again (at 13,000 lines of nodes, reading them is a large part of an edit).
+#[derive(Debug, Clone, Default)]
+pub struct ParseCache {
+    nodes: Option<Parsed>,
+    workloads: Option<Parsed>,
+}
+
+type ParseResult = (Result<Manifests, Vec<InputError>>, Option<Vec<NodeRow>>);
+
+#[derive(Debug, Clone)]
+struct Parsed {
+    text: String,
+    result: Result<Manifests, Vec<InputError>>,
+    /// The node table's rows of the nodes text (nodes editor only).
+    rows: Option<Vec<NodeRow>>,
+}
+
+impl ParseCache {
+    /// `text` read as the documents of `source`: from the cache when it is the text read last.
+    fn read(slot: &mut Option<Parsed>, text: &str, source: &str) -> ParseResult {
+        if let Some(p) = slot.as_ref().filter(|p| p.text == text) {
+            return (p.result.clone(), p.rows.clone());
+        }
+        let result = parse_manifests_all(text, source);
+        let rows = (source == NODES_SOURCE).then(|| result.as_ref().ok().map(|m| node_table::rows(&m.nodes))).flatten();
+        *slot = Some(Parsed { text: text.to_string(), result: result.clone(), rows: rows.clone() });
+        (result, rows)
+    }
+}
 
 /// Everything the playground shows for one state.
 #[derive(Debug, Clone, Default)]
@@ -218,6 +255,19 @@ pub struct Evaluation {
     /// With what-if commands: each command's outcome and what they change; the rest of the
     /// evaluation is the cluster after them.
     pub what_if: Option<WhatIfView>,
+    /// The cluster the report is of (after the what-if commands) and the simulation's options:
+    /// what re-checking the fixes and the downloadable reports read.
+    input: Option<Arc<SimInput>>,
+    /// The fixes are not re-checked yet ([`Evaluation::unverified`]).
+    fixes_pending: bool,
+}
+
+/// The cluster a report is of, and the simulation's options.
+#[derive(Debug)]
+pub struct SimInput {
+    pub manifests: Manifests,
+    pub opts: SimulateOptions,
+    pub pool_label: PoolLabel,
 }
 
 /// Pending pods that share a FailedScheduling message.
@@ -266,8 +316,24 @@ impl Evaluation {
 }
 
 impl Evaluation {
-    /// Parses both texts, simulates, and builds the views.
+    /// Parses both texts, simulates, re-checks the fixes, and builds the views.
     pub fn of(state: &SharedState) -> Evaluation {
+        Evaluation::unverified(state).with_verified_fixes()
+    }
+
+    /// [`Evaluation::of`] without re-checking the fixes: each re-check is another whole
+    /// simulation (up to [`PAGE_FIX_RESIMULATIONS`] of them), several times the cost of the
+    /// verdicts, so the page shows the verdicts at once and settles the fixes after the frame
+    /// ([`Evaluation::with_verified_fixes`]). Until then every fix has `verified` false and
+    /// [`Evaluation::fixes_verified`] is false. With what-if commands the fixes are re-checked
+    /// here (the commands' own simulation does it).
+    pub fn unverified(state: &SharedState) -> Evaluation {
+        Evaluation::unverified_cached(state, &mut ParseCache::default())
+    }
+
+    /// [`Evaluation::unverified`], reading only the editors whose text changed since `cache`
+    /// last read them.
+    pub fn unverified_cached(state: &SharedState, cache: &mut ParseCache) -> Evaluation {
         let mut eval = Evaluation::default();
         let mut opts = SimulateOptions::default();
         if !state.kube_version.trim().is_empty() {
@@ -287,11 +353,9 @@ impl Evaluation {
         opts.max_fix_resimulations = PAGE_FIX_RESIMULATIONS;
 
         // Every invalid document gets its marker, not only the first of each editor.
-        let nodes = parse_manifests_all(&state.nodes, NODES_SOURCE);
-        let workloads = parse_manifests_all(&state.workloads, WORKLOADS_SOURCE);
-        if let Ok(m) = &nodes {
-            eval.node_rows = Some(node_table::rows(&m.nodes));
-        }
+        let (nodes, node_rows) = ParseCache::read(&mut cache.nodes, &state.nodes, NODES_SOURCE);
+        let (workloads, _) = ParseCache::read(&mut cache.workloads, &state.workloads, WORKLOADS_SOURCE);
+        eval.node_rows = node_rows;
         eval.misplaced = nodes.as_ref().map(|m| m.workloads.len()).unwrap_or(0)
             + workloads.as_ref().map(|m| m.nodes.len()).unwrap_or(0);
         let mut manifests = Manifests::default();
@@ -306,7 +370,7 @@ impl Evaluation {
         }
         let pool_label = PoolLabel::from_option(Some(&state.pool_label));
         let simulated = if state.what_if.is_empty() {
-            simulate(&manifests, &opts).map(|r| (r, None, None)).map_err(WhatIfFailure::Input)
+            simulate_unverified(&manifests, &opts).map(|r| (r, None, None)).map_err(WhatIfFailure::Input)
         } else {
             what_if(&manifests, &state.what_if, &opts, &pool_label)
         };
@@ -337,6 +401,34 @@ impl Evaluation {
         eval.what_if = what_if;
         eval.warnings = report.warnings.clone();
         eval.evictions = report.evictions.clone();
+        // With what-if commands the fixes were re-checked with the commands' simulation.
+        eval.fixes_pending = after.is_none() && report.workloads.iter().any(|w| !w.fixes.is_empty());
+        eval.report = Some(report);
+        eval.input = Some(Arc::new(SimInput { manifests: after.unwrap_or(manifests), opts, pool_label }));
+        eval
+    }
+
+    /// True when the fixes are re-checked (or there is nothing to re-check).
+    pub fn fixes_verified(&self) -> bool {
+        !self.fixes_pending
+    }
+
+    /// The cluster the report is of, when the input was valid.
+    pub fn input(&self) -> Option<&SimInput> {
+        self.input.as_deref()
+    }
+
+    /// This evaluation with its fixes re-checked by simulating again (what [`Evaluation::of`]
+    /// returns); the same evaluation when they already are.
+    pub fn with_verified_fixes(self) -> Evaluation {
+        if !self.fixes_pending {
+            return self;
+        }
+        let (Some(check), Some(mut report)) = (self.input.clone(), self.report.clone()) else { return self };
+        verify_fixes(&check.manifests, &check.opts, &mut report);
+        // The views hold the fixes (and which cells they reach): built again.
+        let mut eval = Evaluation { workloads: Vec::new(), nodes: Vec::new(), fixes_pending: false, ..self };
+        build_views(&mut eval, &check.manifests, &report, &check.opts.scheduler_config());
         eval.report = Some(report);
         eval
     }
@@ -563,6 +655,7 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
         }
         eval.nodes.push(NodeView {
             name: node.metadata.name.clone(),
+            labels: node.metadata.labels.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             taints: node.spec.taints.iter().map(|t| t.to_string()).collect(),
             cordoned: node.spec.unschedulable,
             usage,
@@ -684,7 +777,63 @@ pub fn synthetic(nodes: usize, workloads: usize) -> SharedState {
 mod tests {
     use super::*;
     use crate::gallery;
+    use placement_core::cluster::simulate::simulate;
     use placement_core::input::documents::parse_manifests;
+
+    #[test]
+    fn the_parse_cache_reads_only_a_changed_editor_and_gives_the_same_evaluation() {
+        let mut cache = ParseCache::default();
+        let mut state = synthetic(12, 4);
+        // (edit, why)
+        type Edit = fn(&mut SharedState);
+        let edits: [(Edit, &str); 4] = [
+            (|s| s.workloads = s.workloads.replacen("replicas: 10", "replicas: 11", 1), "a workloads edit"),
+            (|s| s.nodes = s.nodes.replacen("cpu: '8'", "cpu: '2'", 1), "a nodes edit"),
+            (|s| s.nodes.push_str("kind: [\n"), "a syntax error"),
+            (|s| s.nodes.truncate(s.nodes.len() - "kind: [\n".len()), "fixed again"),
+        ];
+        for (edit, why) in edits {
+            edit(&mut state);
+            let cached = Evaluation::unverified_cached(&state, &mut cache);
+            let fresh = Evaluation::unverified(&state);
+            assert_eq!(format!("{:?}", cached.errors), format!("{:?}", fresh.errors), "{why}");
+            assert_eq!(cached.node_rows, fresh.node_rows, "{why}");
+            let cells = |e: &Evaluation| e.workloads.iter().map(|w| w.cells.clone()).collect::<Vec<_>>();
+            assert_eq!(cells(&cached), cells(&fresh), "{why}");
+            assert_eq!(cache.nodes.as_ref().unwrap().text, state.nodes, "{why}");
+            assert_eq!(cache.workloads.as_ref().unwrap().text, state.workloads, "{why}");
+        }
+    }
+
+    #[test]
+    fn fixes_are_verified_after_the_verdicts_with_the_same_result() {
+        // (example, fixes to re-check)
+        let rows = [("daemonset-tainted-pool", true), ("gpu-pool", true), ("cluster-snapshot", true)];
+        for (id, has_fixes) in rows {
+            let (nodes, workloads) = gallery::find(id).unwrap().split();
+            let state = SharedState { nodes, workloads, ..Default::default() };
+            let first = Evaluation::unverified(&state);
+            assert!(first.is_ok(), "{id}");
+            assert_eq!(first.fixes_verified(), !has_fixes, "{id}");
+            assert!(first.workloads.iter().flat_map(|w| &w.fixes).all(|f| !f.verified), "{id}: nothing verified yet");
+            let verified = first.clone().with_verified_fixes();
+            assert!(verified.fixes_verified(), "{id}");
+            let whole = Evaluation::of(&state);
+            let fixes = |e: &Evaluation| e.workloads.iter().map(|w| format!("{:?}", w.fixes)).collect::<Vec<_>>();
+            let cells = |e: &Evaluation| e.workloads.iter().map(|w| w.cells.clone()).collect::<Vec<_>>();
+            assert_eq!(fixes(&verified), fixes(&whole), "{id}");
+            assert_eq!(cells(&verified), cells(&whole), "{id}");
+            assert!(verified.workloads.iter().flat_map(|w| &w.fixes).any(|f| f.verified), "{id}: a fix verified");
+            // The verdicts do not wait for the fixes.
+            let verdicts = |e: &Evaluation| {
+                e.workloads
+                    .iter()
+                    .map(|w| w.cells.iter().map(|c| (c.state, c.plugin.clone())).collect::<Vec<_>>())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(verdicts(&first), verdicts(&whole), "{id}");
+        }
+    }
 
     #[test]
     fn every_invalid_document_gets_a_marker() {

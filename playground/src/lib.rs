@@ -7,9 +7,11 @@
 //!
 //! - [`evaluation`]: two manifest texts and the options in, the views out (errors placed on
 //!   editor lines, the workloads × nodes matrix, node capacity, fixes);
+//! - [`export`]: the downloads: the report as the CLI writes it (JSON, Markdown), a fix's patch;
 //! - [`state`]: the playground as a value with methods, which the UI holds in a signal;
 //! - [`apply_fix`]: a fix's patch applied to the manifest text, with core's
 //!   [`placement_core::explain::fixes::strategic_merge`];
+//! - [`matrix`]: the matrix's node columns: grouped by pool, filtered, alike nodes collapsed;
 //! - [`node_table`]: the nodes as editable rows, and `kubectl describe node` read as YAML;
 //! - [`pools`]: the nodes by pool, and the what-if command each pool action stands for;
 //! - [`what_if`]: the before/after panel: the pending commands' outcomes and their changes;
@@ -19,8 +21,10 @@
 
 pub mod apply_fix;
 pub mod evaluation;
+pub mod export;
 pub mod gallery;
 pub mod history;
+pub mod matrix;
 pub mod node_table;
 pub mod policy_panel;
 pub mod pools;

@@ -7,8 +7,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::evaluation::{self, Editor, Evaluation};
+use crate::export::{self, Download, ReportFormat};
 use crate::gallery;
 use crate::history::{diff_states, History, TextDiff};
+use crate::matrix::{self, Column, MatrixFilter};
 use crate::node_table::{self, NodeRow};
 use crate::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
 use crate::pools::PoolAction;
@@ -68,8 +70,10 @@ pub struct Playground {
     pub eval: Arc<Evaluation>,
     /// The last evaluation without errors, shown (dimmed) while the input has errors.
     pub last_good: Option<Arc<Evaluation>>,
-    /// Milliseconds the last evaluation took (from the clock passed in).
+    /// Milliseconds the last evaluation took (from the clock passed in), without the fixes'
+    /// re-checks, and the last re-check of the fixes.
     pub eval_ms: f64,
+    pub verify_ms: f64,
     pub selected: Option<Selection>,
     pub nodes_view: NodesView,
     pub notice: Option<Notice>,
@@ -88,8 +92,13 @@ pub struct Playground {
     pub policy_run: u64,
     /// A policy run is on its way (the admission module may still be loading).
     pub policy_pending: bool,
+    /// The state and settings the last policy run was asked for: its verdicts are stale once
+    /// either changes.
+    policy_ran_on: Option<(SharedState, String)>,
     /// Which page of node columns the matrix shows (see [`MATRIX_PAGE_NODES`]).
     pub matrix_page: usize,
+    /// The matrix's filter and grouping.
+    pub matrix_filter: MatrixFilter,
     /// Undo and redo of every edit.
     pub history: History,
     /// The lines the last whole-text edit (Apply, node table, undo) changed.
@@ -99,6 +108,8 @@ pub struct Playground {
     pub node_draft: Option<Vec<NodeRow>>,
     /// A link's state waiting for the user's answer (open it, or keep the local work).
     pub conflict: Option<Conflict>,
+    /// The editors' texts as last read: an edit reads only the editor it changed.
+    parsed: evaluation::ParseCache,
     clock: fn() -> f64,
 }
 
@@ -106,6 +117,10 @@ pub struct Playground {
 /// as hover text; with 200 nodes x 20 workloads, the browser's layout and paint of all 4,000
 /// of them cost several times the evaluation on every edit, so larger clusters are paged.
 pub const MATRIX_PAGE_NODES: usize = 24;
+
+/// The most text [`Playground::open_files`] reads at once (the CLI reads any size; a page
+/// holds its text in editors and links).
+pub const MAX_OPEN_BYTES: usize = 32 * 1024 * 1024;
 
 fn no_clock() -> f64 {
     0.0
@@ -120,6 +135,7 @@ impl Playground {
             eval: Arc::new(Evaluation::default()),
             last_good: None,
             eval_ms: 0.0,
+            verify_ms: 0.0,
             selected: None,
             nodes_view: NodesView::Yaml,
             notice: None,
@@ -130,11 +146,14 @@ impl Playground {
             policy_result: None,
             policy_run: 0,
             policy_pending: false,
+            policy_ran_on: None,
             matrix_page: 0,
+            matrix_filter: MatrixFilter::default(),
             history: History::default(),
             diffs: Vec::new(),
             node_draft: None,
             conflict: None,
+            parsed: evaluation::ParseCache::default(),
             clock: clock.unwrap_or(no_clock),
         };
         p.reevaluate();
@@ -256,9 +275,11 @@ impl Playground {
         true
     }
 
+    /// Evaluates the state, without re-checking the fixes: the UI calls
+    /// [`Playground::verify_fixes`] after the frame (see [`Evaluation::unverified`]).
     pub fn reevaluate(&mut self) {
         let start = (self.clock)();
-        let eval = Arc::new(evaluation::Evaluation::of(&self.state));
+        let eval = Arc::new(evaluation::Evaluation::unverified_cached(&self.state, &mut self.parsed));
         self.eval_ms = (self.clock)() - start;
         if eval.is_ok() {
             self.last_good = Some(eval.clone());
@@ -272,6 +293,27 @@ impl Playground {
                 self.selected = None;
             }
         }
+    }
+
+    /// True while the fixes shown are not re-checked yet (they are offered, none verified).
+    pub fn fixes_pending(&self) -> bool {
+        !self.shown().fixes_verified()
+    }
+
+    /// Re-checks the fixes of the evaluation shown by simulating with each applied; returns
+    /// whether there was anything to do. The verdicts stay as they are.
+    pub fn verify_fixes(&mut self) -> bool {
+        if !self.fixes_pending() {
+            return false;
+        }
+        let start = (self.clock)();
+        let verified = Arc::new(self.shown().clone().with_verified_fixes());
+        self.verify_ms = (self.clock)() - start;
+        if self.eval.is_ok() {
+            self.eval = verified.clone();
+        }
+        self.last_good = Some(verified);
+        true
     }
 
     /// What the results show: the current evaluation, or the last good one while the input
@@ -344,6 +386,8 @@ impl Playground {
 
     /// Applies fix `fix` of workload `workload` to the manifest text.
     pub fn apply_fix(&mut self, workload: usize, fix: usize) -> Result<(), String> {
+        // Fixes are numbered as the verified list has them (only verified fixes are applied).
+        self.verify_fixes();
         let eval = self.shown().clone();
         let desc = eval.workloads.get(workload).and_then(|w| w.fixes.get(fix)).map(|f| f.description.clone());
         match evaluation::apply_fix_edited(&self.state, &eval, workload, fix) {
@@ -375,13 +419,83 @@ impl Playground {
         }
     }
 
+    /// Opens files (picked or dropped: name and text) in place of the editors' texts, as one
+    /// undoable step: Node documents go to the nodes editor, the rest to the workloads editor.
+    pub fn open_files(&mut self, files: &[(String, String)]) -> Result<(), String> {
+        let total: usize = files.iter().map(|(_, t)| t.len()).sum();
+        let names = files.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", ");
+        let refuse = |why: String| Err(format!("Could not open {names}: {why}"));
+        let outcome = if files.is_empty() {
+            Err("no file to open".to_string())
+        } else if total > MAX_OPEN_BYTES {
+            refuse(format!("{total} bytes in all, more than the {MAX_OPEN_BYTES} the page reads"))
+        } else if let Some((name, _)) = files.iter().find(|(_, t)| t.contains('\0')) {
+            refuse(format!("{name} is not text"))
+        } else {
+            let mut joined = String::with_capacity(total + 8 * files.len());
+            for (_, text) in files {
+                if !joined.is_empty() {
+                    if !joined.ends_with('\n') {
+                        joined.push('\n');
+                    }
+                    joined.push_str("---\n");
+                }
+                joined.push_str(text);
+            }
+            let opened = SharedState { workloads: joined, nodes: String::new(), ..self.state.clone() };
+            // The pending commands and the pool label were for the other cluster.
+            let next =
+                SharedState { what_if: Vec::new(), pool_label: String::new(), ..evaluation::sort_documents(&opened) };
+            self.replace_state(next, "open files", None);
+            self.diffs.clear();
+            self.example = None;
+            self.selected = None;
+            Ok(())
+        };
+        self.notice = Some(match &outcome {
+            Ok(()) => Notice {
+                text: format!(
+                    "Opened {names}: {} nodes, {} workloads. Undo brings back what was here.",
+                    self.shown().nodes.len(),
+                    self.shown().workloads.len()
+                ),
+                error: false,
+            },
+            Err(e) => Notice { text: e.clone(), error: true },
+        });
+        outcome
+    }
+
+    /// The report to download, as the CLI writes it (the fixes re-checked first).
+    pub fn report_download(&mut self, format: ReportFormat) -> Result<Download, String> {
+        self.verify_fixes();
+        export::report(&self.eval, format).map_err(|e| format!("Could not download the report: {e}"))
+    }
+
+    /// A fix's patch to download (numbered as the verified fixes are).
+    pub fn fix_download(&mut self, workload: usize, fix: usize) -> Result<Download, String> {
+        self.verify_fixes();
+        export::fix_patch(self.shown(), workload, fix).map_err(|e| format!("Could not download the patch: {e}"))
+    }
+
     pub fn select(&mut self, workload: usize, node: &str) {
         self.selected = Some(Selection { workload, node: node.to_string() });
     }
 
+    /// Every column the matrix's filter keeps, grouped by pool, before paging.
+    pub fn matrix_all_columns(&self) -> Vec<Column> {
+        matrix::columns(self.shown(), &self.matrix_filter)
+    }
+
     /// How many pages of node columns the matrix has (at least one).
     pub fn matrix_pages(&self) -> usize {
-        self.shown().nodes.len().div_ceil(MATRIX_PAGE_NODES).max(1)
+        self.matrix_all_columns().len().div_ceil(MATRIX_PAGE_NODES).max(1)
+    }
+
+    /// Sets the matrix's filter; the first page of what it keeps is shown.
+    pub fn set_matrix_filter(&mut self, filter: MatrixFilter) {
+        self.matrix_filter = filter;
+        self.matrix_page = 0;
     }
 
     /// The page of node columns shown: the one asked for, or the last one when the cluster
@@ -390,11 +504,14 @@ impl Playground {
         self.matrix_page.min(self.matrix_pages() - 1)
     }
 
-    /// The node columns (indices into the shown nodes) the matrix shows.
-    pub fn matrix_columns(&self) -> std::ops::Range<usize> {
-        let n = self.shown().nodes.len();
-        let page = self.matrix_page_shown();
-        (page * MATRIX_PAGE_NODES).min(n)..((page + 1) * MATRIX_PAGE_NODES).min(n)
+    /// The node columns the matrix shows (the page shown), and their place among all the
+    /// filter keeps.
+    pub fn matrix_columns(&self) -> (std::ops::Range<usize>, Vec<Column>) {
+        let all = self.matrix_all_columns();
+        let n = all.len();
+        let page = self.matrix_page.min(n.div_ceil(MATRIX_PAGE_NODES).max(1) - 1);
+        let range = (page * MATRIX_PAGE_NODES).min(n)..((page + 1) * MATRIX_PAGE_NODES).min(n);
+        (range.clone(), all[range].to_vec())
     }
 
     /// Shows page `page` of the node columns (clamped to the pages there are).
@@ -600,12 +717,22 @@ impl Playground {
         self.policy_workload = self.policy_workload.min(eval.workloads.len().saturating_sub(1));
         self.policy_run += 1;
         self.policy_pending = true;
+        self.policy_ran_on = Some((self.state.clone(), self.policy_settings_text()));
         let request = ReviewRequest {
             state: self.state.clone(),
             targets: policy_panel::targets(&eval),
             settings: self.policy_settings_text(),
         };
         (self.policy_run, serde_json::to_string(&request).unwrap_or_default())
+    }
+
+    /// True when the policy verdicts shown are of an earlier input or settings.
+    pub fn policy_stale(&self) -> bool {
+        self.policy_result.is_some()
+            && self
+                .policy_ran_on
+                .as_ref()
+                .is_some_and(|(state, settings)| state != &self.state || settings != &self.policy_settings_text())
     }
 
     /// Takes the admission module's answer (or why there is none) to run `run`.
@@ -665,6 +792,76 @@ mod tests {
     }
 
     #[test]
+    fn fixes_are_verified_after_an_edit_and_kept_while_the_input_has_errors() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        assert!(p.fixes_pending(), "opened: the verdicts first");
+        assert!(p.shown().workloads[0].fixes.iter().all(|f| !f.verified));
+        assert!(p.verify_fixes() && !p.fixes_pending());
+        assert!(p.shown().workloads[0].fixes[0].verified);
+        assert!(!p.verify_fixes(), "nothing left to re-check");
+        // An edit shows its verdicts with the fixes to re-check again.
+        p.set_workloads(format!("{}# typed\n", p.state.workloads));
+        assert!(p.fixes_pending());
+        // Input errors: the last good result is shown, and its fixes are re-checked.
+        p.set_workloads("kind: [".into());
+        assert!(p.stale() && p.fixes_pending());
+        assert!(p.verify_fixes() && !p.fixes_pending());
+        assert!(p.shown().workloads[0].fixes[0].verified);
+        // Apply re-checks first: fix 0 is the verified list's first.
+        p.undo();
+        assert!(p.fixes_pending());
+        p.apply_fix(0, 0).unwrap();
+        assert_eq!(p.shown().workloads[0].desired, 2);
+    }
+
+    #[test]
+    fn opened_files_replace_the_editors_and_undo_brings_them_back() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        let before = p.state.clone();
+        let snapshot = gallery::find("cluster-snapshot").unwrap();
+        let (nodes, workloads) = snapshot.split();
+        // A file of nodes without its last newline, and one of workloads.
+        let files = [("nodes.yaml".to_string(), nodes.trim_end().to_string()), ("apps.yaml".to_string(), workloads)];
+        p.open_files(&files).unwrap();
+        assert!(p.eval.is_ok(), "{:?}", p.eval.errors);
+        assert!(p.state.nodes.contains("kind: Node") && !p.state.workloads.contains("kind: Node"));
+        assert_eq!(p.shown().nodes.len(), 3);
+        assert!(
+            p.notice.as_ref().unwrap().text.starts_with("Opened nodes.yaml, apps.yaml: 3 nodes,"),
+            "{:?}",
+            p.notice
+        );
+        assert!(p.undo());
+        assert_eq!(p.state, before);
+        // (files, error)
+        let rows: [(Vec<(String, String)>, &str); 2] = [
+            (vec![], "no file to open"),
+            (vec![("x.bin".into(), "a\0b".into())], "Could not open x.bin: x.bin is not text"),
+        ];
+        for (files, want) in rows {
+            assert_eq!(p.open_files(&files).unwrap_err(), want);
+            assert!(p.notice.as_ref().unwrap().error);
+            assert_eq!(p.state, before, "nothing opened");
+        }
+    }
+
+    #[test]
+    fn downloads_wait_for_the_fixes_to_be_re_checked() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        assert!(p.fixes_pending());
+        let json = p.report_download(ReportFormat::Json).unwrap();
+        assert!(!p.fixes_pending(), "downloading re-checks the fixes first");
+        assert!(json.text.contains("\"verified\": true"), "{}", json.text);
+        let patch = p.fix_download(0, 0).unwrap();
+        assert!(patch.text.contains("testkey"));
+        p.set_workloads("kind: [".into());
+        assert_eq!(
+            p.report_download(ReportFormat::Markdown).unwrap_err(),
+            "Could not download the report: the input has errors: fix them first (the report is of a valid input)"
+        );
+    }
+
+    #[test]
     fn errors_keep_the_last_good_result() {
         let mut p = Playground::from_route(&Route::default(), None);
         p.set_workloads(
@@ -678,6 +875,7 @@ mod tests {
     #[test]
     fn the_matrix_pages_large_clusters_by_node_columns() {
         let mut p = Playground::new(evaluation::synthetic(50, 2), None);
+        p.set_matrix_filter(MatrixFilter { collapse: false, ..MatrixFilter::default() });
         // (page asked for, columns shown, why)
         let rows = [
             (0, 0..24, "the first page"),
@@ -688,11 +886,19 @@ mod tests {
         for (page, columns, why) in rows {
             p.set_matrix_page(page);
             assert_eq!(p.matrix_pages(), 3, "{why}");
-            assert_eq!(p.matrix_columns(), columns, "{why}");
+            assert_eq!(p.matrix_columns().0, columns, "{why}");
         }
         // The cluster shrinks under the page shown: the last page that exists is shown.
         p.set_nodes(evaluation::synthetic(10, 2).nodes);
-        assert_eq!((p.matrix_pages(), p.matrix_page_shown(), p.matrix_columns()), (1, 0, 0..10));
+        assert_eq!((p.matrix_pages(), p.matrix_page_shown(), p.matrix_columns().0), (1, 0, 0..10));
+        // A filter starts at its first page; alike nodes collapsed fit on one page.
+        p.set_nodes(evaluation::synthetic(50, 2).nodes);
+        p.set_matrix_page(2);
+        p.set_matrix_filter(MatrixFilter { text: "zone-1".into(), collapse: false, ..MatrixFilter::default() });
+        assert_eq!((p.matrix_pages(), p.matrix_page_shown(), p.matrix_columns().0), (1, 0, 0..17));
+        p.set_matrix_filter(MatrixFilter::default());
+        assert_eq!(p.matrix_pages(), 1);
+        assert_eq!(p.matrix_columns().1.iter().map(|c| 1 + c.alike.len()).sum::<usize>(), 50);
     }
 
     #[test]
@@ -733,6 +939,14 @@ mod tests {
         p.finish_policy_run(new, Err("the module failed to load".into()));
         assert!(!p.policy_pending);
         assert_eq!(p.policy_verdict().unwrap().unwrap_err(), "the module failed to load");
+        assert!(!p.policy_stale());
+        // Edits after a run make its verdicts stale, until the next run.
+        p.set_workloads(format!("{}# edited\n", p.state.workloads));
+        assert!(p.policy_stale());
+        p.run_policy();
+        assert!(!p.policy_stale());
+        p.policy_settings = Some("{}".into());
+        assert!(p.policy_stale(), "other settings");
     }
 
     #[test]

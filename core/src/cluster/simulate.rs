@@ -398,6 +398,14 @@ pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report,
     Ok(report)
 }
 
+/// [`simulate`] with the fixes offered but not yet re-checked (`verified` false): for a caller
+/// that shows the verdicts at once and settles the fixes later with
+/// [`crate::explain::verify::verify_fixes`] on the same input (the browser playground does it
+/// after the frame, so that an edit reaches the screen before the re-simulations run).
+pub fn simulate_unverified(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
+    simulate_once(manifests, opts, None)
+}
+
 /// [`simulate`] without re-checking the fixes: what a fix's re-simulation runs. With
 /// `until`, the controllers after that workload create no pods: in input order they cannot
 /// change where its pods go, and a fix to one workload reads only its report.
