@@ -810,8 +810,10 @@ mod tests {
         // Apply re-checks first: fix 0 is the verified list's first.
         p.undo();
         assert!(p.fixes_pending());
+        p.select(0, "aks-nodepool2-27182818-vmss000000");
         p.apply_fix(0, 0).unwrap();
         assert_eq!(p.shown().workloads[0].desired, 2);
+        assert!(p.selected.is_some(), "the cell stays selected after Apply");
     }
 
     #[test]

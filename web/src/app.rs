@@ -24,6 +24,9 @@ pub const LINE_HEIGHT: f64 = 20.0;
 
 type Pg = RwSignal<Playground>;
 
+/// How long typing must pause before the fixes are re-checked.
+pub const FIX_CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(250);
+
 #[component]
 pub fn App() -> impl IntoView {
     let (hash, search) = browser::location_parts();
@@ -71,6 +74,23 @@ pub fn App() -> impl IntoView {
         }
         let save = move || pg.with_untracked(|p| browser::save(&p.saved_json()));
         pending.set_value(set_timeout_with_handle(save, std::time::Duration::from_millis(500)).ok());
+    });
+
+    // The fixes are re-checked (each a whole simulation again) after the edit has reached the
+    // screen and typing has paused, so a keystroke waits only for the verdicts.
+    let verify_timer = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let pending = pg.with(Playground::fixes_pending);
+        if let Some(h) = verify_timer.get_value() {
+            h.clear();
+        }
+        let verify = move || {
+            pg.update(|p| {
+                p.verify_fixes();
+            })
+        };
+        let timer = pending.then(|| set_timeout_with_handle(verify, FIX_CHECK_DELAY).ok()).flatten();
+        verify_timer.set_value(timer);
     });
 
     let theme = RwSignal::new(browser::saved_theme());
@@ -375,6 +395,61 @@ fn EditBar(pg: Pg) -> impl IntoView {
     }
 }
 
+/// Reads `files` and opens them (see [`Playground::open_files`]).
+fn open_files(pg: Pg, files: &web_sys::FileList) {
+    let files = browser::files_of(files);
+    leptos::task::spawn_local(async move {
+        match browser::read_files(files).await {
+            Ok(files) => pg.update(|p| {
+                let _ = p.open_files(&files);
+            }),
+            Err(e) => {
+                pg.update(|p| p.notice = Some(Notice { text: format!("Could not open the files: {e}"), error: true }))
+            }
+        }
+    });
+}
+
+/// "Open files…": a file picker (several files at once), next to the hint that files can be
+/// dropped on the editors.
+#[component]
+fn OpenFiles(pg: Pg) -> impl IntoView {
+    let input = NodeRef::<html::Input>::new();
+    view! {
+        <div class="file-bar">
+            <button
+                type="button"
+                class="ghost"
+                on:click=move |_| {
+                    if let Some(i) = input.get_untracked() {
+                        i.click();
+                    }
+                }
+            >
+                "Open files…"
+            </button>
+            <input
+                type="file"
+                id="open-files"
+                class="visually-hidden"
+                multiple=true
+                accept=".yaml,.yml,.json,.txt,text/yaml,application/json"
+                node_ref=input
+                aria-label="Open YAML or JSON files"
+                on:change=move |e| {
+                    let Some(el) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+                    if let Some(files) = el.files().filter(|f| f.length() > 0) {
+                        open_files(pg, &files);
+                    }
+                    // The same file picked again is a change too.
+                    el.set_value("");
+                }
+            />
+            <span class="hint">"or drop files here: Nodes go to the nodes editor, the rest to Workloads."</span>
+        </div>
+    }
+}
+
 #[component]
 fn Inputs(pg: Pg) -> impl IntoView {
     // A memo: the nodes panel is rebuilt when the tab changes, not on every edit (the pool
@@ -382,8 +457,21 @@ fn Inputs(pg: Pg) -> impl IntoView {
     let nodes_view = Memo::new(move |_| pg.with(|p| p.nodes_view));
     let nodes_view = move || nodes_view.get();
     let set_view = move |v: NodesView| pg.update(|p| p.nodes_view = v);
+    // Files dropped anywhere on the inputs are opened in place of the editors' texts.
+    let on_drop = move |e: ev::DragEvent| {
+        e.prevent_default();
+        if let Some(files) = e.data_transfer().and_then(|d| d.files()).filter(|f| f.length() > 0) {
+            open_files(pg, &files);
+        }
+    };
     view! {
-        <section class="inputs" aria-label="Manifests">
+        <section
+            class="inputs"
+            aria-label="Manifests"
+            on:dragover=move |e: ev::DragEvent| e.prevent_default()
+            on:drop=on_drop
+        >
+            <OpenFiles pg=pg/>
             <Options pg=pg/>
             <Show when=move || pg.with(|p| p.eval.misplaced > 0)>
                 <p class="banner">
@@ -522,12 +610,14 @@ fn Options(pg: Pg) -> impl IntoView {
 fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hint: &'static str) -> impl IntoView {
     let textarea = NodeRef::<html::Textarea>::new();
     let scroll = RwSignal::new((0i32, 0i32));
-    let text = move || {
+    // A memo: the textarea is written only when its own text changed (not on an edit of the
+    // other editor, nor on a click elsewhere), which at 13,000 lines is a relayout saved.
+    let text = Memo::new(move |_| {
         pg.with(|p| match editor {
             Editor::Nodes => p.state.nodes.clone(),
             _ => p.state.workloads.clone(),
         })
-    };
+    });
     let line_count = Memo::new(move |_| {
         pg.with(|p| match editor {
             Editor::Nodes => p.state.nodes.lines().count(),
@@ -588,7 +678,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                     wrap="off"
                     aria-describedby=described
                     aria-invalid=move || (!errors.with(Vec::is_empty)).to_string()
-                    prop:value=text
+                    prop:value=move || text.get()
                     on:input=move |e| {
                         let v = event_target_value(&e);
                         pg.update(|p| match editor {
@@ -1166,10 +1256,13 @@ fn Results(pg: Pg) -> impl IntoView {
     view! {
         <section
             id="results"
+            tabindex="-1"
             class="results"
             aria-label="Placement"
             class:stale=move || pg.with(Playground::stale)
             data-eval-ms=move || pg.with(|p| format!("{:.2}", p.eval_ms))
+            data-verify-ms=move || pg.with(|p| format!("{:.2}", p.verify_ms))
+            data-fixes=move || if pg.with(Playground::fixes_pending) { "checking" } else { "verified" }
         >
             <Show when=move || pg.with(Playground::stale)>
                 <p class="banner warn" role="alert">
@@ -1178,6 +1271,9 @@ fn Results(pg: Pg) -> impl IntoView {
             </Show>
             <WhatIfPanel pg=pg/>
             <Summary pg=pg/>
+            <Show when=move || !pg.with(|p| p.embed)>
+                <Downloads pg=pg/>
+            </Show>
             <Matrix pg=pg/>
             <Show when=move || !pg.with(|p| p.embed)>
                 <CellDetail pg=pg/>
@@ -1193,6 +1289,34 @@ fn Results(pg: Pg) -> impl IntoView {
                 <Policies pg=pg/>
             </Show>
         </section>
+    }
+}
+
+/// Saves a download, or says why not.
+fn save(pg: Pg, download: Result<placement_playground::export::Download, String>) {
+    let outcome = download.and_then(|d| browser::download(&d).map(|()| d.file_name));
+    pg.update(|p| {
+        p.notice = Some(match outcome {
+            Ok(name) => Notice { text: format!("Downloaded {name}."), error: false },
+            Err(e) => Notice { text: e, error: true },
+        })
+    });
+}
+
+/// The report as the CLI writes it, to download.
+#[component]
+fn Downloads(pg: Pg) -> impl IntoView {
+    use placement_playground::export::ReportFormat;
+    let get = move |format: ReportFormat| {
+        let d = pg.try_update(|p| p.report_download(format)).unwrap_or_else(|| Err("the page is closing".into()));
+        save(pg, d);
+    };
+    view! {
+        <div class="downloads actions" role="group" aria-label="Download the report">
+            <span class="hint">"Download the report, as "<code>"placement simulate"</code>" writes it:"</span>
+            <button type="button" class="ghost" on:click=move |_| get(ReportFormat::Json)>"JSON"</button>
+            <button type="button" class="ghost" on:click=move |_| get(ReportFormat::Markdown)>"Markdown"</button>
+        </div>
     }
 }
 
@@ -1267,35 +1391,81 @@ fn cell_text(c: &Cell) -> String {
 
 #[component]
 fn Matrix(pg: Pg) -> impl IntoView {
+    // The one cell of the matrix in the Tab order (row, column on the page): arrow keys move
+    // it, so the matrix is one Tab stop however many cells it has (roving tabindex).
+    let active = RwSignal::new((0usize, 0usize));
+    let table = NodeRef::<html::Table>::new();
+    let on_key = move |e: ev::KeyboardEvent| {
+        let (rows, cols) = pg.with_untracked(|p| (p.shown().workloads.len(), p.matrix_columns().1.len()));
+        let (r, c) = active.get_untracked();
+        let (r, c) = (r.min(rows.saturating_sub(1)), c.min(cols.saturating_sub(1)));
+        let next = match e.key().as_str() {
+            "ArrowLeft" => (r, c.saturating_sub(1)),
+            "ArrowRight" => (r, (c + 1).min(cols.saturating_sub(1))),
+            "ArrowUp" => (r.saturating_sub(1), c),
+            "ArrowDown" => ((r + 1).min(rows.saturating_sub(1)), c),
+            "Home" => (r, 0),
+            "End" => (r, cols.saturating_sub(1)),
+            _ => return,
+        };
+        e.prevent_default();
+        active.set(next);
+        let found = table.get_untracked().and_then(|t| {
+            t.query_selector(&format!("button[data-row='{}'][data-col='{}']", next.0, next.1)).ok().flatten()
+        });
+        if let Some(b) = found.and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = b.focus();
+        }
+    };
     view! {
         <div class="card">
             <h2 id="matrix-title">"Placement matrix"</h2>
             <p class="hint">
-                "Each cell is one pod of the workload against the node, as kube-scheduler (or the DaemonSet controller) sees it. Hover for the reason and score; select a blocked cell for its fixes."
+                "Each cell is one pod of the workload against the node, as kube-scheduler (or the DaemonSet controller) sees it. Hover for the reason and score; select a blocked cell for its fixes. Arrow keys move between cells."
             </p>
-            <div class="table-wrap matrix-wrap" role="region" aria-labelledby="matrix-title" tabindex="0">
+            <MatrixFilterBar pg=pg/>
+            <div class="table-wrap matrix-wrap" role="region" aria-labelledby="matrix-title">
                 {move || {
                     pg.with(|p| {
                         let eval = p.shown();
                         let selected = p.selected.clone();
                         let embed = p.embed;
-                        let columns = p.matrix_columns();
+                        let (_, columns) = p.matrix_columns();
+                        if columns.is_empty() {
+                            return view! { <p class="hint empty">"No node matches the filter."</p> }.into_any();
+                        }
+                        let spans = placement_playground::matrix::pool_spans(&columns);
+                        let size = (eval.workloads.len(), columns.len());
                         view! {
-                            <table class="matrix">
+                            <table class="matrix" node_ref=table on:keydown=on_key>
                                 <thead>
+                                    <tr class="pools">
+                                        <td class="corner"></td>
+                                        {spans
+                                            .into_iter()
+                                            .map(|s| view! { <th scope="colgroup" colspan=s.columns class="pool">{s.pool}</th> })
+                                            .collect_view()}
+                                    </tr>
                                     <tr>
                                         <th scope="col" class="corner">"Workload \\ Node"</th>
-                                        {eval.nodes[columns.clone()]
+                                        {columns
                                             .iter()
-                                            .map(|n| {
+                                            .map(|col| {
+                                                let n = &eval.nodes[col.node];
                                                 let badges = format!(
                                                     "{}{}",
                                                     if n.taints.is_empty() { String::new() } else { format!("{} taint(s)", n.taints.len()) },
                                                     if n.cordoned { " · cordoned" } else { "" },
                                                 );
+                                                let mut title = n.taints.join("\n");
+                                                if !col.alike.is_empty() {
+                                                    title = format!("{title}\nAlike (every workload judges them the same): {}", col.alike.join(", "));
+                                                }
+                                                let alike = (!col.alike.is_empty()).then(|| format!("+{} alike", col.alike.len()));
                                                 view! {
-                                                    <th scope="col" title=n.taints.join("\n")>
+                                                    <th scope="col" title=title.trim().to_string()>
                                                         <span class="node-name">{n.name.clone()}</span>
+                                                        {alike.map(|a| view! { <span class="alike">{a}</span> })}
                                                         <span class="badges">{badges}</span>
                                                     </th>
                                                 }
@@ -1308,11 +1478,12 @@ fn Matrix(pg: Pg) -> impl IntoView {
                                         .workloads
                                         .iter()
                                         .enumerate()
-                                        .map(|(wi, w)| matrix_row(pg, wi, w, columns.clone(), selected.as_ref(), embed))
+                                        .map(|(wi, w)| matrix_row(pg, wi, w, &columns, selected.as_ref(), embed, (active, size)))
                                         .collect_view()}
                                 </tbody>
                             </table>
                         }
+                            .into_any()
                     })
                 }}
             </div>
@@ -1321,8 +1492,56 @@ fn Matrix(pg: Pg) -> impl IntoView {
     }
 }
 
-/// "Nodes 1–24 of 200" with previous and next buttons, when the cluster has more nodes than
-/// one page of columns.
+/// The matrix's filter: text (node name or label), verdict, and collapsing alike nodes.
+#[component]
+fn MatrixFilterBar(pg: Pg) -> impl IntoView {
+    use placement_playground::matrix::{MatrixFilter, VerdictFilter};
+    let filter = move || pg.with(|p| p.matrix_filter.clone());
+    let set = move |f: MatrixFilter| pg.update(|p| p.set_matrix_filter(f));
+    view! {
+        <div class="matrix-filter" role="search" aria-label="Filter the matrix's nodes">
+            <label>
+                "Nodes matching "
+                <input
+                    type="search"
+                    id="matrix-filter-text"
+                    placeholder="name or label, e.g. zone=eu-1a"
+                    prop:value=move || filter().text
+                    on:input=move |e| set(MatrixFilter { text: event_target_value(&e), ..filter() })
+                />
+            </label>
+            <label>
+                " showing "
+                <select
+                    id="matrix-filter-verdict"
+                    prop:value=move || filter().verdict.to_string()
+                    on:change=move |e| {
+                        if let Ok(verdict) = event_target_value(&e).parse::<VerdictFilter>() {
+                            set(MatrixFilter { verdict, ..filter() })
+                        }
+                    }
+                >
+                    {VerdictFilter::ALL
+                        .into_iter()
+                        .map(|v| view! { <option value=v.to_string()>{v.label()}</option> })
+                        .collect_view()}
+                </select>
+            </label>
+            <label>
+                <input
+                    type="checkbox"
+                    id="matrix-filter-collapse"
+                    prop:checked=move || filter().collapse
+                    on:change=move |e| set(MatrixFilter { collapse: event_target_checked(&e), ..filter() })
+                />
+                " one column for alike nodes of a pool"
+            </label>
+        </div>
+    }
+}
+
+/// "Nodes 1–24 of 200" with previous and next buttons, when the filter keeps more columns
+/// than one page.
 #[component]
 fn MatrixPager(pg: Pg) -> impl IntoView {
     move || {
@@ -1331,9 +1550,9 @@ fn MatrixPager(pg: Pg) -> impl IntoView {
             if pages < 2 {
                 return ().into_any();
             }
-            let columns = p.matrix_columns();
+            let (columns, _) = p.matrix_columns();
             let page = p.matrix_page_shown();
-            let total = p.shown().nodes.len();
+            let total = p.matrix_all_columns().len();
             let (first, last) = (page == 0, page + 1 >= pages);
             view! {
                 <nav class="pager" aria-label="Node columns">
@@ -1363,16 +1582,21 @@ fn matrix_row(
     pg: Pg,
     wi: usize,
     w: &WorkloadView,
-    columns: std::ops::Range<usize>,
+    columns: &[placement_playground::matrix::Column],
     selected: Option<&crate::state::Selection>,
     embed: bool,
+    (active, (rows, cols)): (RwSignal<(usize, usize)>, (usize, usize)),
 ) -> impl IntoView {
-    let cells = w
-        .cells
-        .get(columns)
-        .unwrap_or_default()
+    // The cell in the Tab order, kept inside the matrix when it shrinks.
+    let tab_stop = move || {
+        let (r, c) = active.get();
+        (r.min(rows.saturating_sub(1)), c.min(cols.saturating_sub(1)))
+    };
+    let cells = columns
         .iter()
-        .map(|c| {
+        .enumerate()
+        .filter_map(|(ci, col)| w.cells.get(col.node).map(|c| (ci, c)))
+        .map(|(ci, c)| {
             let node = c.node.clone();
             let is_selected = selected.is_some_and(|s| s.workload == wi && s.node == c.node);
             let class = match c.state {
@@ -1384,7 +1608,9 @@ fn matrix_row(
             let title = c.title();
             let label = format!("{} on {}: {}", w.name, c.node, title);
             view! {
-                <td class=class class:selected=is_selected>
+                // One class string: `class:selected` next to a `class` that changes (blocked to fit
+                // after Apply) lost the selection's class when the row was redrawn.
+                <td class=if is_selected { format!("{class} selected") } else { class.to_string() }>
                     <button
                         type="button"
                         title=title
@@ -1392,6 +1618,10 @@ fn matrix_row(
                         aria-pressed=is_selected.to_string()
                         disabled=embed
                         data-node=node.clone()
+                        data-row=wi
+                        data-col=ci
+                        tabindex=move || if tab_stop() == (wi, ci) { "0" } else { "-1" }
+                        on:focus=move |_| active.set((wi, ci))
                         on:click=move |_| pg.update(|p| p.select(wi, &node))
                     >
                         {cell_text(c)}
@@ -1437,6 +1667,7 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                     let fixes: Vec<(usize, Fix)> = c.fixes.iter().filter_map(|&i| w.fixes.get(i).map(|f| (i, f.clone()))).collect();
                     let wi = sel.workload;
                     let stale = p.stale();
+                    let checking = p.fixes_pending();
                     view! {
                         <h2>{format!("{} on {}", w.label(), c.node)}</h2>
                         <dl class="facts">
@@ -1456,7 +1687,7 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                             view! {
                                 <h3>"Fixes"</h3>
                                 <ol class="fixes">
-                                    {fixes.into_iter().map(|(fi, f)| fix_view(pg, wi, fi, f, stale)).collect_view()}
+                                    {fixes.into_iter().map(|(fi, f)| fix_view(pg, wi, fi, f, stale, checking)).collect_view()}
                                 </ol>
                             }
                                 .into_any()
@@ -1469,7 +1700,8 @@ fn CellDetail(pg: Pg) -> impl IntoView {
     }
 }
 
-fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView {
+/// One fix; `checking`: the fixes are not re-checked yet (none is verified or applicable).
+fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool, checking: bool) -> impl IntoView {
     let patch = f.patch.clone();
     let verified = f.verified;
     let command = f.command.clone();
@@ -1494,6 +1726,7 @@ fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView 
                 " "
                 {f.description.clone()}
                 {f.verified.then(|| view! { <span class="badge ok" title="a full re-simulation with this fix applied places every replica">" verified"</span> })}
+                {(checking && f.still_blocked.is_none()).then(|| view! { <span class="badge checking" role="status" title="simulating the cluster again with this fix applied">" checking…"</span> })}
             </p>
             {f.still_blocked.clone().map(|s| view! { <p class="warn">"Not verified: " {s}</p> })}
             {f.warning.clone().map(|w| view! { <p class="warn">"Warning: " {w}</p> })}
@@ -1508,6 +1741,18 @@ fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView 
                             <button type="button" class="ghost" on:click=move |_| copy(for_copy.clone(), "patch")>
                                 "Copy patch"
                             </button>
+                            {(!checking).then(|| view! {
+                                <button
+                                    type="button"
+                                    class="ghost"
+                                    on:click=move |_| {
+                                        let d = pg.try_update(|p| p.fix_download(wi, fi)).unwrap_or_else(|| Err("the page is closing".into()));
+                                        save(pg, d);
+                                    }
+                                >
+                                    "Download patch"
+                                </button>
+                            })}
                             {command
                                 .clone()
                                 .map(|cmd| {
@@ -1527,7 +1772,9 @@ fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool) -> impl IntoView 
                                 on:click=move |_| {
                                     pg.update(|p| {
                                         let _ = p.apply_fix(wi, fi);
-                                    })
+                                    });
+                                    // The button goes with the fix: focus the cell it was for.
+                                    browser::focus_after_render(&[".matrix td.selected button", "#results"]);
                                 }
                             >
                                 "Apply to manifest"
@@ -1865,12 +2112,24 @@ fn Policies(pg: Pg) -> impl IntoView {
                         .then_some("Running the policy (the first run loads the admission module)…")
                 }}
             </p>
+            <Show when=move || pg.with(Playground::policy_stale)>
+                <p class="banner warn stale-policy" role="status">
+                    "These verdicts are of an earlier input: the manifests or settings changed since. "
+                    <button type="button" class="link" on:click=move |_| run_policy(pg)>
+                        "Run the policy again"
+                    </button>
+                </p>
+            </Show>
             {move || {
                 pg.with(|p| p.policy_result.clone())
                     .map(|r| match r {
                         Ok(all) => {
                             view! {
-                                <table class="verdicts" aria-label="Admission verdict per workload">
+                                <table
+                                    class="verdicts"
+                                    class:stale=move || pg.with(Playground::policy_stale)
+                                    aria-label="Admission verdict per workload"
+                                >
                                     <thead>
                                         <tr>
                                             <th scope="col">"Workload"</th>

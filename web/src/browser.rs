@@ -120,26 +120,38 @@ pub fn focus_line(textarea: &web_sys::HtmlTextAreaElement, line: usize, line_hei
     }
 }
 
-/// Times `evaluate` on a synthetic cluster: `window.placementBench(nodes, workloads, runs)`
-/// returns JSON with every run's milliseconds. A debug hook for BENCHMARKS.md, not UI.
+/// Times the evaluation of a synthetic cluster: `window.placementBench(nodes, workloads, runs)`
+/// returns JSON with every run's milliseconds: `runsMs` the evaluation an edit waits for
+/// (`Evaluation::unverified`: parse, simulate, views), `verifyRunsMs` the re-check of its
+/// fixes that follows once typing pauses. A debug hook for BENCHMARKS.md, not UI.
 pub fn bench(nodes: u32, workloads: u32, runs: u32) -> String {
     let mut state = evaluation::synthetic(nodes as usize, workloads as usize);
     let mut times = Vec::new();
+    let mut verify_times = Vec::new();
     let mut ok = true;
     for i in 0..runs.max(1) {
         // An edit, as a user would make: a different replica count each run.
         state.workloads = state.workloads.replacen("replicas: 10", &format!("replicas: {}", 10 + (i % 2)), 1);
         let start = now_ms();
-        let eval = evaluation::Evaluation::of(&state);
+        let eval = evaluation::Evaluation::unverified(&state);
         times.push(now_ms() - start);
         ok &= eval.is_ok();
+        let start = now_ms();
+        let eval = eval.with_verified_fixes();
+        verify_times.push(now_ms() - start);
+        ok &= eval.fixes_verified();
     }
-    let mut sorted = times.clone();
-    sorted.sort_by(|a, b| a.total_cmp(b));
-    let median = sorted[sorted.len() / 2];
+    let stats = |times: &[f64]| {
+        let mut sorted = times.to_vec();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        (sorted[sorted.len() / 2], sorted[0], sorted[sorted.len() - 1])
+    };
+    let (median, min, max) = stats(&times);
+    let (verify_median, _, _) = stats(&verify_times);
     serde_json::json!({
         "nodes": nodes, "workloads": workloads, "ok": ok,
-        "runsMs": times, "medianMs": median, "minMs": sorted[0], "maxMs": sorted[sorted.len() - 1],
+        "runsMs": times, "medianMs": median, "minMs": min, "maxMs": max,
+        "verifyRunsMs": verify_times, "verifyMedianMs": verify_median,
     })
     .to_string()
 }
@@ -176,4 +188,54 @@ pub async fn review_admission(request: String) -> Result<String, String> {
         Ok(v) => v.as_string().ok_or_else(|| "the admission module answered with no text".to_string()),
         Err(e) => Err(e.as_string().or_else(|| js_sys::Error::from(e).message().as_string()).unwrap_or_default()),
     }
+}
+
+/// Saves `d` as a file: a Blob behind a link with `download`, clicked (nothing leaves the page).
+pub fn download(d: &placement_playground::export::Download) -> Result<(), String> {
+    let fail = |e: JsValue| format!("the browser refused the download: {e:?}");
+    let parts = js_sys::Array::of1(&JsValue::from_str(&d.text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(d.mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).map_err(fail)?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(fail)?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a").map_err(fail)?.unchecked_into();
+    a.set_href(&url);
+    a.set_download(&d.file_name);
+    a.click();
+    let _ = web_sys::Url::revoke_object_url(&url);
+    Ok(())
+}
+
+/// The files of a picker or a drop, taken out of the live `FileList` (which empties when the
+/// picker is reset).
+pub fn files_of(list: &web_sys::FileList) -> Vec<web_sys::File> {
+    (0..list.length()).filter_map(|i| list.get(i)).collect()
+}
+
+/// Reads the files (picked or dropped) as text, in order: `(name, text)`.
+pub async fn read_files(files: Vec<web_sys::File>) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
+    for file in files {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .map_err(|e| format!("could not read {}: {e:?}", file.name()))?;
+        out.push((file.name(), text.as_string().unwrap_or_default()));
+    }
+    Ok(out)
+}
+
+/// Focuses the element of the first of `selectors` that matches, once the page has
+/// re-rendered (after an action that removes the focused element).
+pub fn focus_after_render(selectors: &'static [&'static str]) {
+    leptos::prelude::set_timeout(
+        move || {
+            let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+            let found = selectors.iter().find_map(|s| document.query_selector(s).ok().flatten());
+            if let Some(el) = found.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                let _ = el.focus();
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }

@@ -16,5 +16,9 @@ pub use app::App;
 pub fn start() {
     console_error_panic_hook::set_once();
     browser::install_debug_hook();
+    // index.html's "Loading the playground" line, shown while the module downloaded.
+    if let Some(loading) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id("loading")) {
+        loading.remove();
+    }
     leptos::mount::mount_to_body(App);
 }

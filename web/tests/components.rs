@@ -20,6 +20,17 @@ async fn settle() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// Waits (up to two seconds) until `done` holds.
+async fn until(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..100 {
+        if done() {
+            return;
+        }
+        settle().await;
+    }
+    panic!("waited two seconds for {what}");
+}
+
 fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
@@ -82,6 +93,13 @@ async fn daemonset_example_blocks_the_tainted_node_and_the_fix_covers_it() {
     settle().await;
     let detail = one(&root, ".detail");
     assert!(text(&detail).contains("untolerated taint {testkey: palotest}"), "{}", text(&detail));
+    // The verdicts come first; the fix is re-checked once the page is idle, then applicable.
+    let results = one(&root, "#results");
+    assert_eq!(results.get_attribute("data-fixes").as_deref(), Some("checking"));
+    assert!(text(&one(&root, ".detail")).contains("checking…"), "{}", text(&one(&root, ".detail")));
+    assert!(all(&root, ".detail button").iter().all(|b| !text(b).contains("Apply to manifest")));
+    until("the fixes to be verified", || results.get_attribute("data-fixes").as_deref() == Some("verified")).await;
+    assert!(text(&one(&root, ".detail")).contains("verified"));
     click(&button_with_text(&root, ".detail button", "Apply to manifest"));
     settle().await;
 
