@@ -171,6 +171,20 @@ impl WorkloadView {
         )
     }
 
+    /// Where `node` ranks among the nodes this workload fits on, by total score (1 is the
+    /// highest; nodes of equal score share a rank), and how many such nodes have a score.
+    ///
+    /// `None` for a DaemonSet: each of its pods is scheduled to one node (the controller's
+    /// node affinity), so its scores come from different cycles and do not rank.
+    pub fn rank(&self, node: &str) -> Option<(usize, usize)> {
+        if self.kind == "DaemonSet" {
+            return None;
+        }
+        let scored = || self.cells.iter().filter(|c| c.state == CellState::Fits).filter_map(|c| c.score);
+        let score = self.cells.iter().find(|c| c.node == node && c.state == CellState::Fits)?.score?;
+        Some((1 + scored().filter(|s| *s > score).count(), scored().count()))
+    }
+
     /// A stable key for the UI.
     pub fn key(&self) -> String {
         format!("{}/{}/{}", self.kind, self.namespace, self.name)
@@ -803,6 +817,36 @@ mod tests {
             assert_eq!(cache.nodes.as_ref().unwrap().text, state.nodes, "{why}");
             assert_eq!(cache.workloads.as_ref().unwrap().text, state.workloads, "{why}");
         }
+    }
+
+    #[test]
+    fn a_cell_ranks_among_the_feasible_nodes_by_score() {
+        let cell = |node: &str, state, score| Cell {
+            node: node.into(),
+            state,
+            plugin: None,
+            reason: None,
+            detail: None,
+            score,
+            pods: vec![],
+            fixes: vec![],
+        };
+        let eval = Evaluation::of(&synthetic(1, 2));
+        let mut w = eval.workloads[1].clone();
+        assert_eq!(w.kind, "Deployment");
+        w.cells = vec![
+            cell("a", CellState::Fits, Some(50)),
+            cell("b", CellState::Fits, Some(80)),
+            cell("c", CellState::Fits, Some(50)),
+            cell("d", CellState::Blocked, None),
+        ];
+        // (node, rank)
+        let rows = [("b", Some((1, 3))), ("a", Some((2, 3))), ("c", Some((2, 3))), ("d", None), ("x", None)];
+        for (node, want) in rows {
+            assert_eq!(w.rank(node), want, "{node}");
+        }
+        w.kind = "DaemonSet".into();
+        assert_eq!(w.rank("b"), None, "a DaemonSet's pods each have one node");
     }
 
     #[test]

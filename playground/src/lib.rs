@@ -17,12 +17,14 @@
 //! - [`what_if`]: the before/after panel: the pending commands' outcomes and their changes;
 //! - [`policy_panel`]: the admission panel's requests and verdicts;
 //! - [`share`]: share links (`#s=…`) and the page's routes;
+//! - [`glossary`]: a short glossary of the scheduler plugins, for the page;
 //! - [`gallery`]: the examples gallery.
 
 pub mod apply_fix;
 pub mod evaluation;
 pub mod export;
 pub mod gallery;
+pub mod glossary;
 pub mod history;
 pub mod matrix;
 pub mod node_table;

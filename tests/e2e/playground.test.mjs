@@ -725,6 +725,29 @@ test("on a phone the verdicts come before the editors", async () => {
   assert.ok((await top(".matrix td.blocked")) < (await top(".inputs")), "the blocked cell before the editors");
 });
 
+test("a cell's breakdown ranks its score among the nodes it fits on, and plugin names lead to the glossary", async () => {
+  const page = await newPage();
+  await open(page, "#example=gpu-pool");
+  // A Deployment's cell on a node it fits: the total score and its rank.
+  const deployment = page.locator(".matrix tbody tr").filter({ hasText: "Deployment" });
+  await deployment.locator("td.fit button").first().click();
+  assert.match(await page.locator(".detail dd.score").textContent(), /^\d+ \(rank \d+ of \d+ nodes? it fits on\)$/);
+  // A DaemonSet's cells do not rank (each daemon pod has one node).
+  const ds = await newPage();
+  await open(ds, "#example=daemonset-tainted-pool");
+  await ds.locator("td.fit button").first().click();
+  assert.match(await ds.locator(".detail dd.score").textContent(), /^\d+$/);
+  // A blocked cell: its plugin links to the glossary entry, which takes the focus.
+  await ds.locator(`td.blocked button[data-node="${TAINTED}"]`).click();
+  await ds.locator(".detail .plugin-link").getByText("TaintToleration").click();
+  await ds.waitForFunction(() => document.activeElement?.id === "glossary-TaintToleration");
+  assert.match(
+    await ds.locator("#glossary-TaintToleration + dd").textContent(),
+    /^Filter: rejects a node with a NoSchedule or NoExecute taint the pod does not tolerate\./,
+  );
+  assert.equal(await ds.locator(".glossary dt").count(), 9);
+});
+
 test("a loading message shows while the module downloads", async () => {
   const page = await newPage();
   let release;

@@ -1287,6 +1287,7 @@ fn Results(pg: Pg) -> impl IntoView {
             <Warnings pg=pg/>
             <Show when=move || !pg.with(|p| p.embed)>
                 <Policies pg=pg/>
+                <Glossary/>
             </Show>
         </section>
     }
@@ -1673,10 +1674,16 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                         <dl class="facts">
                             <dt>"Verdict"</dt>
                             <dd class=format!("verdict {verdict}")>{verdict}</dd>
-                            {c.plugin.clone().map(|x| view! { <dt>"Plugin"</dt><dd>{x}</dd> })}
+                            {c.plugin.clone().map(|x| view! { <dt>"Plugin"</dt><dd>{plugin_link(x)}</dd> })}
                             {c.reason.clone().map(|x| view! { <dt>"Reason (upstream)"</dt><dd><code>{x}</code></dd> })}
                             {c.detail.clone().map(|x| view! { <dt>"Detail"</dt><dd class="detail-text">{x}</dd> })}
-                            {c.score.map(|x| view! { <dt>"Score"</dt><dd>{x}</dd> })}
+                            {c.score.map(|x| {
+                                let rank = w
+                                    .rank(&c.node)
+                                    .map(|(r, n)| format!(" (rank {r} of {n} node{} it fits on)", if n == 1 { "" } else { "s" }))
+                                    .unwrap_or_default();
+                                view! { <dt>"Score"</dt><dd class="score">{x}{rank}</dd> }
+                            })}
                             {(!c.pods.is_empty()).then(|| view! { <dt>"Pods here"</dt><dd>{c.pods.join(", ")}</dd> })}
                         </dl>
                         {if fixes.is_empty() {
@@ -1701,6 +1708,52 @@ fn CellDetail(pg: Pg) -> impl IntoView {
 }
 
 /// One fix; `checking`: the fixes are not re-checked yet (none is verified or applicable).
+/// A plugin's name, linked to its glossary entry when it has one.
+fn plugin_link(name: String) -> AnyView {
+    if placement_playground::glossary::entry(&name).is_none() {
+        return name.into_any();
+    }
+    let target = format!("glossary-{name}");
+    view! {
+        <button
+            type="button"
+            class="link plugin-link"
+            title="What this plugin does (glossary)"
+            on:click=move |_| {
+                let found = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(&target));
+                if let Some(el) = found.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+                    el.scroll_into_view();
+                    let _ = el.focus();
+                }
+            }
+        >
+            {name}
+        </button>
+    }
+    .into_any()
+}
+
+/// The scheduler plugins the matrix and the breakdown name, in a few words each.
+#[component]
+fn Glossary() -> impl IntoView {
+    view! {
+        <div class="card glossary">
+            <h2 id="glossary-title">"Glossary: the scheduler plugins"</h2>
+            <dl aria-labelledby="glossary-title">
+                {placement_playground::glossary::PLUGINS
+                    .iter()
+                    .map(|(name, text)| {
+                        view! {
+                            <dt id=format!("glossary-{name}") tabindex="-1"><code>{*name}</code></dt>
+                            <dd>{*text}</dd>
+                        }
+                    })
+                    .collect_view()}
+            </dl>
+        </div>
+    }
+}
+
 fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool, checking: bool) -> impl IntoView {
     let patch = f.patch.clone();
     let verified = f.verified;

@@ -1,0 +1,56 @@
+//! A short glossary of the scheduler plugins the matrix and the breakdown name, for the page's
+//! glossary section (each cell's plugin links to its entry).
+
+/// `(plugin, what it does)`: filters first, in kube-scheduler's Filter order, then the score
+/// plugin that only scores.
+pub const PLUGINS: [(&str, &str); 9] = [
+    ("NodeUnschedulable", "Filter: rejects a cordoned node (spec.unschedulable) unless the pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint."),
+    ("NodeName", "Filter: when the pod sets spec.nodeName, only that node passes."),
+    ("TaintToleration", "Filter: rejects a node with a NoSchedule or NoExecute taint the pod does not tolerate. Score: prefers nodes with fewer PreferNoSchedule taints the pod does not tolerate."),
+    ("NodeAffinity", "Filter: the pod's nodeSelector and required node affinity must match the node's labels. Score: the weights of the preferred node affinity terms the node matches."),
+    ("NodePorts", "Filter: rejects a node where a hostPort the pod asks for is already taken."),
+    ("NodeResourcesFit", "Filter: the node's allocatable, less the requests of the pods on it, must cover the pod's requests (cpu, memory, ephemeral-storage, pods, extended resources). Score: by default LeastAllocated, which prefers nodes with more left after the pod."),
+    ("PodTopologySpread", "Filter: topologySpreadConstraints with whenUnsatisfiable: DoNotSchedule must keep the skew within maxSkew. Score: prefers nodes that lower the skew (ScheduleAnyway constraints and the cluster's default constraints)."),
+    ("InterPodAffinity", "Filter: the pod's required pod affinity and anti-affinity, and the required anti-affinity of pods already placed, must hold. Score: the weights of the preferred terms the node satisfies."),
+    ("NodeResourcesBalancedAllocation", "Score: prefers nodes whose cpu and memory would be used in closer proportion after the pod."),
+];
+
+/// The glossary entry of `plugin`, when it has one.
+pub fn entry(plugin: &str) -> Option<&'static str> {
+    PLUGINS.iter().find(|(name, _)| *name == plugin).map(|(_, text)| *text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use placement_core::scheduler::profile::{FilterPlugin, ScorePlugin};
+
+    #[test]
+    fn every_plugin_of_the_scheduler_has_an_entry() {
+        let filters = [
+            FilterPlugin::NodeUnschedulable,
+            FilterPlugin::NodeName,
+            FilterPlugin::TaintToleration,
+            FilterPlugin::NodeAffinity,
+            FilterPlugin::NodePorts,
+            FilterPlugin::NodeResourcesFit,
+            FilterPlugin::PodTopologySpread,
+            FilterPlugin::InterPodAffinity,
+        ];
+        for f in filters {
+            assert!(entry(f.name()).is_some_and(|t| t.starts_with("Filter: ")), "{}", f.name());
+        }
+        let scores = [
+            ScorePlugin::TaintToleration,
+            ScorePlugin::NodeAffinity,
+            ScorePlugin::NodeResourcesFit,
+            ScorePlugin::PodTopologySpread,
+            ScorePlugin::InterPodAffinity,
+            ScorePlugin::NodeResourcesBalancedAllocation,
+        ];
+        for s in scores {
+            assert!(entry(s.name()).is_some_and(|t| t.contains("Score: ")), "{}", s.name());
+        }
+        assert_eq!(entry("NoSuchPlugin"), None);
+    }
+}
