@@ -1220,6 +1220,16 @@ impl Interpreter {
                 }
             }
             Literal::NotExpr { span, expr, .. } => {
+                // Placement: in OPA the arguments of a call are evaluated in the enclosing
+                // body, outside the negation, so `not f(x, <undefined>)` fails the body
+                // instead of being true.
+                if let Expr::Call { params, .. } = expr.as_ref() {
+                    for p in params {
+                        if self.eval_expr(p)? == Value::Undefined {
+                            return Ok(false);
+                        }
+                    }
+                }
                 let value = match expr.as_ref() {
                     // Extra parameter is allowed; but a return argument is not allowed.
                     Expr::Call {

@@ -948,7 +948,10 @@ impl<'source> Parser<'source> {
             let sep_pos = span.start;
             span.start = start;
             match self.token_text() {
-                "." | "[" if self.tok.1.start != self.end => {
+                // Placement: `(` too. OPA's parser (parseTermFinish) continues a ref or
+                // makes a call only when `.`, `[` or `(` follows with no whitespace, so a
+                // newline before `(` ends the expression and `(...)` starts the next one.
+                "." | "[" | "(" if self.tok.1.start != self.end => {
                     if self.line != self.tok.1.line {
                         // Newline encountered. This could be a separate
                         // literal.
@@ -2164,8 +2167,11 @@ impl<'source> Parser<'source> {
         let bodies = self.parse_rule_bodies()?;
         span.end = self.end;
 
+        // Placement: only `else` is refused for set rules. Chained bodies
+        // (`head { ... } { ... }`) are, in OPA, separate definitions of the rule, which
+        // eval_rule_bodies already evaluates independently for partial rules.
         if let RuleHead::Set { .. } = &head {
-            if let Some(RuleBody { span, .. }) = bodies.get(1) {
+            if let Some(RuleBody { span, .. }) = bodies.iter().skip(1).find(|b| b.is_else) {
                 bail!(span.error("else cannot be used with set rules"));
             }
         }

@@ -369,9 +369,13 @@ fn sprintf(span: &Span, params: &[Ref<Expr>], args: &[Value], _strict: bool) -> 
             None => break,
         };
 
+        // Placement: Go's fmt (and so OPA's sprintf) prints `%!<verb>(MISSING)` for a verb
+        // with no argument left instead of failing.
         if args_idx >= args.len() {
-            bail!(args_span
-                .error(format!("no argument specified for format verb {args_idx}").as_str()));
+            s.push_str("%!");
+            s.push(verb);
+            s.push_str("(MISSING)");
+            continue;
         }
         let arg = &args[args_idx];
         args_idx += 1;
