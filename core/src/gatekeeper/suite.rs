@@ -138,9 +138,29 @@ fn single_object(text: &str, path: &str) -> Result<Value, String> {
     Ok(docs.remove(0).value)
 }
 
+/// How suites are run: gator verify's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    pub limits: Limits,
+    /// gator's `--enable-k8s-native-validation` (see [`PolicySet::k8s_native_validation`]).
+    pub k8s_native_validation: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        let set = PolicySet::default();
+        RunOptions { limits: set.limits, k8s_native_validation: set.k8s_native_validation }
+    }
+}
+
 /// Runs one suite. An unreadable or malformed suite is an `Err`; everything else is a
 /// per-case outcome.
-pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> Result<Vec<CaseResult>, SuiteError> {
+pub fn run_suite(
+    text: &str,
+    source: &str,
+    fs: &dyn SuiteFs,
+    options: RunOptions,
+) -> Result<Vec<CaseResult>, SuiteError> {
     let suite: Suite = serde_yaml::from_str(text)
         .map_err(|e| SuiteError::Invalid { suite: source.to_string(), message: e.to_string() })?;
     if suite.kind.as_deref() != Some("Suite")
@@ -166,7 +186,11 @@ pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> 
             })
             .clone();
         let policy = template.and_then(|t| {
-            let mut set = PolicySet { limits, ..PolicySet::default() };
+            let mut set = PolicySet {
+                limits: options.limits,
+                k8s_native_validation: options.k8s_native_validation,
+                ..PolicySet::default()
+            };
             set.add_template(t).map_err(|e| e.to_string())?;
             if !test.expansion.is_empty() {
                 set.expansions = read_expansions(fs, &test.expansion)?;

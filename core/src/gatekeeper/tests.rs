@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::suite::{parse_expect, run_suite, Expect, Outcome, SuiteFs};
+use super::suite::{parse_expect, run_suite, Expect, Outcome, RunOptions, SuiteFs};
 use super::*;
 
 fn yaml(text: &str) -> Value {
@@ -211,8 +211,9 @@ fn bad_templates_name_template_and_line() {
     // and the template.
     let t =
         template_with("package k8sbroken\n\nviolation[{\"msg\": msg}] {\n  msg := no_such_builtin(1)\n}\n").unwrap();
-    let err =
-        t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap_err();
+    let err = t
+        .violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default(), Engine::Rego)
+        .unwrap_err();
     assert!(matches!(err, EvalError::Rego(_)), "{err:?}");
     let err = err.to_string();
     assert!(err.contains("could not find function no_such_builtin") && err.contains(":4:"), "{err}");
@@ -249,9 +250,21 @@ spec:
           }
 "#;
     let t = Template::from_value(&yaml(text)).unwrap();
-    assert!(t.notes.iter().any(|n| n.contains("K8sNativeValidation")), "{:?}", t.notes);
+    // A build without CEL notes the CEL block it skips; either way the Rego is what runs here.
+    assert_eq!(
+        t.notes.iter().any(|n| n.contains("K8sNativeValidation")),
+        !cfg!(feature = "gatekeeper-cel"),
+        "{:?}",
+        t.notes
+    );
     let v = t
-        .violations(&review_for(&pod(None, "p", json!({}), "nginx:latest")), &Value::Null, None, Limits::default())
+        .violations(
+            &review_for(&pod(None, "p", json!({}), "nginx:latest")),
+            &Value::Null,
+            None,
+            Limits::default(),
+            Engine::Rego,
+        )
         .unwrap();
     assert_eq!(v, vec![("c uses latest".to_string(), Value::Null)]);
 }
@@ -280,7 +293,9 @@ spec:
       name_of(o) = n { n := o.metadata.name }
 "#;
     let t = Template::from_value(&yaml(text)).unwrap();
-    let v = t.violations(&review_for(&pod(None, "p1", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap();
+    let v = t
+        .violations(&review_for(&pod(None, "p1", json!({}), "x")), &Value::Null, None, Limits::default(), Engine::Rego)
+        .unwrap();
     assert_eq!(v[0].0, "saw p1");
 }
 
@@ -382,7 +397,9 @@ fn hostile_template_is_stopped_by_the_time_limit() {
     .expect("compiles");
     let start = Instant::now();
     let limits = Limits { time: Some(Duration::from_millis(200)), work: None };
-    let err = t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits).unwrap_err();
+    let err = t
+        .violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits, Engine::Rego)
+        .unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
     // Classified by regorus' typed `LimitError`, not by its message.
     assert!(
@@ -451,7 +468,7 @@ tests:
   constraint: bad-constraint.yaml
   invalid: true
 "#;
-    let results = run_suite(suite, "suite.yaml", &fs, Limits::default()).unwrap();
+    let results = run_suite(suite, "suite.yaml", &fs, RunOptions::default()).unwrap();
     let outcomes: Vec<(&str, &Outcome)> = results.iter().map(|r| (r.case.as_str(), &r.outcome)).collect();
     assert_eq!(outcomes[0], ("good", &Outcome::Pass));
     assert_eq!(outcomes[1], ("bad", &Outcome::Pass));
@@ -512,7 +529,13 @@ fn opa_fidelity() {
     for (name, rules, parameters, want) in cases {
         let t = template_with(&format!("package k8sbroken\n\n{rules}\n")).unwrap_or_else(|e| panic!("{name}: {e}"));
         let got = t
-            .violations(&review_for(&pod(None, "p", json!({}), "x")), &parameters, None, Limits::default())
+            .violations(
+                &review_for(&pod(None, "p", json!({}), "x")),
+                &parameters,
+                None,
+                Limits::default(),
+                Engine::Rego,
+            )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let got: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
         assert_eq!(got, want, "{name}");
@@ -574,7 +597,7 @@ spec:
     ]));
     let suite = |body: &str| format!("kind: Suite\napiVersion: test.gatekeeper.sh/v1alpha1\n{body}");
     let run = |body: &str| -> Vec<(String, Outcome)> {
-        run_suite(&suite(body), "suite.yaml", &fs, Limits::default())
+        run_suite(&suite(body), "suite.yaml", &fs, RunOptions::default())
             .unwrap()
             .into_iter()
             .map(|r| (r.case, r.outcome))
@@ -646,9 +669,178 @@ fn extra_builtins() {
         let t = template_with(&format!("package k8sbroken\n\nviolation[{{\"msg\": msg}}] {{\n  {body}\n}}\n"))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let got = t
-            .violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default())
+            .violations(
+                &review_for(&pod(None, "p", json!({}), "x")),
+                &Value::Null,
+                None,
+                Limits::default(),
+                Engine::Rego,
+            )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let got: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
         assert_eq!(got, want, "{name}");
     }
+}
+
+#[cfg(feature = "gatekeeper-cel")]
+fn cel_template(source: &str) -> Result<Template, GatekeeperError> {
+    let indented: String = source.lines().map(|l| format!("        {l}\n")).collect();
+    let text = format!(
+        "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8scel\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sCel\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    code:\n    - engine: K8sNativeValidation\n      source:\n{indented}"
+    );
+    Template::from_value(&yaml(&text))
+}
+
+/// Gatekeeper's CEL environment and VAP message rules (pkg/drivers/k8scel).
+#[cfg(feature = "gatekeeper-cel")]
+#[test]
+fn cel_templates() {
+    let review = review_for(&pod(Some("prod"), "web", json!({"app": "web"}), "nginx:latest"));
+    let mut delete = review.clone();
+    delete["operation"] = json!("DELETE");
+    delete["oldObject"] = delete["object"].clone();
+    let cases: Vec<(&str, &str, Value, &Value, Vec<&str>)> = vec![
+        (
+            "messageExpression with variables.anyObject and variables.params",
+            "validations:\n- expression: \"variables.anyObject.spec.containers.all(c, !c.image.endsWith(':' + variables.params.tag))\"\n  messageExpression: \"'no ' + variables.params.tag + ': ' + variables.anyObject.metadata.name\"",
+            json!({"tag": "latest"}),
+            &review,
+            vec!["no latest: web"],
+        ),
+        ("static message", "validations:\n- expression: \"false\"\n  message: \"always\"", json!({}), &review, vec!["always"]),
+        ("no message", "validations:\n- expression: \"1 == 2\"", json!({}), &review, vec!["failed expression: 1 == 2"]),
+        (
+            "an empty messageExpression falls back to message",
+            "validations:\n- expression: \"false\"\n  message: \"static\"\n  messageExpression: \"''\"",
+            json!({}),
+            &review,
+            vec!["static"],
+        ),
+        (
+            "template variables see earlier ones",
+            "variables:\n- name: images\n  expression: \"variables.anyObject.spec.containers.map(c, c.image)\"\n- name: latest\n  expression: \"variables.images.filter(i, i.endsWith(':latest'))\"\nvalidations:\n- expression: \"size(variables.latest) == 0\"\n  messageExpression: \"variables.latest.join(', ')\"",
+            json!({}),
+            &review,
+            vec!["nginx:latest"],
+        ),
+        (
+            "params is the constraint, variables.params its parameters",
+            "validations:\n- expression: \"params.spec.parameters.n != variables.params.n\"",
+            json!({"n": 1}),
+            &review,
+            vec!["failed expression: params.spec.parameters.n != variables.params.n"],
+        ),
+        (
+            "variables.params is null without parameters",
+            "validations:\n- expression: \"variables.params != null\"\n  message: \"no params\"",
+            Value::Null,
+            &review,
+            vec!["no params"],
+        ),
+        (
+            "DELETE: object is null, anyObject the old object",
+            "validations:\n- expression: \"object != null || variables.anyObject.metadata.name != 'web'\"\n  message: \"deleting web\"",
+            json!({}),
+            &delete,
+            vec!["deleting web"],
+        ),
+        (
+            "request fields",
+            "validations:\n- expression: \"!has(request.operation) || request.operation != 'DELETE'\"\n  message: \"delete\"",
+            json!({}),
+            &delete,
+            vec!["delete"],
+        ),
+        (
+            "matchConditions gate the validations",
+            "matchConditions:\n- name: only-prod\n  expression: \"object.metadata.namespace == 'dev'\"\nvalidations:\n- expression: \"false\"",
+            json!({}),
+            &review,
+            vec![],
+        ),
+        (
+            "an evaluation error is a violation (failure policy Fail)",
+            "validations:\n- expression: \"object.spec.missing == 1\"",
+            json!({}),
+            &review,
+            vec!["expression 'object.spec.missing == 1' resulted in error: "],
+        ),
+        (
+            "strings extension: lowerAscii, replace, split",
+            "validations:\n- expression: \"'A-B'.lowerAscii().replace('-', '.').split('.').size() == 3\"",
+            json!({}),
+            &review,
+            vec!["failed expression: 'A-B'.lowerAscii().replace('-', '.').split('.').size() == 3"],
+        ),
+    ];
+    for (name, source, parameters, review, want) in cases {
+        let t = cel_template(source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(t.engine(true), Some(Engine::K8sNativeValidation), "{name}");
+        assert_eq!(t.engine(false), None, "{name}: a CEL-only template has no Rego");
+        let got = t
+            .violations(review, &parameters, None, Limits::default(), Engine::K8sNativeValidation)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got.len(), want.len(), "{name}: {got:?}");
+        for ((msg, details), want) in got.iter().zip(&want) {
+            assert!(msg.starts_with(want), "{name}: {msg:?} does not start with {want:?}");
+            assert_eq!(details, &Value::Null, "{name}");
+        }
+    }
+}
+
+#[cfg(feature = "gatekeeper-cel")]
+#[test]
+fn cel_template_errors_name_template_and_field() {
+    let cases = [
+        (
+            "syntax",
+            "validations:\n- expression: \"1 +\"",
+            "ConstraintTemplate k8scel: spec.targets[0].code[0].source.validations[0].expression:",
+        ),
+        (
+            "no validations",
+            "variables: []",
+            "spec.targets[0].code[0].source.validations: at least one validation is required",
+        ),
+        (
+            "reserved variable",
+            "variables:\n- name: params\n  expression: \"1\"\nvalidations:\n- expression: \"true\"",
+            "\"params\" is reserved by Gatekeeper",
+        ),
+    ];
+    for (name, source, want) in cases {
+        let err = cel_template(source).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains(want), "{name}: {err}");
+    }
+    // gator with --enable-k8s-native-validation=false cannot use a CEL-only template.
+    let mut set = PolicySet { k8s_native_validation: false, ..PolicySet::default() };
+    let err = set.add_template(cel_template("validations:\n- expression: \"true\"").unwrap()).unwrap_err();
+    assert!(err.to_string().contains("no Rego code, and K8sNativeValidation (CEL) is disabled"), "{err}");
+}
+
+/// CEL has no loops, but nested comprehensions over literal lists multiply: 10^9 iterations
+/// here. The work counter in every comprehension stops it at the time limit.
+#[cfg(feature = "gatekeeper-cel")]
+#[test]
+fn hostile_cel_is_stopped_by_the_time_limit() {
+    let list = format!("[{}]", (0..1000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let source = format!("validations:\n- expression: \"{list}.all(a, {list}.all(b, {list}.all(c, a + b + c >= 0)))\"");
+    let t = cel_template(&source).expect("compiles");
+    let start = Instant::now();
+    let limits = Limits { time: Some(Duration::from_millis(200)), work: None };
+    let err = t
+        .violations(
+            &review_for(&pod(None, "p", json!({}), "x")),
+            &Value::Null,
+            None,
+            limits,
+            Engine::K8sNativeValidation,
+        )
+        .unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+    assert!(
+        matches!(&err, EvalError::TimeLimitExceeded { limit, .. } if *limit == Duration::from_millis(200)),
+        "{err:?}"
+    );
+    assert!(err.is_limit_exceeded());
 }
