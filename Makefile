@@ -38,6 +38,7 @@ help:
 	@echo 'make bench   cargo bench -p placement-core -p placement-playground'
 	@echo 'make wasm    build placement-core for wasm32-unknown-unknown'
 	@echo 'make verify-gatekeeper  run the shared gatekeeper-library suites with gatekeeper/library templates'
+	@echo 'make verify-gatekeeper-upstream  the real gatekeeper-library (its own Rego and CEL) from GATEKEEPER_UPSTREAM, skipped without it'
 	@echo 'make corpus  the 461 scenarios recorded from kube-scheduler 1.35.4 ($(CORPUS_1_35)), 0 failed required'
 	@echo 'make policy  Kubewarden policy modules (annotated): dist/policy/placement-policy.wasm (with Gatekeeper), placement-policy-lean.wasm (without, < 2 MB)'
 	@echo 'make test-policy  policy tests: native, then the module in a real waPC host (wasmtime: 22 CPU-min cold, then cached)'
@@ -83,6 +84,20 @@ screenshots:
 verify-gatekeeper:
 	@test -d "$(GATEKEEPER_LIBRARY)" || { echo "gatekeeper library suites not found at $(GATEKEEPER_LIBRARY) (set SHARED=...)" >&2; exit 1; }
 	@find "$(GATEKEEPER_LIBRARY)" -name suite.yaml | sort | xargs cargo run -q -p placement-cli -- verify --templates gatekeeper/library
+
+# The real gatekeeper-library with its own templates (Rego and CEL), never committed here: a
+# checkout of open-policy-agent/gatekeeper-library (at 5c441fb6, the commit the shared
+# suites come from) in GATEKEEPER_UPSTREAM. Skipped, with a message, when there is none.
+# gator's default engine choice (CEL where a template has it); add
+# VERIFY_FLAGS=--enable-k8s-native-validation=false for the Rego code.
+.PHONY: verify-gatekeeper-upstream
+GATEKEEPER_UPSTREAM ?= $(HOME)/.cache/placement/gatekeeper-library
+verify-gatekeeper-upstream:
+	@if [ ! -d "$(GATEKEEPER_UPSTREAM)/library" ]; then \
+		echo "verify-gatekeeper-upstream: skipped, no gatekeeper-library checkout at $(GATEKEEPER_UPSTREAM) (set GATEKEEPER_UPSTREAM)"; \
+	else \
+		find "$(GATEKEEPER_UPSTREAM)/library" -name suite.yaml | sort | xargs cargo run -q -p placement-cli -- verify $(VERIFY_FLAGS); \
+	fi
 
 # The scenarios recorded from kube-scheduler 1.35.4 (../shared/conformance/kube-scheduler-1.35):
 # its checker runs `placement simulate --kube-version 1.35` on each and needs 0 failed.

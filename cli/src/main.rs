@@ -93,6 +93,10 @@ enum Command {
         /// `DIR/general/allowedrepos/template.yaml`.
         #[arg(long = "templates", value_name = "DIR")]
         templates: Option<String>,
+        /// gator's flag: evaluate a template's K8sNativeValidation (CEL) code when it has
+        /// some (the default, as gator does); `=false` evaluates its Rego instead.
+        #[arg(long = "enable-k8s-native-validation", value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set, num_args = 0..=1, default_missing_value = "true")]
+        enable_k8s_native_validation: bool,
     },
     /// Run the kube-scheduler conformance vectors and print `N passed, M failed`.
     Conformance {
@@ -113,7 +117,13 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Simulate(args) => run_simulate(&args),
         Command::Conformance { vectors } => run_conformance(&vectors),
-        Command::Verify { suites, templates } => run_verify(&suites, templates.as_deref()),
+        Command::Verify { suites, templates, enable_k8s_native_validation } => {
+            let options = suite::RunOptions {
+                k8s_native_validation: enable_k8s_native_validation,
+                ..suite::RunOptions::default()
+            };
+            run_verify(&suites, templates.as_deref(), options)
+        }
     }
 }
 
@@ -297,14 +307,13 @@ impl suite::SuiteFs for SuiteFiles {
     }
 }
 
-fn run_verify(suites: &[String], templates: Option<&str>) -> ExitCode {
+fn run_verify(suites: &[String], templates: Option<&str>, options: suite::RunOptions) -> ExitCode {
     let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
     for path in suites {
         let dir = std::path::Path::new(path).parent().map(|p| p.to_path_buf()).unwrap_or_default();
         let fs = SuiteFiles { dir, templates: templates.map(std::path::PathBuf::from) };
-        let results = read_input(path).and_then(|(text, source)| {
-            suite::run_suite(&text, &source, &fs, gatekeeper::Limits::default()).map_err(|e| e.to_string())
-        });
+        let results = read_input(path)
+            .and_then(|(text, source)| suite::run_suite(&text, &source, &fs, options).map_err(|e| e.to_string()));
         match results {
             Ok(results) => {
                 for r in results {

@@ -122,3 +122,36 @@ fn simulate_with_policy_lists_violations_per_workload() {
     assert_eq!(v[0]["msg"], "you must provide labels: {\"team\"}");
     assert!(without["workloads"][0].get("violations").is_none(), "no `violations` field without --policy");
 }
+
+/// The real gatekeeper-library with its own templates (never committed here), when a checkout
+/// is at `GATEKEEPER_UPSTREAM` (default `~/.cache/placement/gatekeeper-library`): all 270 cases
+/// of commit 5c441fb6 pass with gator's default engine choice (CEL where a template has it)
+/// and with the Rego code only. Skipped, saying so, without a checkout.
+#[test]
+fn upstream_gatekeeper_library_passes_when_available() {
+    let dir = std::env::var("GATEKEEPER_UPSTREAM").map(PathBuf::from).unwrap_or_else(|_| {
+        PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/placement/gatekeeper-library")
+    });
+    let library = dir.join("library");
+    if !library.is_dir() {
+        eprintln!("skipped: no gatekeeper-library checkout at {} (set GATEKEEPER_UPSTREAM)", dir.display());
+        return;
+    }
+    let mut found = Vec::new();
+    suites(&library, &mut found);
+    found.sort();
+    for flags in [vec![], vec!["--enable-k8s-native-validation=false".to_string()]] {
+        let mut args = flags.clone();
+        args.extend(found.iter().map(|p| p.to_string_lossy().into_owned()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (status, stdout, stderr) = verify(&args);
+        let failures: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
+        assert_eq!(
+            status,
+            Some(0),
+            "{flags:?}: {}\n{}\n{stderr}",
+            stdout.lines().last().unwrap_or_default(),
+            failures.join("\n")
+        );
+    }
+}

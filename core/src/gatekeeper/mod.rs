@@ -15,6 +15,8 @@
 //! [`MAX_REGO_BYTES`], and each rule evaluation by a wall-clock limit natively and a work
 //! budget on wasm32 ([`Limits`]), both checked cooperatively by regorus inside its loops.
 
+#[cfg(feature = "gatekeeper-cel")]
+mod cel;
 mod constraint;
 mod expansion;
 mod inventory;
@@ -36,7 +38,7 @@ pub use constraint::{Constraint, EnforcementAction};
 pub use expansion::{default_expansion_templates, ExpansionTemplate};
 pub use inventory::Inventory;
 pub use matching::{glob_match, Match, MatchError};
-pub use template::{EvalError, Template};
+pub use template::{Engine, EvalError, Template};
 
 use crate::input::documents::split_documents;
 
@@ -126,7 +128,7 @@ impl fmt::Display for Violation {
 }
 
 /// Templates, constraints and expansion templates, ready to evaluate.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct PolicySet {
     /// By CRD kind.
     pub templates: BTreeMap<String, Template>,
@@ -135,6 +137,25 @@ pub struct PolicySet {
     pub limits: Limits,
     /// Things ignored on purpose (CEL blocks, unknown kinds), for the user to see.
     pub notes: Vec<String>,
+    /// gator's `--enable-k8s-native-validation`: evaluate a template's CEL code when it has
+    /// some (gator's default, and this one's in builds with the `gatekeeper-cel` feature),
+    /// else its Rego.
+    pub k8s_native_validation: bool,
+}
+
+// Not derived: `k8s_native_validation` is true in builds with the `gatekeeper-cel` feature.
+#[allow(clippy::derivable_impls)]
+impl Default for PolicySet {
+    fn default() -> Self {
+        PolicySet {
+            templates: BTreeMap::new(),
+            constraints: Vec::new(),
+            expansions: Vec::new(),
+            limits: Limits::default(),
+            notes: Vec::new(),
+            k8s_native_validation: cfg!(feature = "gatekeeper-cel"),
+        }
+    }
 }
 
 impl PolicySet {
@@ -170,8 +191,15 @@ impl PolicySet {
         Ok(())
     }
 
-    /// Adds a compiled template; a second template for the same kind is an error.
+    /// Adds a compiled template; a second template for the same kind, or one without code
+    /// for the engine [`PolicySet::k8s_native_validation`] selects, is an error.
     pub fn add_template(&mut self, template: Template) -> Result<(), GatekeeperError> {
+        if template.engine(self.k8s_native_validation).is_none() {
+            return Err(GatekeeperError::Template {
+                template: template.name.clone(),
+                message: "no Rego code, and K8sNativeValidation (CEL) is disabled".to_string(),
+            });
+        }
         if let Some(old) = self.templates.get(&template.kind) {
             if old.name != template.name {
                 return Err(GatekeeperError::Template {
@@ -321,14 +349,16 @@ fn evaluate_review(
             continue;
         }
         let Some(template) = policy.templates.get(&constraint.kind) else { continue };
-        let results = template.violations(review, &constraint.parameters, data, policy.limits).map_err(|error| {
-            GatekeeperError::Eval {
-                kind: constraint.kind.clone(),
-                constraint: constraint.name.clone(),
-                template: template.name.clone(),
-                error,
-            }
-        })?;
+        let Some(engine) = template.engine(policy.k8s_native_validation) else { continue };
+        let results =
+            template.violations(review, &constraint.parameters, data, policy.limits, engine).map_err(|error| {
+                GatekeeperError::Eval {
+                    kind: constraint.kind.clone(),
+                    constraint: constraint.name.clone(),
+                    template: template.name.clone(),
+                    error,
+                }
+            })?;
         for (msg, details) in results {
             let msg = match implied_by {
                 Some(name) => format!("[Implied by {name}] {msg}"),

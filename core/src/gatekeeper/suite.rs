@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{evaluate, Inventory, Limits, PolicySet, Template, Violation};
+use super::{evaluate, ExpansionTemplate, Inventory, Limits, PolicySet, Template, Violation};
 use crate::input::documents::split_documents;
 
 /// Reads the files a suite names, relative to the suite's folder. The error is the
@@ -42,6 +42,9 @@ pub struct CaseResult {
 struct Suite {
     kind: Option<String>,
     api_version: Option<String>,
+    /// gator: a skipped suite runs nothing.
+    #[serde(default)]
+    skip: bool,
     #[serde(default)]
     tests: Vec<Test>,
 }
@@ -54,6 +57,10 @@ struct Test {
     template: String,
     #[serde(default)]
     constraint: String,
+    /// ExpansionTemplates whose generated objects each case also reviews (gator's
+    /// `expansion:`); without it nothing is expanded.
+    #[serde(default)]
+    expansion: String,
     #[serde(default)]
     invalid: bool,
     #[serde(default)]
@@ -131,9 +138,29 @@ fn single_object(text: &str, path: &str) -> Result<Value, String> {
     Ok(docs.remove(0).value)
 }
 
+/// How suites are run: gator verify's options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunOptions {
+    pub limits: Limits,
+    /// gator's `--enable-k8s-native-validation` (see [`PolicySet::k8s_native_validation`]).
+    pub k8s_native_validation: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        let set = PolicySet::default();
+        RunOptions { limits: set.limits, k8s_native_validation: set.k8s_native_validation }
+    }
+}
+
 /// Runs one suite. An unreadable or malformed suite is an `Err`; everything else is a
 /// per-case outcome.
-pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> Result<Vec<CaseResult>, SuiteError> {
+pub fn run_suite(
+    text: &str,
+    source: &str,
+    fs: &dyn SuiteFs,
+    options: RunOptions,
+) -> Result<Vec<CaseResult>, SuiteError> {
     let suite: Suite = serde_yaml::from_str(text)
         .map_err(|e| SuiteError::Invalid { suite: source.to_string(), message: e.to_string() })?;
     if suite.kind.as_deref() != Some("Suite")
@@ -145,7 +172,7 @@ pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> 
     let mut out = Vec::new();
     for test in &suite.tests {
         let result = |case: &str, outcome| CaseResult { test: test.name.clone(), case: case.to_string(), outcome };
-        if test.skip {
+        if suite.skip || test.skip {
             out.extend(test.cases.iter().map(|c| result(&c.name, Outcome::Skip)));
             continue;
         }
@@ -159,8 +186,15 @@ pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> 
             })
             .clone();
         let policy = template.and_then(|t| {
-            let mut set = PolicySet { limits, ..PolicySet::default() };
+            let mut set = PolicySet {
+                limits: options.limits,
+                k8s_native_validation: options.k8s_native_validation,
+                ..PolicySet::default()
+            };
             set.add_template(t).map_err(|e| e.to_string())?;
+            if !test.expansion.is_empty() {
+                set.expansions = read_expansions(fs, &test.expansion)?;
+            }
             let text = fs.read(&test.constraint)?;
             let value = single_object(&text, &test.constraint)?;
             Ok((set, value))
@@ -197,7 +231,30 @@ pub fn run_suite(text: &str, source: &str, fs: &dyn SuiteFs, limits: Limits) -> 
     Ok(out)
 }
 
+/// gator's `reader.ReadExpansions`: every object of the file must be an ExpansionTemplate.
+fn read_expansions(fs: &dyn SuiteFs, path: &str) -> Result<Vec<ExpansionTemplate>, String> {
+    let docs = split_documents(&fs.read(path)?, path).map_err(|e| e.to_string())?;
+    if docs.is_empty() {
+        return Err(format!("missing objects: path {path:?} defines no YAML objects"));
+    }
+    docs.iter()
+        .map(|d| {
+            if d.doc.kind != "ExpansionTemplate" || !d.api_version.starts_with("expansion.gatekeeper.sh/") {
+                return Err(format!("not an Expansion Template: {path}: {}", d.doc));
+            }
+            ExpansionTemplate::from_value(&d.value).map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
 fn run_case(policy: &PolicySet, case: &Case, fs: &dyn SuiteFs) -> Outcome {
+    // gator's checkCase: a case must name an object and assert something.
+    if case.object.is_empty() {
+        return Outcome::Fail("invalid Case: must define object".to_string());
+    }
+    if case.assertions.is_empty() {
+        return Outcome::Fail("invalid Case: assertions must be non-empty".to_string());
+    }
     let run = || -> Result<Option<String>, String> {
         let object = single_object(&fs.read(&case.object)?, &case.object)?;
         let mut inventory = Vec::new();
@@ -219,10 +276,13 @@ fn run_case(policy: &PolicySet, case: &Case, fs: &dyn SuiteFs) -> Outcome {
     }
 }
 
+/// gator's `Assertion.Run`, with its words: `None` when the assertion holds.
 fn check_assertion(a: &Assertion, violations: &[Violation]) -> Result<Option<String>, String> {
     let expect = parse_expect(a.violations.as_ref()).map_err(|e| e.to_string())?;
     let regex = match &a.message {
-        Some(m) => Some(regex::Regex::new(m).map_err(|e| format!("message {m:?}: {e}"))?),
+        Some(m) => {
+            Some(regex::Regex::new(m).map_err(|e| format!("message contains invalid regular expression: {m:?}: {e}"))?)
+        }
         None => None,
     };
     let count = violations.iter().filter(|v| regex.as_ref().is_none_or(|r| r.is_match(&v.msg))).count() as u64;
@@ -233,11 +293,22 @@ fn check_assertion(a: &Assertion, violations: &[Violation]) -> Result<Option<Str
     if ok {
         return Ok(None);
     }
-    let wanted = match expect {
-        Expect::AtLeastOne => "at least 1".to_string(),
-        Expect::Exactly(n) => n.to_string(),
+    let containing = a.message.as_ref().map(|m| format!(" containing {}", go_quote(m))).unwrap_or_default();
+    let want = match expect {
+        Expect::AtLeastOne => "want at least 1".to_string(),
+        // gator words a `no` and a `0` differently; both are Exactly(0) here.
+        Expect::Exactly(0) if a.violations.as_ref().and_then(Value::as_str) == Some("no") => "want none".to_string(),
+        Expect::Exactly(n) => format!("want exactly {n}"),
     };
-    let filter = a.message.as_ref().map(|m| format!(" matching /{m}/")).unwrap_or_default();
-    let got: Vec<String> = violations.iter().map(|v| format!("{v}")).collect();
-    Ok(Some(format!("want {wanted} violation(s){filter}, got {count}; violations: {got:?}")))
+    // Go's `%v` of a []string: `[a b]`.
+    let messages: Vec<&str> = violations.iter().map(|v| v.msg.as_str()).collect();
+    Ok(Some(format!(
+        "unexpected number of violations: got {count} violations{containing} but {want}: got messages [{}]",
+        messages.join(" ")
+    )))
+}
+
+/// Go's `%q` of a string, for the printable ASCII and common escapes a regex holds.
+fn go_quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
 }

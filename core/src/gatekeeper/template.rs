@@ -20,12 +20,38 @@ pub struct Template {
     pub kind: String,
     /// `spec.crd.spec.validation.openAPIV3Schema`, the schema of `spec.parameters`.
     pub schema: Option<Value>,
+    /// The Rego code, if the template has some.
+    rego: Option<RegoCode>,
+    /// The K8sNativeValidation (CEL) code, if the template has some.
+    #[cfg(feature = "gatekeeper-cel")]
+    cel: Option<super::cel::CelCode>,
+    /// What was ignored on purpose (CEL code blocks in a build without CEL, other targets).
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+struct RegoCode {
     /// `data.<package>.violation`.
     rule: String,
     /// Prepared engine (modules analysed); cloned for each evaluation.
     engine: regorus::Engine,
-    /// What was ignored on purpose (CEL code blocks, other targets).
-    pub notes: Vec<String>,
+}
+
+/// The code of a template that is evaluated: gator's drivers, by their engine names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Rego,
+    /// CEL, Kubernetes ValidatingAdmissionPolicy style.
+    K8sNativeValidation,
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Engine::Rego => "Rego",
+            Engine::K8sNativeValidation => "K8sNativeValidation",
+        })
+    }
 }
 
 /// Why evaluating a template's `violation` rule failed.
@@ -47,6 +73,8 @@ pub enum EvalError {
     NotASet(Box<Value>),
     #[error("violation {0} has no `msg`")]
     NoMsg(Box<Value>),
+    #[error("the template has no {0} code")]
+    NoCode(Engine),
 }
 
 impl EvalError {
@@ -106,6 +134,8 @@ impl Template {
         let targets = value.pointer("/spec/targets").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut notes = Vec::new();
         let mut code: Option<(String, Vec<String>, bool, String)> = None; // rego, libs, v1, where
+        #[cfg(feature = "gatekeeper-cel")]
+        let mut cel = None;
         for (i, target) in targets.iter().enumerate() {
             let target_name = target.get("target").and_then(Value::as_str).unwrap_or_default();
             if target_name != ADMISSION_TARGET {
@@ -136,8 +166,15 @@ impl Template {
                         };
                         code = Some((rego, libs, v1, format!("spec.targets[{i}].code[{j}]")));
                     }
+                    #[cfg(feature = "gatekeeper-cel")]
+                    "K8sNativeValidation" => {
+                        let location = format!("spec.targets[{i}].code[{j}]");
+                        let source = source.cloned().unwrap_or(Value::Null);
+                        cel = Some(super::cel::CelCode::compile(&source, &location).map_err(|e| err(&name, e))?);
+                    }
+                    #[cfg(not(feature = "gatekeeper-cel"))]
                     "K8sNativeValidation" => notes.push(format!(
-                        "spec.targets[{i}].code[{j}]: engine K8sNativeValidation (CEL) is not evaluated; the Rego code is"
+                        "spec.targets[{i}].code[{j}]: engine K8sNativeValidation (CEL) is not evaluated in this build; the Rego code is"
                     )),
                     other => notes.push(format!("spec.targets[{i}].code[{j}]: engine {other:?} ignored")),
                 }
@@ -148,12 +185,59 @@ impl Template {
                 }
             }
         }
-        let Some((rego, libs, v1, location)) = code else {
-            return Err(err(
-                &name,
-                format!("no Rego code for target {ADMISSION_TARGET} (CEL-only templates are not supported)"),
-            ));
+        #[cfg(feature = "gatekeeper-cel")]
+        let has_cel = cel.is_some();
+        #[cfg(not(feature = "gatekeeper-cel"))]
+        let has_cel = false;
+        let rego = match code {
+            Some((rego, libs, v1, location)) => Some(compile_rego(&name, rego, libs, v1, &location)?),
+            None if has_cel => None,
+            None if cfg!(feature = "gatekeeper-cel") => {
+                return Err(err(&name, format!("no Rego or K8sNativeValidation code for target {ADMISSION_TARGET}")))
+            }
+            None => {
+                return Err(err(
+                    &name,
+                    format!(
+                        "no Rego code for target {ADMISSION_TARGET} (this build does not evaluate CEL-only templates)"
+                    ),
+                ))
+            }
         };
+        Ok(Template {
+            name,
+            kind,
+            schema,
+            rego,
+            #[cfg(feature = "gatekeeper-cel")]
+            cel,
+            notes,
+        })
+    }
+
+    /// The engine gator would use: K8sNativeValidation when `prefer_cel` (gator's
+    /// `--enable-k8s-native-validation`, on by default) and the template has CEL code, else
+    /// Rego; `None` when the template has no code for that choice.
+    pub fn engine(&self, prefer_cel: bool) -> Option<Engine> {
+        #[cfg(feature = "gatekeeper-cel")]
+        if prefer_cel && self.cel.is_some() {
+            return Some(Engine::K8sNativeValidation);
+        }
+        let _ = prefer_cel;
+        self.rego.as_ref().map(|_| Engine::Rego)
+    }
+}
+
+/// Compiles a template's Rego (`rego` and its `libs`) with regorus.
+fn compile_rego(
+    name: &str,
+    rego: String,
+    libs: Vec<String>,
+    v1: bool,
+    location: &str,
+) -> Result<RegoCode, GatekeeperError> {
+    let name = name.to_string();
+    {
         let total = rego.len() + libs.iter().map(String::len).sum::<usize>();
         if total > MAX_REGO_BYTES {
             return Err(err(&name, format!("Rego code is {total} bytes, over the {MAX_REGO_BYTES}-byte limit")));
@@ -181,9 +265,11 @@ impl Template {
         // clones the prepared engine.
         engine.set_input(regorus::Value::new_object());
         engine.eval_query("true".to_string(), false).map_err(|e| err(&name, rego_error(&e.to_string())))?;
-        Ok(Template { name, kind, schema, rule: format!("{package}.violation"), engine, notes })
+        Ok(RegoCode { rule: format!("{package}.violation"), engine })
     }
+}
 
+impl Template {
     /// Validates a constraint's `spec.parameters` against the template's schema.
     pub fn validate_parameters(&self, constraint: &Constraint) -> Result<(), GatekeeperError> {
         let Some(schema) = &self.schema else { return Ok(()) };
@@ -199,10 +285,37 @@ impl Template {
         })
     }
 
-    /// Evaluates `violation` with `input = {review, parameters}` and `data` (the inventory
-    /// document, `{"inventory": ...}`, or `None`). Returns `(msg, details)` pairs sorted
-    /// as Gatekeeper's set is.
+    /// Evaluates the template's code for `engine` (see [`Template::engine`]) on one review:
+    /// Rego's `violation` with `input = {review, parameters}` and `data` (the inventory
+    /// document, `{"inventory": ...}`, or `None`), its `(msg, details)` pairs sorted as
+    /// Gatekeeper's set is; or the CEL validations' messages (no details), in order.
     pub fn violations(
+        &self,
+        review: &Value,
+        parameters: &Value,
+        data: Option<&regorus::Value>,
+        limits: Limits,
+        engine: Engine,
+    ) -> Result<Vec<(String, Value)>, EvalError> {
+        match engine {
+            Engine::Rego => {
+                let rego = self.rego.as_ref().ok_or(EvalError::NoCode(Engine::Rego))?;
+                rego.violations(review, parameters, data, limits)
+            }
+            #[cfg(feature = "gatekeeper-cel")]
+            Engine::K8sNativeValidation => {
+                let cel = self.cel.as_ref().ok_or(EvalError::NoCode(Engine::K8sNativeValidation))?;
+                let messages = cel.violations(review, parameters, limits)?;
+                Ok(messages.into_iter().take(MAX_VIOLATIONS).map(|m| (m, Value::Null)).collect())
+            }
+            #[cfg(not(feature = "gatekeeper-cel"))]
+            Engine::K8sNativeValidation => Err(EvalError::NoCode(Engine::K8sNativeValidation)),
+        }
+    }
+}
+
+impl RegoCode {
+    fn violations(
         &self,
         review: &Value,
         parameters: &Value,

@@ -3,7 +3,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::suite::{parse_expect, run_suite, Expect, Outcome, SuiteFs};
+use super::suite::{parse_expect, run_suite, Expect, Outcome, RunOptions, SuiteFs};
 use super::*;
 
 fn yaml(text: &str) -> Value {
@@ -211,8 +211,9 @@ fn bad_templates_name_template_and_line() {
     // and the template.
     let t =
         template_with("package k8sbroken\n\nviolation[{\"msg\": msg}] {\n  msg := no_such_builtin(1)\n}\n").unwrap();
-    let err =
-        t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap_err();
+    let err = t
+        .violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, Limits::default(), Engine::Rego)
+        .unwrap_err();
     assert!(matches!(err, EvalError::Rego(_)), "{err:?}");
     let err = err.to_string();
     assert!(err.contains("could not find function no_such_builtin") && err.contains(":4:"), "{err}");
@@ -249,9 +250,21 @@ spec:
           }
 "#;
     let t = Template::from_value(&yaml(text)).unwrap();
-    assert!(t.notes.iter().any(|n| n.contains("K8sNativeValidation")), "{:?}", t.notes);
+    // A build without CEL notes the CEL block it skips; either way the Rego is what runs here.
+    assert_eq!(
+        t.notes.iter().any(|n| n.contains("K8sNativeValidation")),
+        !cfg!(feature = "gatekeeper-cel"),
+        "{:?}",
+        t.notes
+    );
     let v = t
-        .violations(&review_for(&pod(None, "p", json!({}), "nginx:latest")), &Value::Null, None, Limits::default())
+        .violations(
+            &review_for(&pod(None, "p", json!({}), "nginx:latest")),
+            &Value::Null,
+            None,
+            Limits::default(),
+            Engine::Rego,
+        )
         .unwrap();
     assert_eq!(v, vec![("c uses latest".to_string(), Value::Null)]);
 }
@@ -280,7 +293,9 @@ spec:
       name_of(o) = n { n := o.metadata.name }
 "#;
     let t = Template::from_value(&yaml(text)).unwrap();
-    let v = t.violations(&review_for(&pod(None, "p1", json!({}), "x")), &Value::Null, None, Limits::default()).unwrap();
+    let v = t
+        .violations(&review_for(&pod(None, "p1", json!({}), "x")), &Value::Null, None, Limits::default(), Engine::Rego)
+        .unwrap();
     assert_eq!(v[0].0, "saw p1");
 }
 
@@ -382,7 +397,9 @@ fn hostile_template_is_stopped_by_the_time_limit() {
     .expect("compiles");
     let start = Instant::now();
     let limits = Limits { time: Some(Duration::from_millis(200)), work: None };
-    let err = t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits).unwrap_err();
+    let err = t
+        .violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits, Engine::Rego)
+        .unwrap_err();
     assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
     // Classified by regorus' typed `LimitError`, not by its message.
     assert!(
@@ -451,14 +468,379 @@ tests:
   constraint: bad-constraint.yaml
   invalid: true
 "#;
-    let results = run_suite(suite, "suite.yaml", &fs, Limits::default()).unwrap();
+    let results = run_suite(suite, "suite.yaml", &fs, RunOptions::default()).unwrap();
     let outcomes: Vec<(&str, &Outcome)> = results.iter().map(|r| (r.case.as_str(), &r.outcome)).collect();
     assert_eq!(outcomes[0], ("good", &Outcome::Pass));
     assert_eq!(outcomes[1], ("bad", &Outcome::Pass));
     assert!(
-        matches!(outcomes[2], ("wrong-expectation", Outcome::Fail(m)) if m.contains("want 0 violation(s), got 1")),
+        matches!(outcomes[2], ("wrong-expectation", Outcome::Fail(m)) if m == "assertion 1: unexpected number of violations: got 1 violations but want none: got messages [container <c> has an invalid image repo <bad/x>]"),
         "{outcomes:?}"
     );
     assert_eq!(outcomes[3], ("skipped", &Outcome::Skip));
     assert_eq!(outcomes[4], ("(invalid constraint)", &Outcome::Pass));
+}
+
+/// Where regorus 0.14.1 differed from OPA and vendor/regorus (PLACEMENT.md) follows OPA: each
+/// case is a minimal `violation` rule evaluated on `input.parameters` and its messages.
+#[test]
+fn opa_fidelity() {
+    let cases: Vec<(&str, &str, Value, Vec<&str>)> = vec![
+        (
+            // OPA: `(` continues a term only with no whitespace before it; after a newline
+            // the parenthesised expression is the next literal of the body.
+            "newline before ( ends the expression",
+            "violation[{\"msg\": \"spread too small\"}] {\n  input.parameters.min\n  (input.parameters.max - input.parameters.low) < input.parameters.min\n}",
+            json!({"min": 3, "max": 4, "low": 2}),
+            vec!["spread too small"],
+        ),
+        (
+            "newline before ( : the first expression still counts",
+            "violation[{\"msg\": \"spread too small\"}] {\n  input.parameters.min\n  (input.parameters.max - input.parameters.low) < 3\n}",
+            json!({"max": 4, "low": 2}),
+            vec![],
+        ),
+        ("sprintf missing argument", "violation[{\"msg\": msg}] {\n  msg := sprintf(\"%v and %v\", [\"one\"])\n}", json!({}), vec!["one and %!v(MISSING)"]),
+        ("sprintf missing %s and %d", "violation[{\"msg\": msg}] {\n  msg := sprintf(\"%s-%d\", [])\n}", json!({}), vec!["%!s(MISSING)-%!d(MISSING)"]),
+        (
+            "chained set-rule bodies are separate definitions",
+            "violation[{\"msg\": msg}] {\n  input.parameters.a\n  msg := \"a\"\n} {\n  input.parameters.b\n  msg := \"b\"\n} {\n  input.parameters.c\n  msg := \"c\"\n}",
+            json!({"a": true, "c": true}),
+            vec!["a", "c"],
+        ),
+        (
+            "not f(x, undefined) fails the body",
+            "accept(\"any\", _)\nviolation[{\"msg\": \"rejected\"}] {\n  not accept(\"any\", input.parameters.missing)\n}",
+            json!({}),
+            vec![],
+        ),
+        (
+            "not f(x, defined) still negates",
+            "accept(\"any\", _)\nviolation[{\"msg\": \"rejected\"}] {\n  not accept(\"other\", input.parameters.value)\n}",
+            json!({"value": 1}),
+            vec!["rejected"],
+        ),
+        (
+            "not of an undefined ref is still true",
+            "violation[{\"msg\": \"missing\"}] {\n  not input.parameters.missing\n}",
+            json!({}),
+            vec!["missing"],
+        ),
+    ];
+    for (name, rules, parameters, want) in cases {
+        let t = template_with(&format!("package k8sbroken\n\n{rules}\n")).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = t
+            .violations(
+                &review_for(&pod(None, "p", json!({}), "x")),
+                &parameters,
+                None,
+                Limits::default(),
+                Engine::Rego,
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+/// What OPA rejects stays rejected: `else` on a set rule, whitespace before `(` on one line.
+#[test]
+fn opa_fidelity_errors() {
+    let cases = [
+        (
+            "else on a set rule",
+            "violation[{\"msg\": \"a\"}] {\n  false\n} else {\n  true\n}",
+            "else cannot be used with set rules",
+        ),
+        (
+            "space before ( on one line",
+            "violation[{\"msg\": msg}] {\n  msg := sprintf (\"x\", [])\n}",
+            "k8sbroken:spec.targets[0].rego:3:",
+        ),
+    ];
+    for (name, rules, want) in cases {
+        let err = template_with(&format!("package k8sbroken\n\n{rules}\n")).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains(want), "{name}: {err}");
+    }
+}
+
+/// gator verify's rules beyond assertions (pkg/gator/verify/runner.go): `expansion:`,
+/// cases without object or assertions, a skipped suite, and gator's failure wording.
+#[test]
+fn suite_runner_follows_gator() {
+    let deployment = json!({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "default"},
+        "spec": {"template": {"metadata": {"labels": {}}, "spec": {"containers": [{"name": "c", "image": "bad/x"}]}}}
+    });
+    let expansion = r#"
+apiVersion: expansion.gatekeeper.sh/v1alpha1
+kind: ExpansionTemplate
+metadata:
+  name: expand-deployments
+spec:
+  applyTo:
+  - groups: ["apps"]
+    kinds: ["Deployment"]
+    versions: ["v1"]
+  templateSource: "spec.template"
+  generatedGVK:
+    kind: "Pod"
+    group: ""
+    version: "v1"
+"#;
+    let fs = MemFs(BTreeMap::from([
+        ("template.yaml", REPOS_TEMPLATE.to_string()),
+        ("constraint.yaml", constraint("")),
+        ("expansion.yaml", expansion.to_string()),
+        ("not-expansion.yaml", constraint("")),
+        ("deployment.yaml", serde_yaml::to_string(&deployment).unwrap()),
+        ("bad.yaml", serde_yaml::to_string(&pod(None, "p", json!({}), "bad/x")).unwrap()),
+    ]));
+    let suite = |body: &str| format!("kind: Suite\napiVersion: test.gatekeeper.sh/v1alpha1\n{body}");
+    let run = |body: &str| -> Vec<(String, Outcome)> {
+        run_suite(&suite(body), "suite.yaml", &fs, RunOptions::default())
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.case, r.outcome))
+            .collect()
+    };
+    let fail = |m: &str| Outcome::Fail(m.to_string());
+    // (name, suite body, want (case, outcome))
+    type Row<'a> = (&'a str, &'a str, Vec<(&'a str, Outcome)>);
+    let cases: Vec<Row> = vec![
+        (
+            "expansion reviews the generated Pod",
+            "tests:\n- name: t\n  template: template.yaml\n  constraint: constraint.yaml\n  expansion: expansion.yaml\n  cases:\n  - name: deploy\n    object: deployment.yaml\n    assertions:\n    - violations: 1\n      message: \"Implied by expand-deployments\"\n",
+            vec![("deploy", Outcome::Pass)],
+        ),
+        (
+            "without expansion nothing is expanded",
+            "tests:\n- name: t\n  template: template.yaml\n  constraint: constraint.yaml\n  cases:\n  - name: deploy\n    object: deployment.yaml\n    assertions:\n    - violations: no\n",
+            vec![("deploy", Outcome::Pass)],
+        ),
+        (
+            "an expansion file of other objects fails the test",
+            "tests:\n- name: t\n  template: template.yaml\n  constraint: constraint.yaml\n  expansion: not-expansion.yaml\n  cases:\n  - name: deploy\n    object: deployment.yaml\n    assertions:\n    - violations: no\n",
+            vec![("deploy", fail("not an Expansion Template: not-expansion.yaml: K8sAllowedRepos repos (not-expansion.yaml document 1)"))],
+        ),
+        (
+            "a case without assertions fails",
+            "tests:\n- name: t\n  template: template.yaml\n  constraint: constraint.yaml\n  cases:\n  - name: none\n    object: bad.yaml\n",
+            vec![("none", fail("invalid Case: assertions must be non-empty"))],
+        ),
+        (
+            "a case without object fails",
+            "tests:\n- name: t\n  template: template.yaml\n  constraint: constraint.yaml\n  cases:\n  - name: none\n    assertions: [{violations: no}]\n",
+            vec![("none", fail("invalid Case: must define object"))],
+        ),
+        (
+            "a skipped suite runs nothing",
+            "skip: true\ntests:\n- name: t\n  template: missing.yaml\n  constraint: constraint.yaml\n  cases:\n  - name: c\n    object: bad.yaml\n",
+            vec![("c", Outcome::Skip)],
+        ),
+        (
+            "gator's words for a count with a message",
+            "tests:\n- name: t\n  template: template.yaml\n  constraint: constraint.yaml\n  cases:\n  - name: c\n    object: bad.yaml\n    assertions: [{violations: 2, message: repo}]\n",
+            vec![("c", fail("assertion 1: unexpected number of violations: got 1 violations containing \"repo\" but want exactly 2: got messages [container <c> has an invalid image repo <bad/x>]"))],
+        ),
+    ];
+    for (name, body, want) in cases {
+        let got = run(body);
+        let want: Vec<(String, Outcome)> = want.into_iter().map(|(c, o)| (c.to_string(), o)).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+/// The builtins of the `gatekeeper-extra-builtins` feature (the CLI's): each reached from a
+/// `violation` rule, with OPA's results.
+#[cfg(feature = "gatekeeper-extra-builtins")]
+#[test]
+fn extra_builtins() {
+    let cases: Vec<(&str, &str, Vec<&str>)> = vec![
+        ("net.cidr_contains inside", "net.cidr_contains(\"10.0.0.0/8\", \"10.1.2.3\")\n  msg := \"in\"", vec!["in"]),
+        (
+            "net.cidr_contains outside",
+            "not net.cidr_contains(\"10.0.0.0/8\", \"192.168.0.1\")\n  msg := \"out\"",
+            vec!["out"],
+        ),
+        ("time.now_ns after 2020", "time.now_ns() > 1577836800000000000\n  msg := \"now\"", vec!["now"]),
+        ("yaml.marshal", "msg := yaml.marshal({\"a\": 1})", vec!["a: 1\n"]),
+    ];
+    for (name, body, want) in cases {
+        let t = template_with(&format!("package k8sbroken\n\nviolation[{{\"msg\": msg}}] {{\n  {body}\n}}\n"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got = t
+            .violations(
+                &review_for(&pod(None, "p", json!({}), "x")),
+                &Value::Null,
+                None,
+                Limits::default(),
+                Engine::Rego,
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let got: Vec<&str> = got.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(got, want, "{name}");
+    }
+}
+
+#[cfg(feature = "gatekeeper-cel")]
+fn cel_template(source: &str) -> Result<Template, GatekeeperError> {
+    let indented: String = source.lines().map(|l| format!("        {l}\n")).collect();
+    let text = format!(
+        "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8scel\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sCel\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    code:\n    - engine: K8sNativeValidation\n      source:\n{indented}"
+    );
+    Template::from_value(&yaml(&text))
+}
+
+/// Gatekeeper's CEL environment and VAP message rules (pkg/drivers/k8scel).
+#[cfg(feature = "gatekeeper-cel")]
+#[test]
+fn cel_templates() {
+    let review = review_for(&pod(Some("prod"), "web", json!({"app": "web"}), "nginx:latest"));
+    let mut delete = review.clone();
+    delete["operation"] = json!("DELETE");
+    delete["oldObject"] = delete["object"].clone();
+    let cases: Vec<(&str, &str, Value, &Value, Vec<&str>)> = vec![
+        (
+            "messageExpression with variables.anyObject and variables.params",
+            "validations:\n- expression: \"variables.anyObject.spec.containers.all(c, !c.image.endsWith(':' + variables.params.tag))\"\n  messageExpression: \"'no ' + variables.params.tag + ': ' + variables.anyObject.metadata.name\"",
+            json!({"tag": "latest"}),
+            &review,
+            vec!["no latest: web"],
+        ),
+        ("static message", "validations:\n- expression: \"false\"\n  message: \"always\"", json!({}), &review, vec!["always"]),
+        ("no message", "validations:\n- expression: \"1 == 2\"", json!({}), &review, vec!["failed expression: 1 == 2"]),
+        (
+            "an empty messageExpression falls back to message",
+            "validations:\n- expression: \"false\"\n  message: \"static\"\n  messageExpression: \"''\"",
+            json!({}),
+            &review,
+            vec!["static"],
+        ),
+        (
+            "template variables see earlier ones",
+            "variables:\n- name: images\n  expression: \"variables.anyObject.spec.containers.map(c, c.image)\"\n- name: latest\n  expression: \"variables.images.filter(i, i.endsWith(':latest'))\"\nvalidations:\n- expression: \"size(variables.latest) == 0\"\n  messageExpression: \"variables.latest.join(', ')\"",
+            json!({}),
+            &review,
+            vec!["nginx:latest"],
+        ),
+        (
+            "params is the constraint, variables.params its parameters",
+            "validations:\n- expression: \"params.spec.parameters.n != variables.params.n\"",
+            json!({"n": 1}),
+            &review,
+            vec!["failed expression: params.spec.parameters.n != variables.params.n"],
+        ),
+        (
+            "variables.params is null without parameters",
+            "validations:\n- expression: \"variables.params != null\"\n  message: \"no params\"",
+            Value::Null,
+            &review,
+            vec!["no params"],
+        ),
+        (
+            "DELETE: object is null, anyObject the old object",
+            "validations:\n- expression: \"object != null || variables.anyObject.metadata.name != 'web'\"\n  message: \"deleting web\"",
+            json!({}),
+            &delete,
+            vec!["deleting web"],
+        ),
+        (
+            "request fields",
+            "validations:\n- expression: \"!has(request.operation) || request.operation != 'DELETE'\"\n  message: \"delete\"",
+            json!({}),
+            &delete,
+            vec!["delete"],
+        ),
+        (
+            "matchConditions gate the validations",
+            "matchConditions:\n- name: only-prod\n  expression: \"object.metadata.namespace == 'dev'\"\nvalidations:\n- expression: \"false\"",
+            json!({}),
+            &review,
+            vec![],
+        ),
+        (
+            "an evaluation error is a violation (failure policy Fail)",
+            "validations:\n- expression: \"object.spec.missing == 1\"",
+            json!({}),
+            &review,
+            vec!["expression 'object.spec.missing == 1' resulted in error: "],
+        ),
+        (
+            "strings extension: lowerAscii, replace, split",
+            "validations:\n- expression: \"'A-B'.lowerAscii().replace('-', '.').split('.').size() == 3\"",
+            json!({}),
+            &review,
+            vec!["failed expression: 'A-B'.lowerAscii().replace('-', '.').split('.').size() == 3"],
+        ),
+    ];
+    for (name, source, parameters, review, want) in cases {
+        let t = cel_template(source).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(t.engine(true), Some(Engine::K8sNativeValidation), "{name}");
+        assert_eq!(t.engine(false), None, "{name}: a CEL-only template has no Rego");
+        let got = t
+            .violations(review, &parameters, None, Limits::default(), Engine::K8sNativeValidation)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got.len(), want.len(), "{name}: {got:?}");
+        for ((msg, details), want) in got.iter().zip(&want) {
+            assert!(msg.starts_with(want), "{name}: {msg:?} does not start with {want:?}");
+            assert_eq!(details, &Value::Null, "{name}");
+        }
+    }
+}
+
+#[cfg(feature = "gatekeeper-cel")]
+#[test]
+fn cel_template_errors_name_template_and_field() {
+    let cases = [
+        (
+            "syntax",
+            "validations:\n- expression: \"1 +\"",
+            "ConstraintTemplate k8scel: spec.targets[0].code[0].source.validations[0].expression:",
+        ),
+        (
+            "no validations",
+            "variables: []",
+            "spec.targets[0].code[0].source.validations: at least one validation is required",
+        ),
+        (
+            "reserved variable",
+            "variables:\n- name: params\n  expression: \"1\"\nvalidations:\n- expression: \"true\"",
+            "\"params\" is reserved by Gatekeeper",
+        ),
+    ];
+    for (name, source, want) in cases {
+        let err = cel_template(source).map(|_| ()).unwrap_err().to_string();
+        assert!(err.contains(want), "{name}: {err}");
+    }
+    // gator with --enable-k8s-native-validation=false cannot use a CEL-only template.
+    let mut set = PolicySet { k8s_native_validation: false, ..PolicySet::default() };
+    let err = set.add_template(cel_template("validations:\n- expression: \"true\"").unwrap()).unwrap_err();
+    assert!(err.to_string().contains("no Rego code, and K8sNativeValidation (CEL) is disabled"), "{err}");
+}
+
+/// CEL has no loops, but nested comprehensions over literal lists multiply: 10^9 iterations
+/// here. The work counter in every comprehension stops it at the time limit.
+#[cfg(feature = "gatekeeper-cel")]
+#[test]
+fn hostile_cel_is_stopped_by_the_time_limit() {
+    let list = format!("[{}]", (0..1000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+    let source = format!("validations:\n- expression: \"{list}.all(a, {list}.all(b, {list}.all(c, a + b + c >= 0)))\"");
+    let t = cel_template(&source).expect("compiles");
+    let start = Instant::now();
+    let limits = Limits { time: Some(Duration::from_millis(200)), work: None };
+    let err = t
+        .violations(
+            &review_for(&pod(None, "p", json!({}), "x")),
+            &Value::Null,
+            None,
+            limits,
+            Engine::K8sNativeValidation,
+        )
+        .unwrap_err();
+    assert!(start.elapsed() < Duration::from_secs(20), "took {:?}", start.elapsed());
+    assert!(
+        matches!(&err, EvalError::TimeLimitExceeded { limit, .. } if *limit == Duration::from_millis(200)),
+        "{err:?}"
+    );
+    assert!(err.is_limit_exceeded());
 }

@@ -1,0 +1,2 @@
+#[path = "compiler/mod.rs"]
+pub mod compiler;
