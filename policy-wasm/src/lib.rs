@@ -38,8 +38,8 @@ pub fn dispatch(operation: &[u8], payload: &[u8]) -> Result<Vec<u8>, Vec<u8>> {
     match operation {
         b"validate" => Ok(VALIDATOR
             .with(|v| match v.try_borrow_mut() {
-                Ok(mut v) => v.validate(payload),
-                Err(_) => admission::validate(payload),
+                Ok(mut v) => v.validate_with(payload, &HOST),
+                Err(_) => admission::validate_with(payload, &HOST),
             })
             .to_json()),
         b"validate_settings" => Ok(admission::validate_settings(payload).to_json()),
@@ -53,9 +53,17 @@ pub fn dispatch(operation: &[u8], payload: &[u8]) -> Result<Vec<u8>, Vec<u8>> {
     }
 }
 
+/// The host's capabilities: waPC host calls in wasm32, none natively.
+#[cfg(target_arch = "wasm32")]
+const HOST: guest::WapcHostCalls = guest::WapcHostCalls;
+#[cfg(not(target_arch = "wasm32"))]
+const HOST: admission::host::NoHostCapabilities = admission::host::NoHostCapabilities;
+
 /// The waPC guest side of the protocol (wasm32 only).
 #[cfg(target_arch = "wasm32")]
 mod guest {
+    use placement_core::admission::host::{HostCapabilities, BINDING, KUBERNETES, LIST_RESOURCES_ALL};
+
     #[link(wasm_import_module = "wapc")]
     extern "C" {
         /// The host writes the operation name at `op_ptr` and the payload at `ptr`.
@@ -63,6 +71,61 @@ mod guest {
         /// The host copies the response out of guest memory during the call.
         fn __guest_response(ptr: *const u8, len: usize);
         fn __guest_error(ptr: *const u8, len: usize);
+        /// A call to the host (Kubewarden's host capabilities); 1 when it answered, and then
+        /// `__host_response_len`/`__host_response` give the answer, else the error.
+        #[allow(clippy::too_many_arguments)]
+        fn __host_call(
+            bd_ptr: *const u8,
+            bd_len: usize,
+            ns_ptr: *const u8,
+            ns_len: usize,
+            op_ptr: *const u8,
+            op_len: usize,
+            ptr: *const u8,
+            len: usize,
+        ) -> usize;
+        fn __host_response_len() -> usize;
+        fn __host_response(ptr: *mut u8);
+        fn __host_error_len() -> usize;
+        fn __host_error(ptr: *mut u8);
+    }
+
+    /// Kubewarden's host capabilities through waPC's `__host_call`.
+    #[derive(Debug, Clone, Copy)]
+    pub struct WapcHostCalls;
+
+    impl HostCapabilities for WapcHostCalls {
+        fn list_resources_all(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
+            host_call(BINDING, KUBERNETES, LIST_RESOURCES_ALL, payload)
+        }
+    }
+
+    fn host_call(binding: &str, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+        // SAFETY: valid slices of guest memory; the host reads them during the call.
+        let ok = unsafe {
+            __host_call(
+                binding.as_ptr(),
+                binding.len(),
+                namespace.as_ptr(),
+                namespace.len(),
+                operation.as_ptr(),
+                operation.len(),
+                payload.as_ptr(),
+                payload.len(),
+            )
+        };
+        // SAFETY: the lengths come from the host, and the buffers are that long.
+        if ok == 1 {
+            let len = unsafe { __host_response_len() };
+            let mut out = zeroed(len).ok_or("the host's answer does not fit in the module's memory")?;
+            unsafe { __host_response(out.as_mut_ptr()) };
+            Ok(out)
+        } else {
+            let len = unsafe { __host_error_len() };
+            let mut out = zeroed(len).ok_or("the host's error does not fit in the module's memory")?;
+            unsafe { __host_error(out.as_mut_ptr()) };
+            Err(String::from_utf8_lossy(&out).into_owned())
+        }
     }
 
     /// waPC's entry point: returns 1 after `__guest_response`, 0 after `__guest_error`.
@@ -109,7 +172,9 @@ mod tests {
     #[test]
     fn operations() {
         assert_eq!(dispatch(b"protocol_version", b"").unwrap(), b"\"v1\"");
-        let settings = dispatch(b"validate_settings", b"{}").unwrap();
+        // `{}`, as `kwctl scaffold manifest` writes it, is valid: the safe default.
+        assert_eq!(dispatch(b"validate_settings", b"{}").unwrap(), br#"{"valid":true}"#);
+        let settings = dispatch(b"validate_settings", b"[]").unwrap();
         let v: serde_json::Value = serde_json::from_slice(&settings).unwrap();
         assert_eq!(v["valid"], false);
         let resp = dispatch(b"validate", b"garbage").unwrap();

@@ -133,6 +133,14 @@ mod tests {
         );
     }
 
+    /// `inventory: cluster` lists Nodes: the metadata declares them (the same in both modules,
+    /// checked below).
+    #[test]
+    fn context_aware_resources_declare_nodes() {
+        let full = metadata_json(METADATA).unwrap();
+        assert_eq!(full["contextAwareResources"], serde_json::json!([{"apiVersion": "v1", "kind": "Node"}]));
+    }
+
     /// The lean module's metadata: the same rules and flags as the full one, other names, and
     /// no claim of Gatekeeper support (it has none).
     #[test]

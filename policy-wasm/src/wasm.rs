@@ -211,11 +211,21 @@ fn skip_limits(bytes: &[u8], pos: &mut usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// The waPC imports a no-IO policy may have.
-pub const ALLOWED_IMPORTS: [&str; 3] = ["__guest_request", "__guest_response", "__guest_error"];
+/// The waPC imports the policy may have: the three guest functions, and the host call with
+/// its answer and error readers (Kubewarden's host capabilities, for `inventory: cluster`).
+pub const ALLOWED_IMPORTS: [&str; 8] = [
+    "__guest_request",
+    "__guest_response",
+    "__guest_error",
+    "__host_call",
+    "__host_response_len",
+    "__host_response",
+    "__host_error_len",
+    "__host_error",
+];
 
-/// Imports other than `wapc.__guest_request/__guest_response/__guest_error` (functions):
-/// a wasm-bindgen shim, a WASI call or a host call would each show up here.
+/// Imports other than the waPC functions of [`ALLOWED_IMPORTS`]: a wasm-bindgen shim or a
+/// WASI call would show up here.
 pub fn unexpected_imports(bytes: &[u8]) -> Result<Vec<Import>, Error> {
     Ok(imports(bytes)?
         .into_iter()

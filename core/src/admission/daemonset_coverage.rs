@@ -5,6 +5,9 @@
 //! ```yaml
 //! daemonsetCoverage:
 //!   mode: enforce            # warn (alias dryRun): do not mutate, say what would be added
+//!   mutate: true             # false: validate only, for a policy deployed with
+//!                            # `mutating: false`: reject the DaemonSet, with the JSON Patch
+//!                            # that adds the tolerations in the message
 //!   daemonSets:              # a DaemonSet matching any entry is covered
 //!   - {namespace: twistlock}
 //!   - {name: "fluent-*", namespace: logging}
@@ -39,6 +42,7 @@ pub const NAME: &str = "daemonsetCoverage";
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 struct Config {
     mode: Mode,
+    mutate: Option<bool>,
     daemon_sets: Vec<Value>,
     pools: Vec<String>,
     blanket: bool,
@@ -72,6 +76,9 @@ impl DaemonSetSelector {
 #[derive(Debug, Clone)]
 pub struct Policy {
     pub mode: Mode,
+    /// `false`: never mutate; in enforce mode, reject with the patch instead (a policy
+    /// deployed with `mutating: false`, where Kubewarden refuses any mutation).
+    pub mutate: bool,
     pub daemon_sets: Vec<DaemonSetSelector>,
     pub pools: PoolSet,
     pub blanket: bool,
@@ -115,18 +122,18 @@ impl Policy {
                 labels,
             });
         }
-        if !c.blanket && inventory.is_empty() {
+        if !c.blanket && inventory.is_missing() {
             return Err(SettingsError::new(
                 "settings.nodes",
-                "daemonsetCoverage needs the node inventory to find the taints to tolerate (or set daemonsetCoverage.blanket: true)",
+                "daemonsetCoverage needs the node inventory to find the taints to tolerate (or inventory: cluster, or daemonsetCoverage.blanket: true)",
             ));
         }
-        let pools = if c.pools.is_empty() || inventory.is_empty() {
+        let pools = if c.pools.is_empty() || inventory.is_missing() {
             PoolSet::All
         } else {
             inventory.check_pools(&c.pools, &format!("{at}.pools"))?
         };
-        Ok(Self { mode: c.mode, daemon_sets, pools, blanket: c.blanket })
+        Ok(Self { mode: c.mode, mutate: c.mutate.unwrap_or(true), daemon_sets, pools, blanket: c.blanket })
     }
 
     pub fn selects(&self, target: &Target) -> bool {

@@ -29,6 +29,7 @@ pub mod daemonset_coverage;
 pub mod disallowed_tolerations;
 #[cfg(feature = "admission-gatekeeper")]
 pub mod gatekeeper;
+pub mod host;
 pub mod request;
 pub mod required_placement;
 pub mod response;
@@ -38,6 +39,7 @@ pub mod workload;
 
 use std::collections::BTreeMap;
 
+use host::{HostCapabilities, NoHostCapabilities};
 use request::{AdmissionRequest, ValidationRequest};
 use response::{SettingsValidationResponse, ValidationResponse};
 use settings::{Mode, Settings};
@@ -56,12 +58,54 @@ pub fn protocol_version() -> Vec<u8> {
 /// Stateless: reads the settings on every call. [`Validator`] gives the same answers and
 /// keeps the compiled settings between calls, as the wasm module does.
 pub fn validate(payload: &[u8]) -> ValidationResponse {
+    validate_with(payload, &NoHostCapabilities)
+}
+
+/// [`validate`] with a host that answers Kubewarden's host capabilities calls, for
+/// `inventory: cluster`.
+pub fn validate_with(payload: &[u8], host: &dyn HostCapabilities) -> ValidationResponse {
     let req: ValidationRequest = match serde_json::from_slice(payload) {
         Ok(r) => r,
         Err(e) => return invalid_request(&e),
     };
     match Settings::from_value(&req.settings) {
+        Ok(s) if s.needs_cluster_nodes() && needs_inventory(&req.request) => {
+            review_with_cluster_nodes(req.request, &req.settings, host)
+        }
         Ok(s) => review_owned(req.request, &s),
+        Err(e) => invalid_settings(&e),
+    }
+}
+
+/// Whether the placement policies look at this request (a workload created or updated), so
+/// that `inventory: cluster` lists the Nodes only then.
+fn needs_inventory(request: &AdmissionRequest) -> bool {
+    let kind = if request.kind.kind.is_empty() {
+        request.object.get("kind").and_then(serde_json::Value::as_str)
+    } else {
+        Some(request.kind.kind.as_str())
+    };
+    !matches!(request.operation.as_str(), "DELETE" | "CONNECT")
+        && kind.and_then(crate::input::documents::WorkloadKind::parse).is_some()
+}
+
+/// `inventory: cluster`: list the cluster's Nodes through the host, then review over them.
+fn review_with_cluster_nodes(
+    request: AdmissionRequest,
+    settings: &serde_json::Value,
+    host: &dyn HostCapabilities,
+) -> ValidationResponse {
+    let nodes = match host::list_nodes(host) {
+        Ok(n) => n,
+        Err(e) => {
+            return ValidationResponse::error(
+                500,
+                format!("placement policy: inventory: cluster: cannot list the cluster's Nodes (kubewarden/kubernetes/list_resources_all v1 Node): {e}"),
+            )
+        }
+    };
+    match Settings::with_cluster_nodes(settings, &nodes) {
+        Ok(s) => review_owned(request, &s),
         Err(e) => invalid_settings(&e),
     }
 }
@@ -91,6 +135,13 @@ impl Validator {
     }
 
     pub fn validate(&mut self, payload: &[u8]) -> ValidationResponse {
+        self.validate_with(payload, &NoHostCapabilities)
+    }
+
+    /// [`Validator::validate`] with a host for `inventory: cluster` (the Nodes are listed on
+    /// every request that needs them, never cached).
+    pub fn validate_with(&mut self, payload: &[u8], host: &dyn HostCapabilities) -> ValidationResponse {
+        let validate = |payload: &[u8]| validate_with(payload, host);
         // Split the payload into its members without parsing them; anything unusual (not an
         // object, escaped or repeated keys, a member that is not valid JSON) takes the plain
         // path, so that every answer, errors included, is the plain path's. The settings, often
@@ -124,6 +175,12 @@ impl Validator {
             Err(_) => return validate(payload),
         };
         match &self.cached {
+            Some((_, Ok(s))) if s.needs_cluster_nodes() && needs_inventory(&request) => {
+                match serde_json::from_slice::<serde_json::Value>(settings) {
+                    Ok(value) => review_with_cluster_nodes(request, &value, host),
+                    Err(_) => validate(payload),
+                }
+            }
             Some((_, Ok(s))) => review_owned(request, s),
             Some((_, Err(e))) => invalid_settings(e),
             None => validate(payload),
@@ -342,6 +399,19 @@ fn placement_findings(mut target: Target, settings: &Settings) -> (Findings, Tar
             Err(e) => findings.add(daemonset_coverage::NAME, p.mode, format!("cannot read the pod template: {e}")),
             Ok(cov) if cov.add.is_empty() => {}
             Ok(cov) => match p.mode {
+                Mode::Enforce if !p.mutate => findings.add(
+                    daemonset_coverage::NAME,
+                    Mode::Enforce,
+                    format!(
+                        "skips nodes of {}: tolerations needed in {}.tolerations for {}; daemonsetCoverage.mutate is false, so add them yourself: kubectl patch daemonset {} -n {} --type json -p '{}'",
+                        p.pools,
+                        target.spec_path(),
+                        cov.reasons.join(", "),
+                        target.name,
+                        target.namespace,
+                        target.tolerations_patch(&cov.add)
+                    ),
+                ),
                 Mode::Enforce => {
                     target.add_tolerations(&cov.add);
                     mutated = true;

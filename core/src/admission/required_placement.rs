@@ -204,7 +204,7 @@ fn compile_rule(value: &Value, at: &str, index: usize, inventory: &NodeInventory
         .map(|(_, n)| n)
         .filter(|n| labels.iter().all(|(k, v)| n.metadata.labels.get(k) == Some(v)))
         .collect();
-    if !inventory.is_empty() && matching.is_empty() {
+    if !inventory.is_empty() && !inventory.from_cluster && matching.is_empty() {
         let wanted: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
         return Err(SettingsError::new(
             at,

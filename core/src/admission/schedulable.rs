@@ -68,10 +68,10 @@ pub struct Outcome {
 impl Policy {
     pub fn from_settings(value: &Value, at: &str, inventory: &NodeInventory) -> Result<Self, SettingsError> {
         let c: Config = decode_setting(value, at)?;
-        if inventory.is_empty() {
+        if inventory.is_missing() {
             return Err(SettingsError::new(
                 "settings.nodes",
-                "schedulable needs the node inventory: list the cluster's nodes, e.g. [\"gpu-1: sku=gpu:NoSchedule; pool=gpu\"]",
+                "schedulable needs the node inventory (or inventory: cluster): list the cluster's nodes, e.g. [\"gpu-1: sku=gpu:NoSchedule; pool=gpu\"]",
             ));
         }
         let daemonset_pools = if c.daemon_set_pools.is_empty() {

@@ -39,6 +39,20 @@ use crate::scheduler::framework::{NodeInfo, SchedulerConfig};
 /// `admission-gatekeeper` feature (the lean policy module).
 pub const NO_GATEKEEPER: &str = "this module is built without Gatekeeper support (placement-policy-lean.wasm); use the full module, placement-policy.wasm, for Gatekeeper ConstraintTemplates and Constraints";
 
+/// The policy that settings with no policy key (`{}`, as `kwctl scaffold manifest` writes
+/// them) turn on: `disallowedTolerations` in warn mode on the control-plane taints
+/// (`node-role.kubernetes.io/*`) outside `kube-system`. It never rejects and never mutates: a
+/// workload that tolerates the control plane's taints is admitted with a warning naming the
+/// toleration.
+pub const DEFAULT_POLICY: &str = r#"{"disallowedTolerations": {"mode": "warn", "keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}}"#;
+
+fn default_policy() -> Value {
+    serde_json::from_str::<Value>(DEFAULT_POLICY)
+        .ok()
+        .and_then(|v| v.get("disallowedTolerations").cloned())
+        .unwrap_or_default()
+}
+
 /// Upper bound on the inventory, to keep every validation bounded in time and memory.
 pub const MAX_INVENTORY_NODES: usize = 10_000;
 
@@ -206,6 +220,7 @@ impl CompiledSelector {
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 struct RawSettings {
     nodes: Value,
+    inventory: Option<InventorySource>,
     pool_label: Option<String>,
     kube_version: Option<String>,
     feature_gates: BTreeMap<String, bool>,
@@ -214,6 +229,17 @@ struct RawSettings {
     schedulable: Option<Value>,
     daemonset_coverage: Option<Value>,
     gatekeeper: Option<Value>,
+}
+
+/// Where the node inventory comes from: `settings` (default: `nodes`) or `cluster` (the
+/// cluster's Nodes, listed through Kubewarden's host capabilities on each request that needs
+/// them; `nodes` must then be absent).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InventorySource {
+    #[default]
+    Settings,
+    Cluster,
 }
 
 /// The settings, checked and compiled.
@@ -235,8 +261,29 @@ pub struct Settings {
 }
 
 impl Settings {
-    /// Reads and checks settings JSON (`null` reads as `{}`).
+    /// Reads and checks settings JSON (`null` reads as `{}`). With `inventory: cluster`, the
+    /// checks that need the nodes wait for them ([`Settings::with_cluster_nodes`]).
     pub fn from_value(value: &Value) -> Result<Settings, SettingsError> {
+        Self::read(value, None)
+    }
+
+    /// The settings with `inventory: cluster`, over the cluster's Nodes (`items` of the List
+    /// the host answered).
+    pub fn with_cluster_nodes(value: &Value, nodes: &Value) -> Result<Settings, SettingsError> {
+        Self::read(value, Some(nodes))
+    }
+
+    /// Whether a request must list the cluster's Nodes first: `inventory: cluster` and a
+    /// policy that reads the inventory.
+    pub fn needs_cluster_nodes(&self) -> bool {
+        self.inventory.from_cluster
+            && self.inventory.nodes.is_empty()
+            && (self.schedulable.is_some()
+                || self.required_placement.is_some()
+                || self.daemonset_coverage.as_ref().is_some_and(|p| !p.blanket))
+    }
+
+    fn read(value: &Value, cluster_nodes: Option<&Value>) -> Result<Settings, SettingsError> {
         if !(value.is_object() || value.is_null()) {
             return Err(SettingsError::new(
                 "settings",
@@ -271,7 +318,18 @@ impl Settings {
                 Some(l.clone())
             }
         };
-        let inventory = NodeInventory { nodes: parse_inventory(&raw.nodes)?, pool_label };
+        let from_cluster = raw.inventory == Some(InventorySource::Cluster);
+        if from_cluster && !raw.nodes.is_null() {
+            return Err(SettingsError::new(
+                path("nodes"),
+                "inventory: cluster reads the cluster's Nodes: leave out nodes (or set inventory: settings)",
+            ));
+        }
+        let nodes = match cluster_nodes {
+            Some(items) if from_cluster => parse_inventory(items, "the cluster's Nodes")?,
+            _ => parse_inventory(&raw.nodes, &path("nodes"))?,
+        };
+        let inventory = NodeInventory { nodes, pool_label, from_cluster };
 
         let disallowed_tolerations = raw
             .disallowed_tolerations
@@ -303,7 +361,7 @@ impl Settings {
 
         let scheduler = options.scheduler_config();
         let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
-        let settings = Settings {
+        let mut settings = Settings {
             inventory,
             options,
             scheduler,
@@ -316,12 +374,10 @@ impl Settings {
             gatekeeper,
         };
         if !settings.any_active() {
-            let keys = if cfg!(feature = "admission-gatekeeper") {
-                "disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage, gatekeeper"
-            } else {
-                "disallowedTolerations, requiredPlacement, schedulable, daemonsetCoverage"
-            };
-            return Err(SettingsError::new("settings", format!("no policy is enabled: set at least one of {keys}")));
+            // `{}` (what `kwctl scaffold manifest` writes): the safe default, which never
+            // rejects or mutates, so a policy deployed as scaffolded cannot break the cluster.
+            settings.disallowed_tolerations =
+                Some(disallowed_tolerations::Policy::from_settings(&default_policy(), &path("disallowedTolerations"))?);
         }
         Ok(settings)
     }
@@ -353,6 +409,10 @@ impl Settings {
 #[derive(Debug, Clone, Default)]
 pub struct NodeInventory {
     pub nodes: Vec<(DocRef, Node)>,
+    /// `inventory: cluster`: the nodes are the cluster's, listed per request (empty until
+    /// then). Pool names in the settings are then not checked against them: a pool may have
+    /// no node at the moment (scaled to zero).
+    pub from_cluster: bool,
     /// `poolLabel`, when set; otherwise the first of [`WELL_KNOWN_POOL_LABELS`] a node has.
     pub pool_label: Option<String>,
 }
@@ -360,6 +420,11 @@ pub struct NodeInventory {
 impl NodeInventory {
     pub fn is_empty(&self) -> bool {
         self.nodes.is_empty()
+    }
+
+    /// Whether the settings give no inventory at all: no `nodes`, and not `inventory: cluster`.
+    pub fn is_missing(&self) -> bool {
+        self.nodes.is_empty() && !self.from_cluster
     }
 
     /// The node's pool: the value of the pool label, or the node's name when it has none.
@@ -380,6 +445,9 @@ impl NodeInventory {
     pub fn check_pools(&self, pools: &[String], at: &str) -> Result<PoolSet, SettingsError> {
         if pools.iter().any(|p| p == "*") {
             return Ok(PoolSet::All);
+        }
+        if self.from_cluster {
+            return Ok(PoolSet::Some(pools.iter().cloned().collect()));
         }
         let known = self.pools();
         let mut set = BTreeSet::new();
@@ -436,8 +504,7 @@ impl fmt::Display for PoolSet {
     }
 }
 
-fn parse_inventory(nodes: &Value) -> Result<Vec<(DocRef, Node)>, SettingsError> {
-    let at = path("nodes");
+fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, SettingsError> {
     let entries: Vec<(String, Value)> = match nodes {
         Value::Null => Vec::new(),
         Value::String(text) => text
@@ -488,7 +555,7 @@ fn parse_inventory(nodes: &Value) -> Result<Vec<(DocRef, Node)>, SettingsError> 
         }
         let doc = DocRef {
             index: i + 1,
-            source: "settings.nodes".into(),
+            source: at.into(),
             kind: "Node".into(),
             namespace: None,
             name: node.metadata.name.clone(),
@@ -681,8 +748,10 @@ mod tests {
     fn top_level_errors() {
         let err = Settings::from_value(&json!({"disalowedTolerations": {}})).unwrap_err();
         assert!(err.to_string().contains("unknown field `disalowedTolerations`"), "{err}");
-        let err = Settings::from_value(&json!({})).unwrap_err();
-        assert!(err.message.contains("no policy is enabled"), "{err}");
+        let default = Settings::from_value(&json!({})).unwrap();
+        let p = default.disallowed_tolerations.expect("the default policy");
+        assert_eq!(p.mode, Mode::Warn);
+        assert!(default.schedulable.is_none() && default.daemonset_coverage.is_none());
         let err = Settings::from_value(&json!({"kubeVersion": "2.1", "schedulable": {}})).unwrap_err();
         assert_eq!(err.path, "settings.kubeVersion");
         let err = Settings::from_value(&json!({"featureGates": {"Nope": true}, "schedulable": {}})).unwrap_err();

@@ -199,9 +199,11 @@ fn settings_validation() {
     for name in ["settings-warn.json", "settings-blanket.json"] {
         assert!(validate_settings(fixture(name).as_bytes()).valid, "{name}");
     }
-    let rows: [(&[u8], &str); 10] = [
-        (b"", "settings: no policy is enabled"),
-        (b"{}", "settings: no policy is enabled"),
+    // `{}` and empty settings are valid: the safe default (see `scaffolded_settings_...`).
+    for empty in [&b""[..], b"{}", b"null", b" "] {
+        assert!(validate_settings(empty).valid, "{:?}", String::from_utf8_lossy(empty));
+    }
+    let rows: [(&[u8], &str); 8] = [
         (b"{", "settings are not valid JSON"),
         (br#"{"schedulable": {}}"#, "settings.nodes: schedulable needs the node inventory"),
         (br#"{"nodes": ["a"], "schedulable": {"daemonSetPools": ["gpu"]}}"#, "settings.schedulable.daemonSetPools[0]: pool \"gpu\" matches no node"),
@@ -495,8 +497,9 @@ fn gatekeeper_setting_without_the_feature_is_a_settings_error() {
         assert_eq!(resp.message.as_deref(), Some(format!("placement policy: invalid settings: {want}").as_str()));
         assert_eq!(Validator::new().validate(&payload(&json_of("pod-privileged.json"), &s)), resp);
     }
-    let err = settings::Settings::from_value(&json!({})).unwrap_err();
-    assert!(!err.message.contains("gatekeeper"), "the lean build does not offer it: {err}");
+    // `{}` is the default policy in the lean build too.
+    let default = settings::Settings::from_value(&json!({})).unwrap();
+    assert!(default.disallowed_tolerations.is_some());
 }
 
 #[cfg(feature = "admission-gatekeeper")]
@@ -686,4 +689,193 @@ mod gatekeeper_policy {
             }
         }
     }
+}
+
+/// `{}`, as `kwctl scaffold manifest` writes the settings, is the default policy: control-plane
+/// tolerations outside kube-system are admitted with a warning; nothing is rejected or mutated.
+#[test]
+fn scaffolded_settings_warn_on_control_plane_tolerations_and_reject_nothing() {
+    let rows = [
+        ("deployment-web.json", None),
+        (
+            "deployment-control-plane-toleration.json",
+            Some("disallowedTolerations (warn mode): spec.template.spec.tolerations[1]"),
+        ),
+        ("deployment-kube-system-exempt.json", None),
+        ("daemonset-defender.json", None),
+    ];
+    for (name, warning) in rows {
+        let payload = payload(&json_of(name), &json!({}));
+        let resp = validate(&payload);
+        assert!(resp.accepted, "{name}: {resp:?}");
+        assert!(resp.mutated_object.is_none(), "{name}");
+        let warnings = resp.warnings.unwrap_or_default().join("\n");
+        match warning {
+            Some(w) => assert!(warnings.contains(w), "{name}: {warnings}"),
+            None => assert!(warnings.is_empty(), "{name}: {warnings}"),
+        }
+        // The same through the cached path.
+        assert_eq!(Validator::new().validate(&payload).to_json(), validate(&payload).to_json());
+    }
+}
+
+/// A workload whose members on the way to the pod spec are not mappings is rejected with the
+/// path, the value and the API server's words.
+#[test]
+fn workload_not_shaped_like_its_kind_is_rejected() {
+    let rows = [
+        (
+            "Deployment spec is a list",
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": [1, 2]}"#,
+            "Deployment",
+            r#"placement policy: request.object.spec: [1,2]: Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal array into Go struct field Deployment.spec of type v1.DeploymentSpec"#,
+        ),
+        (
+            "Deployment template is a string",
+            r#"{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {"template": "x"}}"#,
+            "Deployment",
+            r#"placement policy: request.object.spec.template: "x": Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field Deployment.spec.template of type v1.PodTemplateSpec"#,
+        ),
+        (
+            "CronJob job template spec is a number",
+            r#"{"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "c"}, "spec": {"jobTemplate": {"spec": 3}}}"#,
+            "CronJob",
+            r#"placement policy: request.object.spec.jobTemplate.spec: 3: CronJob in version "v1" cannot be handled as a CronJob: json: cannot unmarshal number into Go struct field CronJob.spec.jobTemplate.spec of type v1.JobSpec"#,
+        ),
+        (
+            "Pod metadata is a list",
+            r#"{"apiVersion": "v1", "kind": "Pod", "metadata": [], "spec": {}}"#,
+            "Pod",
+            r#"placement policy: request.object.metadata: []: Pod in version "v1" cannot be handled as a Pod: json: cannot unmarshal array into Go struct field Pod.metadata of type v1.ObjectMeta"#,
+        ),
+    ];
+    for (name, object, kind, want) in rows {
+        let payload = format!(
+            r#"{{"request": {{"uid": "1", "kind": {{"group": "", "version": "v1", "kind": "{kind}"}}, "operation": "CREATE", "namespace": "default", "object": {object}}}, "settings": {{"disallowedTolerations": {{"keys": ["a"]}}}}}}"#
+        );
+        let resp = validate(payload.as_bytes());
+        assert!(!resp.accepted, "{name}");
+        assert_eq!(resp.code, Some(400), "{name}");
+        assert_eq!(resp.message.as_deref(), Some(want), "{name}");
+    }
+    // `null` members read as absent, as the API server reads them.
+    let payload = r#"{"request": {"kind": {"kind": "Deployment"}, "operation": "CREATE", "object": {"kind": "Deployment", "metadata": {"name": "w"}, "spec": {"template": null}}}, "settings": {"disallowedTolerations": {"keys": ["a"]}}}"#;
+    assert!(validate(payload.as_bytes()).accepted);
+}
+
+/// `daemonsetCoverage.mutate: false` (a policy deployed with `mutating: false`): the DaemonSet
+/// the mutation would fix is rejected, never mutated, and the message carries the JSON Patch,
+/// which adds exactly what the mutation adds.
+#[test]
+fn daemonset_coverage_validate_only_rejects_with_the_patch() {
+    let ds = json_of("daemonset-defender.json");
+    let settings = json_of("settings.json");
+    let mutated = validate(&payload(&ds, &settings));
+    let want = mutated.mutated_object.expect("the mutating policy patches it");
+    let mut validate_only = settings.clone();
+    validate_only["daemonsetCoverage"]["mutate"] = json!(false);
+    let resp = validate(&payload(&ds, &validate_only));
+    assert!(!resp.accepted && resp.mutated_object.is_none(), "{resp:?}");
+    let m = resp.message.unwrap();
+    let prefix = "kubectl patch daemonset ";
+    assert!(m.contains("daemonsetCoverage: skips nodes of"), "{m}");
+    assert!(m.contains("daemonsetCoverage.mutate is false"), "{m}");
+    let at = m.find(prefix).unwrap_or_else(|| panic!("{m}"));
+    let patch_text = m[at..].split_once("-p '").unwrap().1.split_once('\'').unwrap().0;
+    let patch: Value = serde_json::from_str(patch_text).unwrap_or_else(|e| panic!("{e}: {patch_text}"));
+    // Apply the patch (only `add` ops, on the tolerations) and compare with the mutation.
+    let mut patched = ds["object"].clone();
+    for op in patch.as_array().unwrap() {
+        assert_eq!(op["op"], "add");
+        let path = op["path"].as_str().unwrap();
+        match path.strip_suffix("/-") {
+            Some(list) => patched.pointer_mut(list).unwrap().as_array_mut().unwrap().push(op["value"].clone()),
+            None => {
+                let (parent, key) = path.rsplit_once('/').unwrap();
+                patched.pointer_mut(parent).unwrap()[key] = op["value"].clone();
+            }
+        }
+    }
+    assert_eq!(patched, want);
+    // Settings: `mutate` is a boolean.
+    validate_only["daemonsetCoverage"]["mutate"] = json!("no");
+    let err = validate_settings(&serde_json::to_vec(&validate_only).unwrap());
+    assert!(err.message.unwrap().starts_with("settings.daemonsetCoverage.mutate: invalid type"));
+}
+
+/// The kwctl session of `policy-wasm/examples/cluster/`: the List of Nodes it answers.
+fn example_cluster_nodes() -> Vec<u8> {
+    let session: Vec<serde_yaml::Value> =
+        serde_yaml::from_str(include_str!("../../../policy-wasm/examples/cluster/nodes-replay.yml")).unwrap();
+    session[0]["response"]["payload"].as_str().unwrap().as_bytes().to_vec()
+}
+
+/// A host that answers `list_resources_all` with `answer`, counting the calls.
+struct ClusterHost {
+    answer: Result<Vec<u8>, String>,
+    calls: std::cell::Cell<usize>,
+}
+
+impl host::HostCapabilities for ClusterHost {
+    fn list_resources_all(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
+        assert_eq!(payload, host::list_all_request("v1", "Node"));
+        self.calls.set(self.calls.get() + 1);
+        self.answer.clone()
+    }
+}
+
+/// `inventory: cluster` over the example cluster answers every case as the same nodes given in
+/// the settings do, listing the Nodes once per workload request and never for other requests.
+#[test]
+fn cluster_inventory_answers_as_the_settings_inventory() {
+    let cluster_settings: Value =
+        serde_json::from_str(include_str!("../../../policy-wasm/examples/cluster/settings.json")).unwrap();
+    assert!(validate_settings(&serde_json::to_vec(&cluster_settings).unwrap()).valid);
+    let host = ClusterHost { answer: Ok(example_cluster_nodes()), calls: Default::default() };
+    let cases: Value = serde_json::from_str(fixture("cases.json")).unwrap();
+    let mut compared = 0;
+    for case in cases.as_array().unwrap() {
+        if case.get("settings").is_some() {
+            continue;
+        }
+        let name = case["name"].as_str().unwrap();
+        let request = json_of(case["fixture"].as_str().unwrap());
+        let want = validate(&payload(&request, &json_of("settings.json")));
+        let before = host.calls.get();
+        let got = validate_with(&payload(&request, &cluster_settings), &host);
+        assert_eq!(got.to_json(), want.to_json(), "{name}");
+        let cached = Validator::new().validate_with(&payload(&request, &cluster_settings), &host);
+        assert_eq!(cached.to_json(), want.to_json(), "{name} (Validator)");
+        let workload = request["operation"] != "DELETE"
+            && crate::input::documents::WorkloadKind::parse(request["kind"]["kind"].as_str().unwrap()).is_some();
+        assert_eq!(host.calls.get() - before, if workload { 2 } else { 0 }, "{name}: host calls");
+        compared += 1;
+    }
+    assert!(compared >= 15, "{compared}");
+
+    // The host's failure is the request's error, naming the call; settings errors name the
+    // cluster's node.
+    let request = json_of("deployment-web.json");
+    let failing = ClusterHost { answer: Err("forbidden: Node".into()), calls: Default::default() };
+    let r = validate_with(&payload(&request, &cluster_settings), &failing);
+    assert_eq!(r.code, Some(500));
+    assert_eq!(r.message.as_deref(), Some("placement policy: inventory: cluster: cannot list the cluster's Nodes (kubewarden/kubernetes/list_resources_all v1 Node): forbidden: Node"));
+    let bad = ClusterHost {
+        answer: Ok(br#"{"items": [{"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "Bad"}]}}]}"#
+            .to_vec()),
+        calls: Default::default(),
+    };
+    let r = validate_with(&payload(&request, &cluster_settings), &bad);
+    assert!(
+        r.message.as_deref().unwrap().starts_with("placement policy: invalid settings: the cluster's Nodes[0]: "),
+        "{r:?}"
+    );
+    // Without a host (native `validate`), the call fails with a clear error.
+    let r = validate(&payload(&request, &cluster_settings));
+    assert!(r.message.unwrap().ends_with("this host makes no host capabilities calls"));
+    // `nodes` and `inventory: cluster` together are a settings error.
+    let mut both = cluster_settings.clone();
+    both["nodes"] = json!(["a"]);
+    let e = validate_settings(&serde_json::to_vec(&both).unwrap());
+    assert!(e.message.unwrap().starts_with("settings.nodes: inventory: cluster reads the cluster's Nodes"));
 }

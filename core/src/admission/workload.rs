@@ -63,6 +63,95 @@ pub enum WorkloadError {
     NotAnInteger { field: String, found: Value },
     #[error("{field}: {replicas} is outside 0..={MAX_REPLICAS}, the simulation's limit")]
     TooManyReplicas { field: String, replicas: i64 },
+    /// A member on the way to the pod spec that is not a mapping (`spec: [1, 2]`): the API
+    /// server refuses to decode such an object. The path and value, then the API server's words.
+    #[error("request.object.{field}: {value}: {kind} in version \"{version}\" cannot be handled as a {kind}: json: cannot unmarshal {json_type} into Go struct field {kind}.{field} of type {go_type}")]
+    Shape { field: String, value: Value, kind: String, version: String, json_type: &'static str, go_type: &'static str },
+}
+
+/// The members from the object to its pod spec, each with the Go type the API server decodes
+/// it into (`k8s.io/api`), for [`WorkloadError::Shape`].
+fn spec_members(kind: WorkloadKind) -> &'static [(&'static str, &'static str)] {
+    const TEMPLATE: (&str, &str) = ("template", "v1.PodTemplateSpec");
+    const POD_SPEC: (&str, &str) = ("spec", "v1.PodSpec");
+    match kind {
+        WorkloadKind::Pod => &[("metadata", "v1.ObjectMeta"), POD_SPEC],
+        WorkloadKind::Deployment => &[("metadata", "v1.ObjectMeta"), ("spec", "v1.DeploymentSpec"), TEMPLATE, POD_SPEC],
+        WorkloadKind::ReplicaSet => &[("metadata", "v1.ObjectMeta"), ("spec", "v1.ReplicaSetSpec"), TEMPLATE, POD_SPEC],
+        WorkloadKind::StatefulSet => {
+            &[("metadata", "v1.ObjectMeta"), ("spec", "v1.StatefulSetSpec"), TEMPLATE, POD_SPEC]
+        }
+        WorkloadKind::DaemonSet => &[("metadata", "v1.ObjectMeta"), ("spec", "v1.DaemonSetSpec"), TEMPLATE, POD_SPEC],
+        WorkloadKind::Job => &[("metadata", "v1.ObjectMeta"), ("spec", "v1.JobSpec"), TEMPLATE, POD_SPEC],
+        WorkloadKind::ReplicationController => {
+            &[("metadata", "v1.ObjectMeta"), ("spec", "v1.ReplicationControllerSpec"), TEMPLATE, POD_SPEC]
+        }
+        WorkloadKind::CronJob => &[
+            ("metadata", "v1.ObjectMeta"),
+            ("spec", "v1.CronJobSpec"),
+            ("jobTemplate", "v1.JobTemplateSpec"),
+            ("spec", "v1.JobSpec"),
+            TEMPLATE,
+            POD_SPEC,
+        ],
+    }
+}
+
+/// Go's name for a JSON value's type in `json: cannot unmarshal X into ...`.
+fn go_json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "bool",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The first member on the way to the pod spec that is present, not `null`, and not a
+/// mapping; the object's own `metadata` is checked too. `null` reads as absent, as the API
+/// server's decoder reads it.
+fn check_shape(object: &Value, kind: WorkloadKind, kind_name: &str) -> Result<(), WorkloadError> {
+    let version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .map_or("v1", |v| v.rsplit('/').next().unwrap_or(v))
+        .to_string();
+    let members = spec_members(kind);
+    // `metadata` sits beside the spec chain, at the top.
+    let (meta, chain) = members.split_first().map_or((None, members), |(m, rest)| (Some(m), rest));
+    let mut steps: Vec<(String, &Value, &'static str)> = Vec::new();
+    if let (Some((name, go_type)), Some(v)) = (meta, object.get("metadata")) {
+        steps.push((name.to_string(), v, go_type));
+    }
+    let mut cur = object;
+    let mut field = String::new();
+    for (name, go_type) in chain {
+        let Some(next) = cur.get(*name) else { break };
+        if !field.is_empty() {
+            field.push('.');
+        }
+        field.push_str(name);
+        steps.push((field.clone(), next, go_type));
+        if !next.is_object() {
+            break;
+        }
+        cur = next;
+    }
+    for (field, v, go_type) in steps {
+        if !(v.is_object() || v.is_null()) {
+            return Err(WorkloadError::Shape {
+                field,
+                value: v.clone(),
+                kind: kind_name.to_string(),
+                version,
+                json_type: go_json_type(v),
+                go_type,
+            });
+        }
+    }
+    Ok(())
 }
 
 impl Target {
@@ -85,6 +174,9 @@ impl Target {
         }
         if !req.object.is_object() {
             return Some(Err(WorkloadError::NotAMapping { kind: kind_name.to_string() }));
+        }
+        if let Err(e) = check_shape(&req.object, kind, kind.as_str()) {
+            return Some(Err(e));
         }
         let mut object = std::mem::take(&mut req.object);
         // Only a DaemonSet may be mutated and returned: keep it as received and decode from a
@@ -243,6 +335,21 @@ impl Target {
             pod_status: Default::default(),
             state: Default::default(),
         })
+    }
+
+    /// The JSON Patch (RFC 6902) that [`Target::add_tolerations`] amounts to, for a
+    /// non-mutating deployment to show: `add` to the end of the existing tolerations, or of the
+    /// whole list when the pod spec has none.
+    pub fn tolerations_patch(&self, add: &[Toleration]) -> Value {
+        let list = format!("{}/tolerations", pointer(self.kind.pod_spec_path()));
+        let values = add.iter().filter_map(|t| serde_json::to_value(t).ok());
+        if self.object.pointer(&list).is_some_and(Value::is_array) {
+            Value::Array(
+                values.map(|v| serde_json::json!({"op": "add", "path": format!("{list}/-"), "value": v})).collect(),
+            )
+        } else {
+            serde_json::json!([{"op": "add", "path": list, "value": values.collect::<Vec<_>>()}])
+        }
     }
 
     /// Appends tolerations to the pod template, in both the received object (the mutation the

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use wapc::WapcHost;
 use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
-use wasmtime_provider::WasmtimeEngineProviderBuilder;
+use wasmtime_provider::{WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre};
 
 /// The repository root (this crate is `tests/wapc-host`).
 pub fn repo_root() -> PathBuf {
@@ -86,11 +86,169 @@ pub fn payload(request: &Value, settings: &Value) -> Vec<u8> {
     serde_json::to_vec(&json!({"request": request, "settings": settings})).expect("serializable")
 }
 
-/// The module in a waPC host as policy-server builds it (wasmtime provider, host callback
-/// answering nothing: the policy makes no host calls).
+/// The module in a waPC host as policy-server builds it (wasmtime provider; no cluster: every
+/// host call fails).
 pub fn wapc_host(bytes: &[u8]) -> WapcHost {
     let engine = WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build().expect("wasmtime engine");
-    WapcHost::new(Box::new(engine), Some(Box::new(|_, _, _, _, _| Ok(vec![])))).expect("waPC host")
+    WapcHost::new(Box::new(engine), Some(callback(None))).expect("waPC host")
+}
+
+/// A fixture cluster: the exchanges of a kwctl host-capabilities session file (the format
+/// `kwctl run --record-host-capabilities-interactions` writes and
+/// `--replay-host-capabilities-interactions` reads): a YAML list of `{type: Exchange, request:
+/// "!<CallbackRequestType>\n<fields>", response: {type: Success, payload: <text>}}` (or
+/// `{type: Error, message: <text>}`). The waPC host answers a `kubewarden`/`kubernetes` host
+/// call with the exchange whose request is that call, so the same file serves kwctl and the tests.
+#[derive(Debug, Clone, Default)]
+pub struct ReplaySession {
+    /// (operation tag, request fields, answer)
+    exchanges: Vec<(String, Value, Result<Vec<u8>, String>)>,
+}
+
+impl ReplaySession {
+    pub fn load(path: &std::path::Path) -> Self {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        Self::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let list: Vec<serde_yaml::Value> = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let mut exchanges = Vec::new();
+        for (i, e) in list.iter().enumerate() {
+            let at = format!("exchange {i}");
+            if e.get("type").and_then(serde_yaml::Value::as_str) != Some("Exchange") {
+                return Err(format!("{at}: type is not Exchange"));
+            }
+            let request = e.get("request").and_then(serde_yaml::Value::as_str).ok_or(format!("{at}: no request"))?;
+            let tagged: serde_yaml::Value = serde_yaml::from_str(request).map_err(|e| format!("{at}: {e}"))?;
+            let serde_yaml::Value::Tagged(t) = tagged else { return Err(format!("{at}: the request has no !tag")) };
+            let fields: Value = serde_yaml::from_value(t.value).map_err(|e| format!("{at}: {e}"))?;
+            let response = e.get("response").ok_or(format!("{at}: no response"))?;
+            let answer = match response.get("type").and_then(serde_yaml::Value::as_str) {
+                Some("Success") => Ok(response
+                    .get("payload")
+                    .and_then(serde_yaml::Value::as_str)
+                    .ok_or(format!("{at}: no payload"))?
+                    .as_bytes()
+                    .to_vec()),
+                Some("Error") => {
+                    Err(response.get("message").and_then(serde_yaml::Value::as_str).unwrap_or_default().to_string())
+                }
+                other => return Err(format!("{at}: response type {other:?}")),
+            };
+            exchanges.push((t.tag.to_string().trim_start_matches('!').to_string(), fields, answer));
+        }
+        Ok(Self { exchanges })
+    }
+
+    /// The answer to a host call, as policy-server's callback handler gives it.
+    pub fn answer(&self, binding: &str, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+        let tag = match (binding, namespace, operation) {
+            ("kubewarden", "kubernetes", "list_resources_all") => "KubernetesListResourceAll",
+            ("kubewarden", "kubernetes", "list_resources_by_namespace") => "KubernetesListResourceNamespace",
+            ("kubewarden", "kubernetes", "get_resource") => "KubernetesGetResource",
+            _ => return Err(format!("unknown host call {binding}/{namespace}/{operation}")),
+        };
+        let asked: Value = serde_json::from_slice(payload).map_err(|e| format!("{operation}: bad payload: {e}"))?;
+        let same = |want: &Value| {
+            want.as_object().is_some_and(|w| {
+                w.iter().all(|(k, v)| asked.get(k).unwrap_or(&Value::Null) == v)
+                    && asked.as_object().is_some_and(|a| a.iter().all(|(k, v)| w.get(k).unwrap_or(&Value::Null) == v))
+            })
+        };
+        self.exchanges
+            .iter()
+            .find(|(t, fields, _)| t == tag && same(fields))
+            .map(|(_, _, a)| a.clone())
+            .unwrap_or_else(|| Err(format!("no exchange in the session for {tag} {asked}")))
+    }
+}
+
+/// The kwctl session of `policy-wasm/examples/cluster/` (the 7 nodes of the test settings).
+pub fn example_cluster() -> ReplaySession {
+    ReplaySession::load(&repo_root().join("policy-wasm/examples/cluster/nodes-replay.yml"))
+}
+
+fn callback(
+    cluster: Option<std::sync::Arc<ReplaySession>>,
+) -> Box<dyn Fn(u64, &str, &str, &str, &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> + Send + Sync>
+{
+    Box::new(move |_, binding, namespace, operation, payload| match &cluster {
+        Some(c) => c.answer(binding, namespace, operation, payload).map_err(Into::into),
+        None => Err(format!("this host has no cluster: {binding}/{namespace}/{operation}").into()),
+    })
+}
+
+/// The module as policy-server runs it in production: compiled once ([`WasmtimeEngineProviderPre`]),
+/// then a **fresh instance for every call** (`rehydrate` + `WapcHost::new`), so nothing the
+/// module keeps between calls (a settings cache) survives from one request to the next.
+pub struct FreshHost {
+    pre: WasmtimeEngineProviderPre,
+    cluster: Option<std::sync::Arc<ReplaySession>>,
+}
+
+impl FreshHost {
+    /// Compiles the module (the cold start).
+    pub fn new(bytes: &[u8]) -> Self {
+        Self::with_cluster(bytes, None)
+    }
+
+    /// Host calls answered from `cluster`.
+    pub fn with_cluster(bytes: &[u8], cluster: Option<ReplaySession>) -> Self {
+        Self {
+            pre: WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build_pre().expect("build_pre"),
+            cluster: cluster.map(std::sync::Arc::new),
+        }
+    }
+
+    /// One call in a new instance, as policy-server evaluates each request.
+    pub fn call(&self, op: &str, payload: &[u8]) -> Result<Vec<u8>, wapc::errors::Error> {
+        let engine = self.pre.rehydrate(None).expect("rehydrate");
+        let host = WapcHost::new(Box::new(engine), Some(callback(self.cluster.clone())))?;
+        host.call(op, payload)
+    }
+}
+
+/// How a test runs the module: one instance for every call, or a fresh one per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Instances {
+    Reused,
+    Fresh,
+}
+
+impl Instances {
+    pub const BOTH: [Instances; 2] = [Instances::Fresh, Instances::Reused];
+}
+
+/// A host that calls the module in [`Instances`] mode.
+pub enum Host {
+    Reused(WapcHost),
+    Fresh(FreshHost),
+}
+
+impl Host {
+    pub fn new(bytes: &[u8], instances: Instances) -> Self {
+        Self::with_cluster(bytes, instances, None)
+    }
+
+    /// Host calls answered from `cluster` (none: every host call fails).
+    pub fn with_cluster(bytes: &[u8], instances: Instances, cluster: Option<ReplaySession>) -> Self {
+        match instances {
+            Instances::Reused => {
+                let engine = WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build().expect("wasmtime engine");
+                let cb = callback(cluster.map(std::sync::Arc::new));
+                Host::Reused(WapcHost::new(Box::new(engine), Some(cb)).expect("waPC host"))
+            }
+            Instances::Fresh => Host::Fresh(FreshHost::with_cluster(bytes, cluster)),
+        }
+    }
+
+    pub fn call(&self, op: &str, payload: &[u8]) -> Result<Vec<u8>, wapc::errors::Error> {
+        match self {
+            Host::Reused(h) => h.call(op, payload),
+            Host::Fresh(h) => h.call(op, payload),
+        }
+    }
 }
 
 /// Guest-call state of [`RawHost`].
@@ -100,6 +258,7 @@ pub struct State {
     msg: Vec<u8>,
     response: Vec<u8>,
     error: Vec<u8>,
+    host_error: Vec<u8>,
 }
 
 /// A minimal waPC host: the three guest functions the module imports, and nothing else, so
@@ -150,6 +309,28 @@ impl RawHost {
             let (data, state) = mem.data_and_store_mut(&mut c);
             let r = range(ptr, usize::try_from(len)?, data.len())?;
             state.error = data[r].to_vec();
+            Ok(())
+        })?;
+        // Host calls: this host has no cluster, so every call fails (as a host would whose
+        // policy is not allowed the resource); `error` is the answer's text.
+        linker.func_wrap(
+            "wapc",
+            "__host_call",
+            |mut c: Caller<'_, State>, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32, _: i32| -> i32 {
+                c.data_mut().host_error = b"RawHost: no host capabilities".to_vec();
+                0
+            },
+        )?;
+        linker.func_wrap("wapc", "__host_response_len", |_: Caller<'_, State>| -> i32 { 0 })?;
+        linker.func_wrap("wapc", "__host_response", |_: Caller<'_, State>, _: i32| {})?;
+        linker.func_wrap("wapc", "__host_error_len", |c: Caller<'_, State>| -> i32 {
+            c.data().host_error.len() as i32
+        })?;
+        linker.func_wrap("wapc", "__host_error", |mut c: Caller<'_, State>, ptr: i32| {
+            let mem = guest_memory(&mut c)?;
+            let (data, state) = mem.data_and_store_mut(&mut c);
+            let r = range(ptr, state.host_error.len(), data.len())?;
+            data[r].copy_from_slice(&state.host_error);
             Ok(())
         })?;
         let mut store = Store::new(&engine, State::default());

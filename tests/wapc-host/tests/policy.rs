@@ -10,11 +10,17 @@ use placement_core::input::documents::parse_manifests;
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
 use placement_wapc_host::{
-    artifacts, fixture, lean_module_bytes, module_bytes, payload, repo_root, wapc_host, RawHost,
+    artifacts, example_cluster, fixture, lean_module_bytes, module_bytes, payload, repo_root, wapc_host, Host,
+    Instances, RawHost,
 };
 use serde_json::{json, Value};
 
 fn call(host: &wapc::WapcHost, op: &str, payload: &[u8]) -> Value {
+    let out = host.call(op, payload).unwrap_or_else(|e| panic!("{op}: {e}"));
+    serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{op}: {e}: {}", String::from_utf8_lossy(&out)))
+}
+
+fn call_in(host: &Host, op: &str, payload: &[u8]) -> Value {
     let out = host.call(op, payload).unwrap_or_else(|e| panic!("{op}: {e}"));
     serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{op}: {e}: {}", String::from_utf8_lossy(&out)))
 }
@@ -26,16 +32,26 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 #[test]
 fn imports_only_wapc() {
     for a in artifacts() {
-        let list: Vec<String> = imports(&a.bytes).unwrap().iter().map(ToString::to_string).collect();
+        let mut list: Vec<String> = imports(&a.bytes).unwrap().iter().map(ToString::to_string).collect();
+        list.sort();
         assert_eq!(
             list,
-            ["wapc.__guest_error (func)", "wapc.__guest_request (func)", "wapc.__guest_response (func)"],
-            "{}: no wasm-bindgen, no WASI, no host calls",
+            [
+                "wapc.__guest_error (func)",
+                "wapc.__guest_request (func)",
+                "wapc.__guest_response (func)",
+                "wapc.__host_call (func)",
+                "wapc.__host_error (func)",
+                "wapc.__host_error_len (func)",
+                "wapc.__host_response (func)",
+                "wapc.__host_response_len (func)",
+            ],
+            "{}: waPC only (the host call for inventory: cluster): no wasm-bindgen, no WASI",
             a.name
         );
         assert!(unexpected_imports(&a.bytes).unwrap().is_empty(), "{}", a.name);
-        // The minimal host links exactly these three functions: instantiation proves the list too.
-        RawHost::new(&a.bytes).expect("instantiates with only the three waPC guest functions");
+        // The minimal host links exactly these functions: instantiation proves the list too.
+        RawHost::new(&a.bytes).expect("instantiates with only the waPC functions");
     }
 }
 
@@ -87,8 +103,10 @@ fn protocol_version_and_settings_of(bytes: &[u8]) {
         let s = serde_json::to_vec(&fixture(name)).unwrap();
         assert_eq!(call(&host, "validate_settings", &s), json!({"valid": true}), "{name}");
     }
+    // As `kwctl scaffold manifest` writes them: the safe default.
+    assert_eq!(call(&host, "validate_settings", b"{}"), json!({"valid": true}));
     let rows: [(&[u8], &str); 5] = [
-        (b"{}", "settings: no policy is enabled"),
+        (b"[]", "settings: expected a mapping of settings"),
         (b"{\"schedulable\": {}}", "settings.nodes: schedulable needs the node inventory"),
         (
             br#"{"nodes": ["gpu-1: sku=gpu:NoSchedul"], "schedulable": {}}"#,
@@ -127,15 +145,55 @@ fn uncovered(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> 
 
 #[test]
 fn kubewarden_testcases_in_the_wasm_host() {
+    // Both ways: a fresh instance per request (policy-server's way: no state survives a
+    // request) and one instance reused (the module's settings cache in play).
     for a in artifacts() {
-        let ran = testcases(&a.bytes, a.gatekeeper);
-        eprintln!("{}: {ran} cases", a.name);
+        for instances in Instances::BOTH {
+            let ran = testcases(&a.bytes, a.gatekeeper, instances);
+            eprintln!("{} ({instances:?} instances): {ran} cases", a.name);
+        }
+    }
+}
+
+/// `inventory: cluster`: the module lists the Nodes through the waPC host call, which the host
+/// answers from the kwctl session of `policy-wasm/examples/cluster/`; every case that uses the
+/// test settings gets the answer the same nodes in the settings give, in fresh and reused
+/// instances, on both modules. A host that cannot answer makes it a clear error, not a trap.
+#[test]
+fn cluster_inventory_through_host_capabilities() {
+    let cluster_settings: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo_root().join("policy-wasm/examples/cluster/settings.json")).unwrap(),
+    )
+    .unwrap();
+    let cases = fixture("cases.json");
+    for a in artifacts() {
+        for instances in Instances::BOTH {
+            let host = Host::with_cluster(&a.bytes, instances, Some(example_cluster()));
+            let mut compared = 0;
+            for case in cases.as_array().unwrap().iter().filter(|c| c.get("settings").is_none()) {
+                let name = case["name"].as_str().unwrap();
+                let request = fixture(case["fixture"].as_str().unwrap());
+                let want = placement_core::admission::validate(&payload(&request, &fixture("settings.json")));
+                let got = call_in(&host, "validate", &payload(&request, &cluster_settings));
+                assert_eq!(got, serde_json::to_value(&want).unwrap(), "{} ({instances:?}): {name}", a.name);
+                compared += 1;
+            }
+            assert!(compared >= 15, "{compared}");
+        }
+        let no_cluster = Host::new(&a.bytes, Instances::Fresh);
+        let resp = call_in(&no_cluster, "validate", &payload(&fixture("deployment-web.json"), &cluster_settings));
+        assert_eq!(resp["code"], 500, "{resp}");
+        let m = resp["message"].as_str().unwrap();
+        assert!(
+            m.starts_with("placement policy: inventory: cluster: cannot list the cluster's Nodes (kubewarden/kubernetes/list_resources_all v1 Node): "),
+            "{m}"
+        );
     }
 }
 
 /// The cases of `cases.json` (the Gatekeeper ones only when `gatekeeper`); returns how many ran.
-fn testcases(bytes: &[u8], gatekeeper: bool) -> usize {
-    let host = wapc_host(bytes);
+fn testcases(bytes: &[u8], gatekeeper: bool, instances: Instances) -> usize {
+    let host = Host::new(bytes, instances);
     let cases = fixture("cases.json");
     let (mut mutated_seen, mut ran) = (0, 0);
     for case in cases.as_array().unwrap() {
@@ -147,11 +205,11 @@ fn testcases(bytes: &[u8], gatekeeper: bool) -> usize {
         ran += 1;
         let settings = fixture(settings_file);
         let request = fixture(case["fixture"].as_str().unwrap());
-        let resp = call(&host, "validate", &payload(&request, &settings));
+        let resp = call_in(&host, "validate", &payload(&request, &settings));
         // The wasm answer is byte-for-byte the native one.
         let native = placement_core::admission::validate(&payload(&request, &settings));
-        assert_eq!(resp, serde_json::to_value(&native).unwrap(), "{name}: wasm and native differ");
-        let ctx = format!("case {name:?}: {resp:#}");
+        assert_eq!(resp, serde_json::to_value(&native).unwrap(), "{name} ({instances:?}): wasm and native differ");
+        let ctx = format!("case {name:?} ({instances:?} instances): {resp:#}");
         assert_eq!(resp["accepted"], case["accepted"], "{ctx}");
         let message = resp["message"].as_str().unwrap_or_default();
         for want in strings(case.get("message")) {
