@@ -2,6 +2,13 @@
 //! prints; all logic lives in the core.
 
 use std::io::Read;
+
+/// mimalloc instead of the system allocator: reading a large snapshot makes and frees
+/// millions of small strings and maps, where glibc's malloc spent a fifth of the CPU time and
+/// kept the freed memory mapped (BENCHMARKS.md, "Snapshot").
+#[cfg(not(target_arch = "wasm32"))]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -12,6 +19,7 @@ use placement_core::gatekeeper::{self, suite, PolicySet};
 use placement_core::input::documents::{
     parse_manifests_checked, split_documents, InputError, Manifests, MAX_INPUT_BYTES,
 };
+use placement_core::input::list_stream;
 use placement_core::input::text::decode_text;
 use placement_core::model::version::KubeVersion;
 use placement_core::{conformance, explain::render};
@@ -186,6 +194,19 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
     let mut errors = Vec::new();
     let mut sources = Vec::new();
     for file in &files {
+        // A large snapshot is read as it streams in, never whole (without --policy, which
+        // reviews the documents' own text).
+        if policy.is_none() {
+            match read_streamed_list(file) {
+                Ok(Some(m)) => {
+                    sources.push(file.clone());
+                    manifests.extend(m);
+                    continue;
+                }
+                Ok(None) => {}
+                Err(e) => return fail(&e),
+            }
+        }
         let (text, source) = match read_input(file) {
             Ok(t) => t,
             Err(e) => return fail(&e),
@@ -396,6 +417,24 @@ fn read_input(file: &str) -> Result<(String, String), String> {
     }
     let text = decode_text(&bytes, source).map_err(|e| e.to_string())?;
     Ok((text, source.to_string()))
+}
+
+/// A file of [`list_stream::MIN_BYTES`] or more that holds a `kind: List` as kubectl prints it,
+/// read back from a cluster, read in parts as it streams in ([`list_stream`]); `None` for
+/// everything else (standard input included), which [`read_input`] and the usual reading
+/// take, with their exact errors and the strict checks.
+fn read_streamed_list(file: &str) -> Result<Option<Manifests>, String> {
+    if file == "-" {
+        return Ok(None);
+    }
+    let Ok(f) = std::fs::File::open(file) else { return Ok(None) };
+    match f.metadata() {
+        Ok(m) if (list_stream::MIN_BYTES as u64..=MAX_INPUT_BYTES as u64).contains(&m.len()) => {}
+        _ => return Ok(None),
+    }
+    let manifests = list_stream::read(f, file).map_err(|e| format!("{file}: {e}"))?;
+    // Objects written by hand get the strict checks, which read the whole text.
+    Ok(manifests.filter(|m| !placement_core::input::strict::needs_check(m)))
 }
 
 /// kubectl's `-f` extensions (`resource.FileExtensions`).

@@ -22,7 +22,7 @@ pub fn join<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> 
 /// ```
 /// As much stack as a main thread has: the simulation and the decoding recurse over the input.
 #[cfg(not(target_arch = "wasm32"))]
-const STACK: usize = 8 << 20;
+pub(crate) const STACK: usize = 8 << 20;
 
 /// `f` over each item, one thread per item, the results in the items' order; an item no
 /// thread could be started for runs on this one. A thread's panic is resumed here, as in

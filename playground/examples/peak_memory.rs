@@ -23,7 +23,8 @@
 //!                                  snapshot's 100-node pool (simulate_what_if: the snapshot
 //!                                  simulated before and after the drain, and compared), timed
 //! Options: --nodes N (default 5000), --replicas N (default 1000), --pods-per-node N (default
-//! 20), --repeat N (default 1; for profilers: the timed part runs N times).
+//! 20), --repeat N (default 1; for profilers: the timed part runs N times), --whole (snapshots:
+//! read the whole file, then parse it, as before the CLI streamed large Lists).
 //! ```
 //!
 //! Prints three memory figures from /proc/self/status (Linux only):
@@ -50,11 +51,60 @@ use placement_core::cluster::simulate::Report;
 use placement_core::cluster::simulate::{simulate, SimulateOptions};
 use placement_core::cluster::what_if::{simulate_what_if, WhatIf};
 use placement_core::input::documents::{parse_manifests, Manifests};
+use placement_core::input::list_stream;
 use placement_core::model::version::KubeVersion;
 use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::{schedule_with, Detail};
 use serde::de::IgnoredAny;
 use serde::Serialize;
+
+/// The CLI's allocator (mimalloc), counting live bytes: `heap_peak` is what the program
+/// itself held at most, apart from what the allocator keeps mapped (which VmHWM includes).
+struct Counting;
+
+static LIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static LIVE_PEAK: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = mimalloc::MiMalloc.alloc(layout);
+        if !p.is_null() {
+            count_up(layout.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+        mimalloc::MiMalloc.dealloc(ptr, layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let p = mimalloc::MiMalloc.alloc_zeroed(layout);
+        if !p.is_null() {
+            count_up(layout.size());
+        }
+        p
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        let p = mimalloc::MiMalloc.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            LIVE.fetch_sub(layout.size(), std::sync::atomic::Ordering::Relaxed);
+            count_up(new_size);
+        }
+        p
+    }
+}
+
+fn count_up(size: usize) {
+    let live = LIVE.fetch_add(size, std::sync::atomic::Ordering::Relaxed) + size;
+    LIVE_PEAK.fetch_max(live, std::sync::atomic::Ordering::Relaxed);
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn heap_mib() -> String {
+    format!("{:.1} MiB", LIVE.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1048576.0)
+}
 
 fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -92,6 +142,7 @@ struct Phase {
     cpu: Option<Duration>,
     rss: Option<u64>,
     peak: Option<u64>,
+    heap: String,
 }
 
 /// The phases of a scenario, in order.
@@ -104,7 +155,8 @@ impl Phases {
         let out = f();
         let wall = start.elapsed();
         let cpu = cpu_time().zip(cpu_start).map(|(end, start)| end.saturating_sub(start));
-        self.0.push(Phase { name, wall, cpu, rss: status_kib("VmRSS:"), peak: status_kib("VmHWM:") });
+        let heap = heap_mib();
+        self.0.push(Phase { name, wall, cpu, rss: status_kib("VmRSS:"), peak: status_kib("VmHWM:"), heap });
         out
     }
 }
@@ -121,10 +173,11 @@ impl std::fmt::Display for Phases {
         for p in &self.0 {
             write!(
                 f,
-                "\n  {} {} (cpu {}; rss after {}, peak {})",
+                "\n  {} {} (cpu {}; heap after {}, rss after {}, peak {})",
                 p.name,
                 ms(Some(p.wall)),
                 ms(p.cpu),
+                p.heap,
                 mib(p.rss),
                 mib(p.peak)
             )?;
@@ -133,8 +186,18 @@ impl std::fmt::Display for Phases {
     }
 }
 
-/// Reads and parses a snapshot file (`gen_snapshot_yaml`), timing both.
-fn read_snapshot(path: &str, phases: &mut Phases) -> (Manifests, usize) {
+/// Reads and parses a snapshot file (`gen_snapshot_yaml`) as the CLI does: streamed in
+/// parts ([`list_stream`], reading and parsing at once, one phase), or with `whole` (option
+/// `--whole`) read whole and then parsed, each phase timed.
+fn read_snapshot(path: &str, whole: bool, phases: &mut Phases) -> (Manifests, usize) {
+    if !whole {
+        let size = std::fs::metadata(path).expect("the snapshot's size").len() as usize;
+        let manifests = phases.time("read+parse (streamed)", || {
+            let file = std::fs::File::open(path).expect("open the snapshot");
+            list_stream::read(file, path).expect("read the snapshot").expect("a List the streaming reader reads")
+        });
+        return (manifests, size);
+    }
     let text = phases.time("read", || std::fs::read_to_string(path).expect("read the snapshot"));
     let size = text.len();
     let manifests = phases.time("parse", || parse_manifests(black_box(&text), path).unwrap_or_else(|e| panic!("{e}")));
@@ -169,11 +232,11 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let scenario = args.next().unwrap_or_else(|| {
         eprintln!(
-            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|filter_score_decision|deployment|daemonset|playground|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH|gen_snapshot_yaml PATH|snapshot PATH|snapshot_drain PATH> [--nodes N] [--replicas N] [--pods-per-node N] [--repeat N]"
+            "usage: peak_memory <baseline|filter_score|filter_score_no_explain|filter_score_decision|deployment|daemonset|playground|gen_kubectl_yaml PATH|gen_kubectl_json PATH|parse PATH|yaml_floor PATH|simulate PATH|gen_snapshot_yaml PATH|snapshot PATH|snapshot_drain PATH> [--nodes N] [--replicas N] [--pods-per-node N] [--repeat N] [--whole]"
         );
         std::process::exit(2)
     });
-    let mut path = None;
+    let (mut path, mut whole) = (None, false);
     let (mut nodes, mut replicas, mut repeat, mut pods_per_node) = (5_000usize, 1_000i64, 1usize, 20usize);
     while let Some(a) = args.next() {
         let mut num = || args.next().and_then(|v| v.parse::<usize>().ok()).expect("a number after the option");
@@ -182,6 +245,7 @@ fn main() {
             "--replicas" => replicas = num() as i64,
             "--repeat" => repeat = num().max(1),
             "--pods-per-node" => pods_per_node = num(),
+            "--whole" => whole = true,
             _ => path = Some(a),
         }
     }
@@ -271,7 +335,7 @@ fn main() {
             let opts = SimulateOptions::default();
             Box::new(move || {
                 let mut phases = Phases::default();
-                let (mut manifests, size) = read_snapshot(&path, &mut phases);
+                let (mut manifests, size) = read_snapshot(&path, whole, &mut phases);
                 let (nodes, workloads) = (manifests.nodes.len(), manifests.workloads.len());
                 with_web_deployment(&mut manifests, replicas);
                 let result = phases.time("simulate", || simulate(black_box(&manifests), &opts));
@@ -296,7 +360,7 @@ fn main() {
             let drain: WhatIf = command.parse().expect("the drain command parses");
             Box::new(move || {
                 let mut phases = Phases::default();
-                let (manifests, size) = read_snapshot(&path, &mut phases);
+                let (manifests, size) = read_snapshot(&path, whole, &mut phases);
                 let pools = PoolLabel::from_option(None);
                 let result = phases.time("what-if", || {
                     simulate_what_if(black_box(&manifests), std::slice::from_ref(&drain), &opts, &pools)
@@ -386,6 +450,10 @@ fn main() {
     println!("rss_before: {}", mib(rss_before));
     println!("peak_rss: {}", mib(peak));
     println!("scenario_peak_rss: {}", mib(scenario_peak));
+    println!(
+        "heap_peak: {:.1} MiB (live bytes at most, the whole process)",
+        LIVE_PEAK.load(std::sync::atomic::Ordering::Relaxed) as f64 / 1048576.0
+    );
     if let (Some(p), Some(b)) = (scenario_peak, rss_before) {
         println!("scenario_delta: {}", mib(Some(p.saturating_sub(b))));
     }

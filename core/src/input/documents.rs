@@ -261,7 +261,7 @@ fn admit(
 }
 
 /// Deeper than serde_yaml's own recursion limit (128), so no valid document is refused.
-const MAX_FLOW_DEPTH: usize = 128;
+pub(super) const MAX_FLOW_DEPTH: usize = 128;
 
 /// The 1-based line and column where `[`/`{` nesting first exceeds `limit`, scanning once.
 /// Quotes count only where YAML can start a quoted scalar, so a stray apostrophe in a plain
@@ -333,7 +333,7 @@ fn flow_nesting_beyond(text: &str, limit: usize) -> Option<(usize, usize)> {
 /// 5,000 kubectl nodes). Outside quotes and comments, the byte before a position is the one
 /// `flow_nesting_beyond` saw last (it skips bytes only inside quotes), so the previous and
 /// previous significant bytes are looked up instead of carried.
-fn flow_nesting_exceeds(text: &str, limit: usize) -> bool {
+pub(super) fn flow_nesting_exceeds(text: &str, limit: usize) -> bool {
     /// True for every byte that matters outside quotes (`"#'[]{}`), and for a few control
     /// characters: `| 0x20` folds `[`/`{` and `]`/`}` together, so this vectorizes.
     fn may_matter(c: u8) -> bool {
@@ -526,7 +526,8 @@ pub struct Workload {
     /// The controller's pod selector (`spec.selector`; a ReplicationController's label map
     /// as `matchLabels`). `None` for a bare Pod and where the manifest gives none.
     pub selector: Option<LabelSelector>,
-    /// The object's own metadata: uid, owner references, timestamps, for snapshots.
+    /// The object's own metadata: uid, owner references, timestamps, for snapshots. A Pod's
+    /// labels and annotations are in `template.metadata` only (the pod is its template).
     pub metadata: ObjectMeta,
     /// A Pod's status (phase, conditions); empty for other kinds.
     pub pod_status: PodStatus,
@@ -893,10 +894,30 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
     let mut state = ControllerState::default();
     let (metadata, replicas, template, selector) = match kind {
         WorkloadKind::Pod => {
-            let pod: Pod = D::decode(value, &doc)?;
+            let mut pod: Pod = D::decode(value, &doc)?;
+            // Only the scheduler's own condition is read (`PodStatus::unschedulable`); a
+            // running pod's four others are most of what a snapshot's 100,000 pods keep.
+            if !pod.status.phase.is_empty() {
+                pod.status.conditions.retain(|c| c.type_ == "PodScheduled" && c.status == "False");
+                pod.status.conditions.shrink_to_fit();
+            }
             pod_status = pod.status;
-            let template = PodTemplateSpec { metadata: pod.metadata.clone(), spec: pod.spec };
-            (pod.metadata, 1, template, None)
+            // The labels and annotations once, in the template, where everything that
+            // schedules or matches the pod reads them; the object's own metadata keeps what
+            // ownership and status read (uid, owners, timestamps, names).
+            let metadata = ObjectMeta {
+                labels: Default::default(),
+                annotations: Default::default(),
+                owner_references: pod.metadata.owner_references.clone(),
+                name: pod.metadata.name.clone(),
+                generate_name: pod.metadata.generate_name.clone(),
+                namespace: pod.metadata.namespace.clone(),
+                uid: pod.metadata.uid.clone(),
+                creation_timestamp: pod.metadata.creation_timestamp.clone(),
+                deletion_timestamp: pod.metadata.deletion_timestamp.clone(),
+            };
+            let template = PodTemplateSpec { metadata: pod.metadata, spec: pod.spec };
+            (metadata, 1, template, None)
         }
         WorkloadKind::DaemonSet | WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
             let e: Envelope<ControllerSpec, serde::de::IgnoredAny> = D::decode(value, &doc)?;

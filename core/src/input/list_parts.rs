@@ -50,7 +50,7 @@ pub(super) fn read(text: &str, source: &str, prune: Prune, parts: usize) -> Opti
 }
 
 /// One part: a block sequence of items, read as a document of its own.
-fn read_chunk(chunk: &str, source: &str, prune: Prune) -> Option<Manifests> {
+pub(super) fn read_chunk(chunk: &str, source: &str, prune: Prune) -> Option<Manifests> {
     // A document marker inside would make the part two documents.
     if chunk.contains("\n---") || chunk.contains("\n...") {
         return None;
@@ -61,17 +61,34 @@ fn read_chunk(chunk: &str, source: &str, prune: Prune) -> Option<Manifests> {
     }
 }
 
-fn count(m: &Manifests) -> usize {
+pub(super) fn count(m: &Manifests) -> usize {
     m.nodes.len() + m.workloads.len() + m.services.len() + m.ignored.len()
 }
 
 /// Items are numbered in the List; a part's count from 1.
-fn renumber(m: &mut Manifests, before: usize) {
+pub(super) fn renumber(m: &mut Manifests, before: usize) {
     let shift = |doc: &mut DocRef| doc.index += before;
     m.nodes.iter_mut().for_each(|(doc, _)| shift(doc));
     m.workloads.iter_mut().for_each(|w| shift(&mut w.doc));
     m.services.iter_mut().for_each(|(doc, _)| shift(doc));
     m.ignored.iter_mut().for_each(shift);
+}
+
+/// Where the items end in `items`, a text that starts with one: the start of the first line
+/// at column 0 after the last item that is neither an item's, a comment nor blank, or the
+/// end of the text.
+pub(super) fn items_end(items: &str) -> usize {
+    let mut at = items.rfind("\n- ").map_or(0, |i| i + 1);
+    while let Some(n) = items.get(at..).and_then(|rest| rest.find('\n')) {
+        at += n + 1;
+        let line = items.get(at..).unwrap_or_default();
+        let continues =
+            line.is_empty() || line.starts_with(['\n', ' ', '#']) || line.starts_with("- ") || line.starts_with("-\n");
+        if !continues {
+            return at;
+        }
+    }
+    items.len()
 }
 
 /// Where a List's items are in its text.
@@ -97,21 +114,7 @@ impl Layout {
         if text.get(start..)?.contains("\nitems:") {
             return None;
         }
-        let last = text.get(start..)?.rfind("\n- ").map_or(start, |i| start + i + 1);
-        let mut end = text.len();
-        let mut at = last;
-        while let Some(n) = text.get(at..)?.find('\n') {
-            at += n + 1;
-            let line = text.get(at..)?;
-            let continues = line.is_empty()
-                || line.starts_with(['\n', ' ', '#'])
-                || line.starts_with("- ")
-                || line.starts_with("-\n");
-            if !continues {
-                end = at;
-                break;
-            }
-        }
+        let end = start + items_end(text.get(start..)?);
         Some(Self { items_line, start, end })
     }
 
@@ -135,11 +138,11 @@ impl Layout {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::input::documents::parse_manifests;
 
-    const LIST: &str = "apiVersion: v1
+    pub(in crate::input) const LIST: &str = "apiVersion: v1
 items:
 - apiVersion: v1
   kind: Node

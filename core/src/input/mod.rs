@@ -17,6 +17,8 @@ pub mod documents;
 pub mod field;
 #[cfg(not(target_arch = "wasm32"))]
 mod list_parts;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod list_stream;
 pub mod source_map;
 pub mod strict;
 pub mod text;

@@ -125,7 +125,7 @@ fn labels_errors(labels: &Labels, path: &FieldPath) -> Vec<FieldError> {
 }
 
 /// `ValidateAnnotations`: keys are qualified names, case-insensitively.
-fn annotations_errors(annotations: &BTreeMap<String, String>, path: &FieldPath) -> Vec<FieldError> {
+fn annotations_errors(annotations: &crate::model::sorted_map::SortedMap<String>, path: &FieldPath) -> Vec<FieldError> {
     annotations.keys().flat_map(|k| invalid_each(path, k, qualified_name_errors(&k.to_lowercase()))).collect()
 }
 
@@ -159,7 +159,7 @@ pub fn validate_workload(w: &Workload, gates: &FeatureGates) -> Vec<FieldError> 
         _ => &[],
     };
     for k in controller_keys {
-        pod_labels.entry(k.to_string()).or_insert_with(|| "x".into());
+        pod_labels.insert_if_absent(k, || "x".into());
     }
     errs.extend(pod_spec(&w.template.spec, &pod_labels, &FieldPath::root(w.kind.pod_spec_path()), gates));
     errs.extend(selector_matches_template(w, &template_meta));

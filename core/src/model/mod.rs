@@ -16,17 +16,19 @@ pub mod labels;
 pub mod node_selector;
 pub mod quantity;
 pub mod resources;
+pub mod sorted_map;
 pub mod taints;
 pub mod version;
-
-use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::quantity::Quantity;
 
-pub type Labels = BTreeMap<String, String>;
-pub type ResourceList = BTreeMap<String, Quantity>;
+/// Label keys to values ([`sorted_map`]: one small Vec, not a BTreeMap node per map).
+pub type Labels = sorted_map::SortedMap<String>;
+/// `v1.ResourceList`: resource names to quantities ([`sorted_map`]: one small Vec, not a
+/// BTreeMap node per list).
+pub type ResourceList = sorted_map::SortedMap<Quantity>;
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -37,10 +39,10 @@ pub struct ObjectMeta {
     pub generate_name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "Labels::is_empty")]
     pub labels: Labels,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub annotations: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Labels::is_empty")]
+    pub annotations: sorted_map::SortedMap<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub owner_references: Vec<OwnerReference>,
     /// Set by the API server; a snapshot's owner references point at it.
@@ -244,7 +246,7 @@ pub struct PodSpec {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub init_containers: Vec<Container>,
     pub containers: Vec<Container>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
     pub overhead: ResourceList,
     /// Pod-level resources (`PodLevelResources` feature).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -306,9 +308,9 @@ impl Container {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct ResourceRequirements {
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
     pub requests: ResourceList,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "ResourceList::is_empty")]
     pub limits: ResourceList,
 }
 
@@ -435,7 +437,7 @@ pub struct WeightedPodAffinityTerm {
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct LabelSelector {
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(skip_serializing_if = "Labels::is_empty")]
     pub match_labels: Labels,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub match_expressions: Vec<LabelSelectorRequirement>,

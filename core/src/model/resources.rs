@@ -73,7 +73,7 @@ fn requests_of(c: &Container, opts: &PodResourcesOptions) -> ResourceList {
     let mut reqs = c.resources.requests.clone();
     if let Some(defaults) = &opts.non_missing {
         for (name, q) in defaults {
-            reqs.entry(name.clone()).or_insert_with(|| q.clone());
+            reqs.insert_if_absent(name, || q.clone());
         }
     }
     reqs
