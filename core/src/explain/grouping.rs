@@ -623,6 +623,7 @@ mod tests {
             scope: None,
             pool: None,
             still_blocked: None,
+            targets: Vec::new(),
             remedy: crate::explain::fixes::Remedy::Patch,
         };
         let free = "request what NODE has free: cpu 100m -> 40m";
