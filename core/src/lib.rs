@@ -19,7 +19,7 @@
 //! use placement_core::cluster::simulate::{simulate, SimulateOptions};
 //! use placement_core::input::documents::parse_manifests;
 //!
-//! let yaml = "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\n---\n\
+//! let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\n---\n\
 //!             kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n";
 //! let report = simulate(&parse_manifests(yaml, "example").unwrap(), &SimulateOptions::default()).unwrap();
 //! assert_eq!(

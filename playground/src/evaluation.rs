@@ -17,8 +17,9 @@ use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, S
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
-use placement_core::input::documents::{parse_manifests_all, InputError, Manifests, Workload, WorkloadKind};
+use placement_core::input::documents::{parse_manifests_checked, InputError, Manifests, Workload, WorkloadKind};
 use placement_core::input::source_map::error_line;
+use placement_core::input::strict::Finding;
 use placement_core::model::quantity::{format_bytes, format_cpu};
 use placement_core::model::resources::{Resource, CPU, MEMORY, PODS};
 use placement_core::model::version::KubeVersion;
@@ -38,7 +39,7 @@ pub enum Editor {
     Options,
 }
 
-/// An input error placed in an editor.
+/// An input error, or warning, placed in an editor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditorError {
     pub editor: Editor,
@@ -47,6 +48,32 @@ pub struct EditorError {
     /// The field path, when the error is about a field.
     pub field: Option<String>,
     pub message: String,
+    pub severity: Severity,
+}
+
+/// Whether a diagnostic stops the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// The input cannot be simulated (the API server would reject it).
+    Error,
+    /// Simulated, but probably not what was meant: `kubectl apply --validate=warn` findings
+    /// (unknown fields, fields given twice, a kind one typo away from one Placement reads).
+    Warning,
+}
+
+impl EditorError {
+    /// A strict-decoding finding of the text in `editor`, as a warning at its line.
+    fn warning(editor: Editor, finding: &Finding) -> Self {
+        // The line is shown beside the message already.
+        let message = Finding { line: None, ..finding.clone() }.to_string();
+        EditorError {
+            editor,
+            line: finding.line,
+            field: Some(finding.field.clone()),
+            message,
+            severity: Severity::Warning,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,6 +228,8 @@ const PAGE_FIX_RESIMULATIONS: usize = 4;
 #[derive(Debug, Clone, Default)]
 pub struct Evaluation {
     pub errors: Vec<EditorError>,
+    /// Strict-decoding findings of texts that read: shown, but simulated anyway.
+    pub input_warnings: Vec<EditorError>,
     pub report: Option<Report>,
     pub workloads: Vec<WorkloadView>,
     pub nodes: Vec<NodeView>,
@@ -233,6 +262,11 @@ pub struct PendingGroup {
 impl Evaluation {
     pub fn errors_in(&self, editor: Editor) -> impl Iterator<Item = &EditorError> {
         self.errors.iter().filter(move |e| e.editor == editor)
+    }
+
+    /// The errors, then the warnings, of one editor.
+    pub fn diagnostics_in(&self, editor: Editor) -> impl Iterator<Item = &EditorError> {
+        self.errors.iter().chain(&self.input_warnings).filter(move |e| e.editor == editor)
     }
 
     pub fn is_ok(&self) -> bool {
@@ -278,6 +312,7 @@ impl Evaluation {
                     line: None,
                     field: None,
                     message: e.to_string(),
+                    severity: Severity::Error,
                 }),
             }
         }
@@ -286,18 +321,22 @@ impl Evaluation {
         // simulation again) rather than the CLI's sixteen.
         opts.max_fix_resimulations = PAGE_FIX_RESIMULATIONS;
 
-        // Every invalid document gets its marker, not only the first of each editor.
-        let nodes = parse_manifests_all(&state.nodes, NODES_SOURCE);
-        let workloads = parse_manifests_all(&state.workloads, WORKLOADS_SOURCE);
-        if let Ok(m) = &nodes {
+        // Every invalid document gets its marker, not only the first of each editor; unknown
+        // and duplicate fields are warnings, as `kubectl apply --validate=warn` gives them.
+        let nodes = parse_manifests_checked(&state.nodes, NODES_SOURCE, false);
+        let workloads = parse_manifests_checked(&state.workloads, WORKLOADS_SOURCE, false);
+        if let Ok((m, _)) = &nodes {
             eval.node_rows = Some(node_table::rows(&m.nodes));
         }
-        eval.misplaced = nodes.as_ref().map(|m| m.workloads.len()).unwrap_or(0)
-            + workloads.as_ref().map(|m| m.nodes.len()).unwrap_or(0);
+        eval.misplaced = nodes.as_ref().map(|(m, _)| m.workloads.len()).unwrap_or(0)
+            + workloads.as_ref().map(|(m, _)| m.nodes.len()).unwrap_or(0);
         let mut manifests = Manifests::default();
         for (result, editor) in [(nodes, Editor::Nodes), (workloads, Editor::Workloads)] {
             match result {
-                Ok(m) => manifests.extend(m),
+                Ok((m, findings)) => {
+                    manifests.extend(m);
+                    eval.input_warnings.extend(findings.iter().map(|f| EditorError::warning(editor, f)));
+                }
                 Err(errors) => eval.errors.extend(errors.iter().map(|e| place(state, editor, e))),
             }
         }
@@ -387,9 +426,10 @@ fn place(state: &SharedState, editor: Editor, error: &InputError) -> EditorError
     let field = match error {
         InputError::Decode { field, .. } => Some(field.clone()),
         InputError::Invalid { error, .. } => Some(error.field.clone()),
+        InputError::NotSet { fields, .. } => Some(fields.join(", ")),
         _ => None,
     };
-    EditorError { editor, line: error_line(text, error), field, message: error.to_string() }
+    EditorError { editor, line: error_line(text, error), field, message: error.to_string(), severity: Severity::Error }
 }
 
 /// Where each report entry's workload is in the input: the controller (or bare pod) it is
@@ -688,11 +728,12 @@ mod tests {
 
     #[test]
     fn every_invalid_document_gets_a_marker() {
-        let workloads = "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: []}\n---\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
+        let workloads = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: []}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
         let state = SharedState { workloads: workloads.into(), ..Default::default() };
         let eval = Evaluation::of(&state);
         let lines: Vec<Option<usize>> = eval.errors_in(Editor::Workloads).map(|e| e.line).collect();
-        assert_eq!(lines, [Some(3), Some(14)], "{:?}", eval.errors);
+        let at = |word: &str| workloads.lines().position(|l| l.contains(word)).map(|i| i + 1);
+        assert_eq!(lines, [at("lots"), at("much")], "{:?}", eval.errors);
     }
 
     fn example_state(id: &str) -> SharedState {
@@ -726,6 +767,42 @@ mod tests {
         let eval = Evaluation::of(&next);
         assert_eq!((eval.workloads[0].desired, eval.workloads[0].current), (2, 2));
         assert!(eval.workloads[0].cells.iter().all(|c| c.state == CellState::Fits));
+    }
+
+    /// Unknown and duplicate fields are warnings at their line, in their editor; the input is
+    /// simulated anyway, as `kubectl apply --validate=warn` applies it.
+    #[test]
+    fn strict_findings_are_warnings_on_their_editor_line() {
+        let mut state = example_state("daemonset-tainted-pool");
+        assert!(Evaluation::of(&state).diagnostics_in(Editor::Workloads).next().is_none(), "the example is clean");
+        state.workloads =
+            state.workloads.replacen("      hostNetwork: true\n", "      hostNetwork: true\n      toleration: []\n", 1);
+        state.nodes = state.nodes.replacen("  name: ", "  name: dup\n  name: ", 1);
+        let eval = Evaluation::of(&state);
+        assert!(eval.is_ok(), "{:?}", eval.errors);
+        assert!(eval.report.is_some(), "simulated anyway");
+        let at = |text: &str, word: &str| text.lines().position(|l| l.contains(word)).map(|i| i + 1);
+        let w: Vec<&EditorError> = eval.diagnostics_in(Editor::Workloads).collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].severity, Severity::Warning);
+        assert_eq!(w[0].line, at(&state.workloads, "toleration:"));
+        assert_eq!(w[0].field.as_deref(), Some("spec.template.spec.toleration"));
+        assert!(
+            w[0].message.contains("unknown field \"spec.template.spec.toleration\"; did you mean `tolerations`?"),
+            "{}",
+            w[0].message
+        );
+        assert!(w[0].message.starts_with("DaemonSet "), "names the document: {}", w[0].message);
+        let n: Vec<&EditorError> = eval.diagnostics_in(Editor::Nodes).collect();
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert_eq!((n[0].severity, n[0].field.as_deref()), (Severity::Warning, Some("metadata.name")));
+        assert!(n[0].message.contains("duplicate field \"metadata.name\""), "{}", n[0].message);
+        // The second `name:` is the one given twice.
+        let dup = n[0].line.and_then(|l| state.nodes.lines().nth(l - 1)).map(str::trim);
+        assert_eq!(dup, Some("name: aks-nodepool1-31415926-vmss000000"));
+        assert_eq!(n[0].line.and_then(|l| state.nodes.lines().nth(l - 2)).map(str::trim), Some("name: dup"));
+        // Errors come first and alone stop the simulation; warnings are not errors.
+        assert_eq!(eval.errors_in(Editor::Workloads).count(), 0);
     }
 
     #[test]

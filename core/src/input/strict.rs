@@ -592,9 +592,9 @@ mod tests {
             assert!(!needs_check(&manifests));
             assert_eq!(check(&text, "s"), Vec::new());
         }
-        let written = "kind: Pod\nmetadata: {name: p, uid: u}\nspec: {containers: []}\n";
+        let written = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, uid: u}\nspec: {containers: []}\n";
         assert!(needs_check(&parse_manifests(written, "s").unwrap()));
-        let ignored = "kind: Deploymnet\nmetadata: {name: p}\n";
+        let ignored = "apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: p}\n";
         assert!(needs_check(&parse_manifests(ignored, "s").unwrap()));
     }
 
