@@ -595,6 +595,12 @@ fn daemonset_selector_fixes(
     let pools = groups.len();
     let mut ranked = label_targets::rank(template, selector_requirements(template), groups);
     ranked.truncate(label_targets::MAX_TARGETS);
+    // The selector change's "or label node X" names a node of the most plausible pool.
+    let first = ranked
+        .first()
+        .and_then(|t| t.nodes.first())
+        .and_then(|name| unmatched.iter().find(|n| &n.metadata.name == name))
+        .unwrap_or(first);
     if let Some(top) = ranked.first().cloned() {
         fixes.push(node_labels_fix(top, ranked, pools, unmatched.len(), nodes.len()));
     }

@@ -259,9 +259,15 @@ pub(crate) fn reach(nodes: &[String], opts: &Options) -> String {
     }
     by_pool
         .iter()
-        .map(|(pool, members)| match pool {
-            Some(p) => format!("pool {p} ({} nodes: {})", members.len(), names(members, false)),
-            None => format!("{} nodes: {}", members.len(), names(members, false)),
+        .map(|(pool, members)| {
+            let count = match members.len() {
+                1 => "1 node".to_string(),
+                n => format!("{n} nodes"),
+            };
+            match pool {
+                Some(p) => format!("pool {p} ({count}: {})", names(members, false)),
+                None => format!("{count}: {}", names(members, false)),
+            }
         })
         .collect::<Vec<_>>()
         .join("; ")
