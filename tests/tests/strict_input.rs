@@ -129,6 +129,28 @@ fn typos_are_warnings_by_default_and_errors_when_strict() {
     assert_eq!(errors.iter().map(|e| error_line(&text, e)).collect::<Vec<_>>(), [Some(31), Some(33), Some(51)]);
 }
 
+/// A kind one typo away from a built-in one is no resource kubectl can send: an error without
+/// `--strict` too, with the other documents' errors; the fields' findings stay warnings.
+#[test]
+fn a_mistyped_kind_is_an_error_whatever_validate_says() {
+    let text = "apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {unschedulabel: true}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n";
+    for strict in [false, true] {
+        let errors: Vec<String> =
+            parse_manifests_checked(text, "s", strict).unwrap_err().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors[0],
+            r#"Deploymnet d (s document 1): line 2: no matches for kind "Deploymnet" in version "apps/v1"; did you mean `Deployment`?"#,
+            "strict {strict}"
+        );
+        assert!(
+            errors.last().unwrap().starts_with("Pod p (s document 3): spec.containers[0].resources.requests.cpu"),
+            "{errors:?}"
+        );
+        // The unknown field is an error only with --strict.
+        assert_eq!(errors.iter().any(|e| e.contains("unschedulabel")), strict, "{errors:?}");
+    }
+}
+
 #[test]
 fn the_api_server_rejects_what_it_does_not_serve_and_selectors_that_miss() {
     let text = fixture(TYPOS);

@@ -693,7 +693,8 @@ pub fn parse_manifests_all(text: &str, source: &str) -> Result<Manifests, Vec<In
 /// ([`parse_manifests_all`]), and the unknown and duplicate fields of
 /// [`crate::input::strict::check`]. With `strict` those findings are errors, as with
 /// `--validate=strict`; otherwise they come back as warnings beside the manifests, as with
-/// `--validate=warn`. Errors are in document order.
+/// `--validate=warn`, except a mistyped kind, which kubectl refuses either way. Errors are in
+/// document order.
 pub fn parse_manifests_checked(
     text: &str,
     source: &str,
@@ -703,17 +704,18 @@ pub fn parse_manifests_checked(
     let findings = match &parsed {
         // A snapshot read back from a cluster: nothing to find, and no second reading.
         Ok(manifests) if !crate::input::strict::needs_check(manifests) => Vec::new(),
-        Ok(_) => crate::input::strict::check(text, source),
-        // Only errors are shown now: findings only when they are errors too.
-        Err(_) if strict => crate::input::strict::check(text, source),
-        Err(_) => Vec::new(),
+        _ => crate::input::strict::check(text, source),
     };
+    // A mistyped kind is an error whatever `--validate` says: kubectl finds no such resource.
+    let (refused, warnings): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| strict || f.problem.is_error());
     let as_errors = |findings: Vec<Finding>| findings.into_iter().map(|f| InputError::Strict(Box::new(f)));
     match parsed {
-        Ok(manifests) if !strict || findings.is_empty() => Ok((manifests, findings)),
-        Ok(_) => Err(as_errors(findings).collect()),
+        Ok(manifests) if refused.is_empty() => Ok((manifests, warnings)),
+        Ok(_) => Err(as_errors(refused).collect()),
         Err(mut errors) => {
-            errors.extend(as_errors(findings));
+            // Only errors are shown now: the warnings wait until the text reads.
+            errors.extend(as_errors(refused));
             // Stable: a document's errors stay in the order found; whole-text errors first.
             errors.sort_by_key(|e| e.doc().map(|d| d.index));
             Err(errors)

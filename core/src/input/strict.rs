@@ -67,6 +67,15 @@ pub enum Problem {
     UnknownKind { kind: String, api_version: String, suggestion: String },
 }
 
+impl Problem {
+    /// Whether kubectl refuses the document whatever `--validate` says: a kind the API
+    /// server does not have in a built-in group is no resource it can send (`resource
+    /// mapping not found`), where an unknown or duplicate field is only a warning by default.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Problem::UnknownKind { .. })
+    }
+}
+
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.doc)?;
