@@ -333,6 +333,24 @@ fn invalid_input_names_document_field_and_value() {
     }
 }
 
+/// A document that does not read (no apiVersion) does not hide the others' validation errors.
+#[test]
+fn a_document_that_does_not_read_does_not_hide_the_others_errors() {
+    let input = "kind: Deployment\nmetadata: {name: web}\nspec: {template: {metadata: {labels: {app: w}}, spec: {containers: [{name: c, image: i}]}}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec: {template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: i}]}}}\n";
+    let run = placement(&["simulate", "-f", "-"], Some(input));
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("error: Deployment web (<stdin> document 1): error validating data: apiVersion not set"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("error: Deployment api (<stdin> document 2): spec.selector: Required value"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn every_invalid_document_is_reported() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints: [{key: a, effect: Never}]\n---\n\

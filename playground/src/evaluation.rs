@@ -17,7 +17,9 @@ use placement_core::cluster::simulate::{simulate, Eviction, PodReport, Report, S
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
-use placement_core::input::documents::{parse_manifests_checked, InputError, Manifests, Workload, WorkloadKind};
+use placement_core::input::documents::{
+    parse_manifests_checked, readable_manifests, InputError, Manifests, Workload, WorkloadKind,
+};
 use placement_core::input::source_map::error_line;
 use placement_core::input::strict::Finding;
 use placement_core::model::quantity::{format_bytes, format_cpu};
@@ -337,10 +339,27 @@ impl Evaluation {
                     manifests.extend(m);
                     eval.input_warnings.extend(findings.iter().map(|f| EditorError::warning(editor, f)));
                 }
-                Err(errors) => eval.errors.extend(errors.iter().map(|e| place(state, editor, e))),
+                Err(errors) => {
+                    eval.errors.extend(errors.iter().map(|e| place(state, editor, e)));
+                    let text = if editor == Editor::Nodes { &state.nodes } else { &state.workloads };
+                    let source = if editor == Editor::Nodes { NODES_SOURCE } else { WORKLOADS_SOURCE };
+                    manifests.extend(readable_manifests(text, source));
+                }
             }
         }
         if !eval.errors.is_empty() {
+            // The documents that did read are validated too: every invalid one gets its marker.
+            if let Err(more) = placement_core::cluster::simulate::validate(&manifests, &opts) {
+                for e in &more {
+                    let editor = match e.doc().map(|d| d.source.as_str()) {
+                        Some(NODES_SOURCE) => Editor::Nodes,
+                        _ => Editor::Workloads,
+                    };
+                    eval.errors.push(place(state, editor, e));
+                }
+                // In the order of the text, as the editor lists them.
+                eval.errors.sort_by_key(|e| e.line.unwrap_or(usize::MAX));
+            }
             return eval;
         }
         let pool_label = PoolLabel::from_option(Some(&state.pool_label));
@@ -728,7 +747,7 @@ mod tests {
 
     #[test]
     fn every_invalid_document_gets_a_marker() {
-        let workloads = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: []}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
+        let workloads = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: [{name: c, image: i}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
         let state = SharedState { workloads: workloads.into(), ..Default::default() };
         let eval = Evaluation::of(&state);
         let lines: Vec<Option<usize>> = eval.errors_in(Editor::Workloads).map(|e| e.line).collect();
@@ -803,6 +822,26 @@ mod tests {
         assert_eq!(n[0].line.and_then(|l| state.nodes.lines().nth(l - 2)).map(str::trim), Some("name: dup"));
         // Errors come first and alone stop the simulation; warnings are not errors.
         assert_eq!(eval.errors_in(Editor::Workloads).count(), 0);
+    }
+
+    /// A document that does not read (no apiVersion) does not hide another's validation error.
+    #[test]
+    fn a_document_that_does_not_read_does_not_hide_the_others_errors() {
+        let workloads = "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: i}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
+        let state = SharedState { workloads: workloads.into(), ..Default::default() };
+        let eval = Evaluation::of(&state);
+        let got: Vec<(Option<usize>, Option<&str>)> =
+            eval.errors_in(Editor::Workloads).map(|e| (e.line, e.field.as_deref())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some(1), Some("apiVersion")),
+                (Some(8), Some("spec.selector")),
+                (Some(10), Some("spec.template.metadata.labels")),
+            ],
+            "{:?}",
+            eval.errors
+        );
     }
 
     #[test]

@@ -689,6 +689,20 @@ pub fn parse_manifests_all(text: &str, source: &str) -> Result<Manifests, Vec<In
     Err(errors)
 }
 
+/// The documents of `text` that read, without those that do not: after
+/// [`parse_manifests_all`] failed, so that the others are validated too and one run names
+/// every invalid document (a document without `apiVersion` next to one without a selector).
+pub fn readable_manifests(text: &str, source: &str) -> Manifests {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    let Ok(docs) = split(text, source, YamlReader::Fast(Prune::Nothing)) else { return Manifests::default() };
+    let mut out = Manifests::default();
+    for raw in docs {
+        // The failures are parse_manifests_all's to report.
+        let _ = add_typed::<WithPaths>(raw, &mut out);
+    }
+    out
+}
+
 /// Reads a text as `kubectl apply --validate` would have it checked: every invalid document
 /// ([`parse_manifests_all`]), and the unknown and duplicate fields of
 /// [`crate::input::strict::check`]. With `strict` those findings are errors, as with
