@@ -20,7 +20,7 @@
 //! use placement_core::input::documents::parse_manifests;
 //!
 //! let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\n---\n\
-//!             kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n";
+//!             apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n";
 //! let report = simulate(&parse_manifests(yaml, "example").unwrap(), &SimulateOptions::default()).unwrap();
 //! assert_eq!(
 //!     report.workloads[0].pods[0].message.as_deref(),
