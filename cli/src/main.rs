@@ -227,6 +227,8 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
             }
             Err(e) => {
                 errors.extend(e);
+                // The documents that did read are validated below with the rest.
+                manifests.extend(placement_core::input::documents::readable_manifests(&text, &source));
                 continue;
             }
         }

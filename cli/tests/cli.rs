@@ -212,7 +212,7 @@ fn request_above_allocatable_is_unresolvable_from_1_34() {
     let nodes = std::fs::read_to_string(root().join("tests/fixtures/cli/nodes.yaml")).unwrap();
     let big = format!(
         "{nodes}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: big, namespace: shop}}\n\
-         spec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: i\n        resources: {{requests: {{cpu: \"2\"}}}}\n"
+         spec:\n  selector: {{matchLabels: {{app: big}}}}\n  template:\n    metadata: {{labels: {{app: big}}}}\n    spec:\n      containers:\n      - name: c\n        image: i\n        resources: {{requests: {{cpu: \"2\"}}}}\n"
     );
     // (version, expected message, why)
     let rows = [
@@ -243,7 +243,7 @@ fn request_above_allocatable_is_unresolvable_from_1_34() {
 fn invalid_input_names_document_field_and_value() {
     const TOLERATION_DS: &str =
         "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\n\
-        spec:\n  template:\n    spec:\n      containers: [{name: c, image: x}]\n      tolerations:\n";
+        spec:\n  selector: {matchLabels: {app: defender}}\n  template:\n    metadata: {labels: {app: defender}}\n    spec:\n      containers: [{name: c, image: x}]\n      tolerations:\n";
     // (input, substrings stderr must contain, why)
     let rows: Vec<(String, Vec<&str>, &str)> = vec![
         (
@@ -273,7 +273,7 @@ fn invalid_input_names_document_field_and_value() {
             "a Node's taint effect",
         ),
         (
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        resources: {requests: {memory: 1Gb}}\n".into(),
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: c\n        resources: {requests: {memory: 1Gb}}\n".into(),
             vec!["Deployment shop/web", "spec.template.spec.containers[0].resources.requests.memory", "\"1Gb\""],
             "1Gb is not a quantity (Gi or G)",
         ),
@@ -333,10 +333,28 @@ fn invalid_input_names_document_field_and_value() {
     }
 }
 
+/// A document that does not read (no apiVersion) does not hide the others' validation errors.
+#[test]
+fn a_document_that_does_not_read_does_not_hide_the_others_errors() {
+    let input = "kind: Deployment\nmetadata: {name: web}\nspec: {template: {metadata: {labels: {app: w}}, spec: {containers: [{name: c, image: i}]}}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec: {template: {metadata: {labels: {app: a}}, spec: {containers: [{name: c, image: i}]}}}\n";
+    let run = placement(&["simulate", "-f", "-"], Some(input));
+    assert_eq!(run.status, Some(1));
+    assert!(
+        run.stderr.contains("error: Deployment web (<stdin> document 1): error validating data: apiVersion not set"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("error: Deployment api (<stdin> document 2): spec.selector: Required value"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn every_invalid_document_is_reported() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\nspec:\n  taints: [{key: a, effect: Never}]\n---\n\
-        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: k, operator: Eq}]\n";
+        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: k, operator: Eq}]\n";
     let run = placement(&["simulate", "-f", "-"], Some(input));
     assert_eq!(run.status, Some(1));
     assert!(run.stderr.contains("Node n1"), "{}", run.stderr);
@@ -349,7 +367,7 @@ fn invalid_input_in_a_named_file_names_the_file() {
     let path = dir.join("placement-cli-bad-toleration.yaml");
     std::fs::write(
         &path,
-        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: testkey, operator: Eq, value: palotest}]\n",
+        "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  selector: {matchLabels: {app: defender}}\n  template:\n    metadata: {labels: {app: defender}}\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: testkey, operator: Eq, value: palotest}]\n",
     )
     .unwrap();
     let run = placement(&["simulate", "-f", path.to_str().unwrap()], None);
@@ -381,11 +399,11 @@ fn hostile_inputs_never_panic() {
         bomb.as_str(),
         "\u{0}\u{1}\u{2}",
         "{",
-        "kind: Node\nmetadata: []\n",
-        "kind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n    spec:\n      containers: {}\n",
-        "kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: 1e400}}\n",
-        "kind: Deployment\nmetadata: {name: x}\nspec: {replicas: 99999999999}\n",
-        "kind: Node\nmetadata: {name: n}\n---\nkind: Node\nmetadata: {name: n}\n",
+        "apiVersion: v1\nkind: Node\nmetadata: []\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  selector: {matchLabels: {app: x}}\n  template:\n    metadata: {labels: {app: x}}\n    spec:\n      containers: {}\n",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: 1e400}}\n",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: 99999999999}\n",
+        "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\n",
     ];
     for input in inputs {
         let run = placement(&["simulate", "-f", "-"], Some(input));
@@ -422,7 +440,7 @@ fn non_mapping_list_items_are_rejected() {
 fn bound_pod_consumes_resources_before_scheduling() {
     let nodes = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nstatus: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n---\n\
         apiVersion: v1\nkind: Node\nmetadata: {name: node-b}\nstatus: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n";
-    let web = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
+    let web = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: i, resources: {requests: {cpu: \"1\"}}}]\n";
     let batch = "---\napiVersion: v1\nkind: Pod\nmetadata: {name: batch, namespace: jobs}\nspec:\n  nodeName: node-a\n  containers: [{name: c, image: i, resources: {requests: {cpu: 1500m}}}]\n";
 
     let alone = simulate_json(&["-"], &[], Some(&format!("{nodes}{web}")));
@@ -496,7 +514,7 @@ fn bound_pod_with_timed_tolerations_is_evicted_after_the_smallest() {
 fn default_toleration_seconds_lets_pods_land_on_not_ready_nodes_for_300s() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nspec:\n  taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]\n\
         status: {allocatable: {cpu: \"2\", memory: 4Gi, pods: \"110\"}}\n---\n\
-        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n";
+        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: nginx}]\n";
 
     let report = simulate_json(&["-"], &[], Some(input));
     let web = workload(&report, "web");
@@ -531,7 +549,7 @@ fn default_toleration_seconds_lets_pods_land_on_not_ready_nodes_for_300s() {
 #[test]
 fn own_not_ready_toleration_is_kept() {
     let input = "apiVersion: v1\nkind: Node\nmetadata: {name: node-a}\nspec:\n  taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]\n---\n\
-        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  template:\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 30}]\n";
+        apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: i}]\n      tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 30}]\n";
     let report = simulate_json(&["-"], &[], Some(input));
     assert_eq!(report["evictions"][0]["afterSeconds"], 30);
 }
@@ -640,8 +658,8 @@ fn other_warnings_go_to_stderr_one_by_one() {
 
 #[test]
 fn kubectl_get_nodes_with_workloads() {
-    let workloads = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]\n---\n\
-        apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: kube-proxy, namespace: kube-system}\nspec:\n  template:\n    spec:\n      hostNetwork: true\n      containers: [{name: kube-proxy, image: registry.k8s.io/kube-proxy:v1.30.4}]\n";
+    let workloads = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]\n---\n\
+        apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: kube-proxy, namespace: kube-system}\nspec:\n  selector: {matchLabels: {app: kube-proxy}}\n  template:\n    metadata: {labels: {app: kube-proxy}}\n    spec:\n      hostNetwork: true\n      containers: [{name: kube-proxy, image: registry.k8s.io/kube-proxy:v1.30.4}]\n";
     let report = simulate_json(&[KUBECTL_NODES, "-"], &[], Some(workloads));
 
     let web = workload(&report, "web");

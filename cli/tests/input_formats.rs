@@ -85,10 +85,10 @@ fn a_missing_path_is_an_error_in_kubectls_words() {
 fn errors_name_the_file_in_the_directory() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("placement-input-formats-bad");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("a.yaml"), "kind: Node\nmetadata: {name: a}\n").unwrap();
+    std::fs::write(dir.join("a.yaml"), "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n").unwrap();
     std::fs::write(
         dir.join("b.yaml"),
-        "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: lots}}\n",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: lots}}\n",
     )
     .unwrap();
     let path = dir.to_string_lossy().into_owned();
@@ -112,7 +112,7 @@ fn errors_name_the_file_in_the_directory() {
 /// mark and CRLF line breaks: the same report as the UTF-8 original, from a file or stdin.
 #[test]
 fn utf16_from_powershell_reads_as_the_original() {
-    let workload = b"kind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]\n";
+    let workload = b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]\n";
     let original = simulate(&["examples/kubectl-get-nodes.yaml", "-"], &[], Some(workload)).json();
     assert_eq!(pod_nodes(&original, "web"), vec![Some("k8s-worker-01".to_string()); 2]);
     let powershell = simulate(&[&fixture("nodes-powershell.yaml"), "-"], &[], Some(workload)).json();
@@ -134,8 +134,8 @@ fn crlf_reads_as_lf() {
 
 #[test]
 fn other_encodings_are_an_error_naming_the_file_and_byte() {
-    simulate(&["-"], &[], Some(b"kind: Node\nmetadata: {name: caf\xE9}\n"))
-        .fails_with("<stdin>: not UTF-8 or UTF-16 text: invalid UTF-8 at byte 31");
+    simulate(&["-"], &[], Some(b"apiVersion: v1\nkind: Node\nmetadata: {name: caf\xE9}\n"))
+        .fails_with("<stdin>: not UTF-8 or UTF-16 text: invalid UTF-8 at byte 46");
 }
 
 // ---------------------------------------------------------------------------------------------

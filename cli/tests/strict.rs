@@ -80,7 +80,7 @@ fn every_invalid_document_of_the_fixture_is_reported() {
 
 #[test]
 fn decode_errors_of_every_document_and_file_are_reported() {
-    let bad_node = "kind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: lots}}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {memory: much}}}]}\n";
+    let bad_node = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: lots}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {memory: much}}}]}\n";
     let run = placement(&["simulate", "-f", "-", "-f", TYPOS], Some(bad_node.as_bytes()));
     assert_eq!(run.status, Some(1));
     let errors: Vec<&str> = run.stderr.lines().filter(|l| l.starts_with("error: ")).collect();

@@ -19,8 +19,8 @@
 //! use placement_core::cluster::simulate::{simulate, SimulateOptions};
 //! use placement_core::input::documents::parse_manifests;
 //!
-//! let yaml = "kind: Node\nmetadata: {name: a}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\n---\n\
-//!             kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n";
+//! let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nspec: {taints: [{key: gpu, effect: NoSchedule}]}\n---\n\
+//!             apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, image: i}]}\n";
 //! let report = simulate(&parse_manifests(yaml, "example").unwrap(), &SimulateOptions::default()).unwrap();
 //! assert_eq!(
 //!     report.workloads[0].pods[0].message.as_deref(),

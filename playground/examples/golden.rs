@@ -89,6 +89,7 @@ kind: Deployment
 metadata: {name: db, namespace: prod}
 spec:
   replicas: 12
+  selector: {matchLabels: {app: db}}
   template:
     metadata: {labels: {app: db}}
     spec:
@@ -109,6 +110,7 @@ kind: Deployment
 metadata: {name: web, namespace: prod}
 spec:
   replicas: 25
+  selector: {matchLabels: {app: web}}
   template:
     metadata: {labels: {app: web}}
     spec:
@@ -134,6 +136,7 @@ apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: agent, namespace: kube-system}
 spec:
+  selector: {matchLabels: {app: agent}}
   template:
     metadata: {labels: {app: agent}}
     spec:
@@ -147,6 +150,7 @@ apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: everywhere, namespace: kube-system}
 spec:
+  selector: {matchLabels: {app: everywhere}}
   template:
     metadata: {labels: {app: everywhere}}
     spec:
@@ -162,6 +166,7 @@ apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: batch-only, namespace: kube-system}
 spec:
+  selector: {matchLabels: {app: batch-only}}
   template:
     metadata: {labels: {app: batch-only}}
     spec:
@@ -173,6 +178,7 @@ kind: StatefulSet
 metadata: {name: cache, namespace: prod}
 spec:
   replicas: 4
+  selector: {matchLabels: {app: cache}}
   template:
     metadata: {labels: {app: cache}}
     spec:
@@ -194,6 +200,7 @@ kind: Deployment
 metadata: {name: exporter, namespace: prod}
 spec:
   replicas: 3
+  selector: {matchLabels: {app: exporter}}
   template:
     metadata: {labels: {app: exporter}}
     spec:
@@ -204,6 +211,7 @@ kind: Deployment
 metadata: {name: huge, namespace: prod}
 spec:
   replicas: 3
+  selector: {matchLabels: {app: huge}}
   template:
     metadata: {labels: {app: huge}}
     spec:
@@ -215,6 +223,7 @@ kind: Deployment
 metadata: {name: batchjob, namespace: prod}
 spec:
   replicas: 40
+  selector: {matchLabels: {app: batchjob}}
   template:
     metadata: {labels: {app: batchjob}}
     spec:
@@ -227,6 +236,7 @@ kind: Deployment
 metadata: {name: firstpod, namespace: prod}
 spec:
   replicas: 3
+  selector: {matchLabels: {app: firstpod}}
   template:
     metadata: {labels: {app: firstpod}}
     spec:

@@ -211,7 +211,7 @@ mod tests {
 
     #[test]
     fn a_shape_beyond_the_line_editor_is_rewritten_and_says_so() {
-        let text = "base: &b {x: 1}\n---\nkind: Pod\nmetadata: {name: a}\nspec: &s {containers: []}\n";
+        let text = "base: &b {x: 1}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: &s {containers: []}\n";
         let edited = apply_patch(text, 2, "spec:\n  nodeSelector: {x: y}\n").unwrap();
         assert!(edited.rewritten.is_some());
         assert!(edited.text.starts_with("base: &b {x: 1}\n---\n"), "{}", edited.text);
@@ -219,13 +219,13 @@ mod tests {
 
     #[test]
     fn patches_list_items_and_json() {
-        let list = "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: a}\n  spec: {containers: []}\n- kind: Pod\n  metadata: {name: b}\n  spec: {containers: []}\n";
+        let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: a}\n  spec: {containers: []}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: b}\n  spec: {containers: []}\n";
         let out = apply_patch_to_text(list, 2, "spec:\n  nodeSelector: {x: y}\n").unwrap();
         let m = parse_manifests(&out, "").unwrap();
         assert!(m.workloads[0].template.spec.node_selector.is_none());
         assert_eq!(m.workloads[1].template.spec.node_selector.as_ref().unwrap()["x"], "y");
 
-        let json = r#"{"kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": []}}"#;
+        let json = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {"containers": []}}"#;
         let out = apply_patch_to_text(json, 1, "spec:\n  nodeSelector: {x: y}\n").unwrap();
         assert!(parse_manifests(&out, "").unwrap().workloads[0].template.spec.node_selector.is_some());
 

@@ -21,8 +21,11 @@ use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
 use placement_core::explain::verify::verify_fixes;
-use placement_core::input::documents::{parse_manifests_all, InputError, Manifests, Workload, WorkloadKind};
+use placement_core::input::documents::{
+    parse_manifests_checked, readable_manifests, InputError, Manifests, Workload, WorkloadKind,
+};
 use placement_core::input::source_map::error_line;
+use placement_core::input::strict::Finding;
 use placement_core::model::quantity::{format_bytes, format_cpu};
 use placement_core::model::resources::{Resource, CPU, MEMORY, PODS};
 use placement_core::model::version::KubeVersion;
@@ -42,7 +45,7 @@ pub enum Editor {
     Options,
 }
 
-/// An input error placed in an editor.
+/// An input error, or warning, placed in an editor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EditorError {
     pub editor: Editor,
@@ -51,6 +54,32 @@ pub struct EditorError {
     /// The field path, when the error is about a field.
     pub field: Option<String>,
     pub message: String,
+    pub severity: Severity,
+}
+
+/// Whether a diagnostic stops the simulation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// The input cannot be simulated (the API server would reject it).
+    Error,
+    /// Simulated, but probably not what was meant: `kubectl apply --validate=warn` findings
+    /// (unknown fields, fields given twice, a kind one typo away from one Placement reads).
+    Warning,
+}
+
+impl EditorError {
+    /// A strict-decoding finding of the text in `editor`, as a warning at its line.
+    fn warning(editor: Editor, finding: &Finding) -> Self {
+        // The line is shown beside the message already.
+        let message = Finding { line: None, ..finding.clone() }.to_string();
+        EditorError {
+            editor,
+            line: finding.line,
+            field: Some(finding.field.clone()),
+            message,
+            severity: Severity::Warning,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -225,12 +254,15 @@ pub struct ParseCache {
     workloads: Option<Parsed>,
 }
 
-type ParseResult = (Result<Manifests, Vec<InputError>>, Option<Vec<NodeRow>>);
+/// A text read with its strict-decoding findings ([`parse_manifests_checked`], warn mode).
+type Checked = Result<(Manifests, Vec<Finding>), Vec<InputError>>;
+
+type ParseResult = (Checked, Option<Vec<NodeRow>>);
 
 #[derive(Debug, Clone)]
 struct Parsed {
     text: String,
-    result: Result<Manifests, Vec<InputError>>,
+    result: Checked,
     /// The node table's rows of the nodes text (nodes editor only).
     rows: Option<Vec<NodeRow>>,
 }
@@ -241,8 +273,9 @@ impl ParseCache {
         if let Some(p) = slot.as_ref().filter(|p| p.text == text) {
             return (p.result.clone(), p.rows.clone());
         }
-        let result = parse_manifests_all(text, source);
-        let rows = (source == NODES_SOURCE).then(|| result.as_ref().ok().map(|m| node_table::rows(&m.nodes))).flatten();
+        let result = parse_manifests_checked(text, source, false);
+        let rows =
+            (source == NODES_SOURCE).then(|| result.as_ref().ok().map(|(m, _)| node_table::rows(&m.nodes))).flatten();
         *slot = Some(Parsed { text: text.to_string(), result: result.clone(), rows: rows.clone() });
         (result, rows)
     }
@@ -252,6 +285,8 @@ impl ParseCache {
 #[derive(Debug, Clone, Default)]
 pub struct Evaluation {
     pub errors: Vec<EditorError>,
+    /// Strict-decoding findings of texts that read: shown, but simulated anyway.
+    pub input_warnings: Vec<EditorError>,
     pub report: Option<Report>,
     pub workloads: Vec<WorkloadView>,
     pub nodes: Vec<NodeView>,
@@ -297,6 +332,11 @@ pub struct PendingGroup {
 impl Evaluation {
     pub fn errors_in(&self, editor: Editor) -> impl Iterator<Item = &EditorError> {
         self.errors.iter().filter(move |e| e.editor == editor)
+    }
+
+    /// The errors, then the warnings, of one editor.
+    pub fn diagnostics_in(&self, editor: Editor) -> impl Iterator<Item = &EditorError> {
+        self.errors.iter().chain(&self.input_warnings).filter(move |e| e.editor == editor)
     }
 
     pub fn is_ok(&self) -> bool {
@@ -358,6 +398,7 @@ impl Evaluation {
                     line: None,
                     field: None,
                     message: e.to_string(),
+                    severity: Severity::Error,
                 }),
             }
         }
@@ -366,20 +407,41 @@ impl Evaluation {
         // simulation again) rather than the CLI's sixteen.
         opts.max_fix_resimulations = PAGE_FIX_RESIMULATIONS;
 
-        // Every invalid document gets its marker, not only the first of each editor.
+        // Every invalid document gets its marker, not only the first of each editor; unknown
+        // and duplicate fields are warnings, as `kubectl apply --validate=warn` gives them.
         let (nodes, node_rows) = ParseCache::read(&mut cache.nodes, &state.nodes, NODES_SOURCE);
         let (workloads, _) = ParseCache::read(&mut cache.workloads, &state.workloads, WORKLOADS_SOURCE);
         eval.node_rows = node_rows;
-        eval.misplaced = nodes.as_ref().map(|m| m.workloads.len()).unwrap_or(0)
-            + workloads.as_ref().map(|m| m.nodes.len()).unwrap_or(0);
+        eval.misplaced = nodes.as_ref().map(|(m, _)| m.workloads.len()).unwrap_or(0)
+            + workloads.as_ref().map(|(m, _)| m.nodes.len()).unwrap_or(0);
         let mut manifests = Manifests::default();
         for (result, editor) in [(nodes, Editor::Nodes), (workloads, Editor::Workloads)] {
             match result {
-                Ok(m) => manifests.extend(m),
-                Err(errors) => eval.errors.extend(errors.iter().map(|e| place(state, editor, e))),
+                Ok((m, findings)) => {
+                    manifests.extend(m);
+                    eval.input_warnings.extend(findings.iter().map(|f| EditorError::warning(editor, f)));
+                }
+                Err(errors) => {
+                    eval.errors.extend(errors.iter().map(|e| place(state, editor, e)));
+                    let text = if editor == Editor::Nodes { &state.nodes } else { &state.workloads };
+                    let source = if editor == Editor::Nodes { NODES_SOURCE } else { WORKLOADS_SOURCE };
+                    manifests.extend(readable_manifests(text, source));
+                }
             }
         }
         if !eval.errors.is_empty() {
+            // The documents that did read are validated too: every invalid one gets its marker.
+            if let Err(more) = placement_core::cluster::simulate::validate(&manifests, &opts) {
+                for e in &more {
+                    let editor = match e.doc().map(|d| d.source.as_str()) {
+                        Some(NODES_SOURCE) => Editor::Nodes,
+                        _ => Editor::Workloads,
+                    };
+                    eval.errors.push(place(state, editor, e));
+                }
+                // In the order of the text, as the editor lists them.
+                eval.errors.sort_by_key(|e| e.line.unwrap_or(usize::MAX));
+            }
             return eval;
         }
         let pool_label = PoolLabel::from_option(Some(&state.pool_label));
@@ -493,9 +555,10 @@ fn place(state: &SharedState, editor: Editor, error: &InputError) -> EditorError
     let field = match error {
         InputError::Decode { field, .. } => Some(field.clone()),
         InputError::Invalid { error, .. } => Some(error.field.clone()),
+        InputError::NotSet { fields, .. } => Some(fields.join(", ")),
         _ => None,
     };
-    EditorError { editor, line: error_line(text, error), field, message: error.to_string() }
+    EditorError { editor, line: error_line(text, error), field, message: error.to_string(), severity: Severity::Error }
 }
 
 /// Where each report entry's workload is in the input: the controller (or bare pod) it is
@@ -881,11 +944,12 @@ mod tests {
 
     #[test]
     fn every_invalid_document_gets_a_marker() {
-        let workloads = "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: []}\n---\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
+        let workloads = "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: ok}\nspec: {containers: [{name: c, image: i}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {memory: much}}\n";
         let state = SharedState { workloads: workloads.into(), ..Default::default() };
         let eval = Evaluation::of(&state);
         let lines: Vec<Option<usize>> = eval.errors_in(Editor::Workloads).map(|e| e.line).collect();
-        assert_eq!(lines, [Some(3), Some(14)], "{:?}", eval.errors);
+        let at = |word: &str| workloads.lines().position(|l| l.contains(word)).map(|i| i + 1);
+        assert_eq!(lines, [at("lots"), at("much")], "{:?}", eval.errors);
     }
 
     fn example_state(id: &str) -> SharedState {
@@ -919,6 +983,62 @@ mod tests {
         let eval = Evaluation::of(&next);
         assert_eq!((eval.workloads[0].desired, eval.workloads[0].current), (2, 2));
         assert!(eval.workloads[0].cells.iter().all(|c| c.state == CellState::Fits));
+    }
+
+    /// Unknown and duplicate fields are warnings at their line, in their editor; the input is
+    /// simulated anyway, as `kubectl apply --validate=warn` applies it.
+    #[test]
+    fn strict_findings_are_warnings_on_their_editor_line() {
+        let mut state = example_state("daemonset-tainted-pool");
+        assert!(Evaluation::of(&state).diagnostics_in(Editor::Workloads).next().is_none(), "the example is clean");
+        state.workloads =
+            state.workloads.replacen("      hostNetwork: true\n", "      hostNetwork: true\n      toleration: []\n", 1);
+        state.nodes = state.nodes.replacen("  name: ", "  name: dup\n  name: ", 1);
+        let eval = Evaluation::of(&state);
+        assert!(eval.is_ok(), "{:?}", eval.errors);
+        assert!(eval.report.is_some(), "simulated anyway");
+        let at = |text: &str, word: &str| text.lines().position(|l| l.contains(word)).map(|i| i + 1);
+        let w: Vec<&EditorError> = eval.diagnostics_in(Editor::Workloads).collect();
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert_eq!(w[0].severity, Severity::Warning);
+        assert_eq!(w[0].line, at(&state.workloads, "toleration:"));
+        assert_eq!(w[0].field.as_deref(), Some("spec.template.spec.toleration"));
+        assert!(
+            w[0].message.contains("unknown field \"spec.template.spec.toleration\"; did you mean `tolerations`?"),
+            "{}",
+            w[0].message
+        );
+        assert!(w[0].message.starts_with("DaemonSet "), "names the document: {}", w[0].message);
+        let n: Vec<&EditorError> = eval.diagnostics_in(Editor::Nodes).collect();
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert_eq!((n[0].severity, n[0].field.as_deref()), (Severity::Warning, Some("metadata.name")));
+        assert!(n[0].message.contains("duplicate field \"metadata.name\""), "{}", n[0].message);
+        // The second `name:` is the one given twice.
+        let dup = n[0].line.and_then(|l| state.nodes.lines().nth(l - 1)).map(str::trim);
+        assert_eq!(dup, Some("name: aks-nodepool1-31415926-vmss000000"));
+        assert_eq!(n[0].line.and_then(|l| state.nodes.lines().nth(l - 2)).map(str::trim), Some("name: dup"));
+        // Errors come first and alone stop the simulation; warnings are not errors.
+        assert_eq!(eval.errors_in(Editor::Workloads).count(), 0);
+    }
+
+    /// A document that does not read (no apiVersion) does not hide another's validation error.
+    #[test]
+    fn a_document_that_does_not_read_does_not_hide_the_others_errors() {
+        let workloads = "kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, image: i}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
+        let state = SharedState { workloads: workloads.into(), ..Default::default() };
+        let eval = Evaluation::of(&state);
+        let got: Vec<(Option<usize>, Option<&str>)> =
+            eval.errors_in(Editor::Workloads).map(|e| (e.line, e.field.as_deref())).collect();
+        assert_eq!(
+            got,
+            [
+                (Some(1), Some("apiVersion")),
+                (Some(8), Some("spec.selector")),
+                (Some(10), Some("spec.template.metadata.labels")),
+            ],
+            "{:?}",
+            eval.errors
+        );
     }
 
     #[test]

@@ -289,15 +289,17 @@ mod tests {
         assert_eq!(json(&halves), json(&whole));
 
         // A List of one sort, or in flow style, is left whole.
-        let flow = "kind: List\nitems: [{kind: Node, metadata: {name: a}}, {kind: Pod, metadata: {name: p}}]\n";
+        let flow = "kind: List\nitems: [{apiVersion: v1, kind: Node, metadata: {name: a}}, {apiVersion: v1, kind: Pod, metadata: {name: p}}]\n";
         assert_eq!(split_nodes(flow), (String::new(), flow.to_string()));
         let indented =
-            "kind: List\nitems:\n  - kind: Node\n    metadata: {name: a}\n  - kind: Pod\n    metadata: {name: p}\n";
+            "kind: List\nitems:\n  - apiVersion: v1\n    kind: Node\n    metadata: {name: a}\n  - apiVersion: v1\n    kind: Pod\n    metadata: {name: p}\n";
         assert_eq!(
             split_nodes(indented),
             (
-                "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n".to_string(),
-                "apiVersion: v1\nkind: List\nitems:\n- kind: Pod\n  metadata: {name: p}\n".to_string()
+                "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n"
+                    .to_string(),
+                "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n"
+                    .to_string()
             )
         );
     }

@@ -136,11 +136,24 @@ pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<Edited, RowError> {
     };
     let mut why = (spans.len() != docs.len()).then(|| "the text is JSON or does not parse".to_string());
     let mut editor = TextEditor::new(text);
+    // New rows go into the `List` that holds the text's last Node, when it is in one (a
+    // `kubectl get nodes -o yaml` file), after its last item: `list_end` in `out`.
+    let list = docs
+        .iter()
+        .zip(&spans)
+        .rfind(|(d, _)| d.get("kind").and_then(Value::as_str) == Some("Node"))
+        .map(|(_, s)| s)
+        .filter(|s| s.list_item.is_some());
+    let mut list_end: Option<usize> = None;
     let mut out: Vec<Value> = Vec::new();
     let mut row_iter = rows.iter().enumerate();
     for (doc, span) in docs.into_iter().zip(spans.iter().map(Some).chain(std::iter::repeat(None))) {
+        let in_list = list.zip(span).is_some_and(|(l, s)| s.chunk_first_line == l.chunk_first_line);
         if doc.get("kind").and_then(Value::as_str) != Some("Node") {
             out.push(doc);
+            if in_list {
+                list_end = Some(out.len());
+            }
             continue;
         }
         let Some((i, row)) = row_iter.next() else {
@@ -149,6 +162,9 @@ pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<Edited, RowError> {
             }
             continue;
         };
+        if in_list {
+            list_end = Some(out.len() + 1);
+        }
         // Decoded from `&Value` as core decodes Nodes, so the page links one decoder, not two.
         let current = Node::deserialize(&doc).ok().map(|n| NodeRow::from_node(&n));
         if current.as_ref() == Some(row) {
@@ -169,8 +185,19 @@ pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<Edited, RowError> {
     }
     for (i, row) in row_iter {
         let doc = row_into(json!({"apiVersion": "v1", "kind": "Node"}), i, row, None)?;
-        editor.append_document(&doc);
-        out.push(doc);
+        match (list, list_end) {
+            (Some(span), Some(at)) => {
+                if why.is_none() {
+                    why = editor.append_list_item(span, &doc).err().map(|e| e.0);
+                }
+                out.insert(at, doc);
+                list_end = Some(at + 1);
+            }
+            _ => {
+                editor.append_document(&doc);
+                out.push(doc);
+            }
+        }
     }
     if why.is_none() {
         match editor.finish() {
@@ -467,13 +494,50 @@ mod tests {
             assert_eq!((plus.as_slice(), minus.as_slice()), (added, removed), "{name}");
             assert_eq!(rows(&parse_manifests(&out.text, "").unwrap().nodes), r, "{name}");
         }
-        // Removing a node takes its item's lines; adding one appends a document.
+        // Removing a node takes its item's lines (the rows after it move up a document).
         let mut r = base.clone();
         r.remove(3);
         r.push(NodeRow { name: "new-1".into(), allocatable: "cpu=2".into(), ..Default::default() });
         let out = apply_rows(&text, &r).unwrap();
         assert!(out.text.starts_with("# kubectl get nodes"), "the header comment stays");
         assert_eq!(rows(&parse_manifests(&out.text, "").unwrap().nodes), r);
+        // Adding one appends an item to the List, which stays the file's one document, its
+        // `kind` and `metadata` after the items: 7 lines added, none removed.
+        let mut r = base.clone();
+        r.push(NodeRow { name: "new-1".into(), allocatable: "cpu=2".into(), ..Default::default() });
+        let out = apply_rows(&text, &r).unwrap();
+        assert_eq!(out.rewritten, None);
+        assert!(!out.text.contains("\n---"), "no new document: {}", out.text);
+        assert!(out.text.ends_with("      status: \"True\"\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: new-1\n  status:\n    allocatable:\n      cpu: '2'\nkind: List\nmetadata:\n  resourceVersion: \"\"\n"), "{}", out.text);
+        assert_eq!(rows(&parse_manifests(&out.text, "").unwrap().nodes), r);
+        let (lines, _, _) = crate::history::diff_lines(&text, &out.text);
+        let changed: Vec<&String> = lines.iter().filter(|l| l.starts_with('+') || l.starts_with('-')).collect();
+        assert_eq!(changed.len(), 7, "{changed:?}");
+    }
+
+    /// A List followed by another document: the new node still goes into the List, and the
+    /// document after it stays where it is.
+    #[test]
+    fn a_node_added_to_a_list_goes_into_its_items() {
+        let text = "apiVersion: v1\nkind: List\nitems:\n# first pool\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
+        let m = parse_manifests(text, "").unwrap();
+        let mut r = rows(&m.nodes);
+        r.push(NodeRow { name: "b".into(), ..Default::default() });
+        let out = apply_rows(text, &r).unwrap();
+        assert_eq!(out.rewritten, None);
+        assert_eq!(
+            out.text,
+            "apiVersion: v1\nkind: List\nitems:\n# first pool\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: b\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"
+        );
+        // Separate Node documents: a new one is a document after them, as before.
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n";
+        let mut r = rows(&parse_manifests(text, "").unwrap().nodes);
+        r.push(NodeRow { name: "b".into(), ..Default::default() });
+        let out = apply_rows(text, &r).unwrap();
+        assert_eq!(
+            out.text,
+            "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b\n"
+        );
     }
 
     #[test]
@@ -531,7 +595,7 @@ Unschedulable:      false
     #[test]
     fn reads_kubectl_describe_node() {
         assert!(looks_like_describe(DESCRIBE));
-        assert!(!looks_like_describe("kind: Node\nmetadata: {name: Name}\n"));
+        assert!(!looks_like_describe("apiVersion: v1\nkind: Node\nmetadata: {name: Name}\n"));
         let r = parse_describe(DESCRIBE);
         assert_eq!(r.len(), 2);
         assert_eq!(r[0].taints, "node-role.kubernetes.io/control-plane:NoSchedule, dedicated=infra:NoExecute");

@@ -177,7 +177,7 @@ mod tests {
         parse_manifests(text, "nodes").unwrap().nodes.into_iter().map(|(_, n)| n).collect()
     }
 
-    const AKS: &str = "kind: Node\nmetadata: {name: sys-0, labels: {agentpool: system, kubernetes.azure.com/agentpool: system}}\n---\nkind: Node\nmetadata: {name: user-0, labels: {agentpool: user, kubernetes.azure.com/agentpool: user, zone: a}}\nspec: {unschedulable: true}\n---\nkind: Node\nmetadata: {name: user-1, labels: {agentpool: user, kubernetes.azure.com/agentpool: user, zone: b}}\n---\nkind: Node\nmetadata: {name: loose, labels: {zone: a}}\n";
+    const AKS: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: sys-0, labels: {agentpool: system, kubernetes.azure.com/agentpool: system}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: user-0, labels: {agentpool: user, kubernetes.azure.com/agentpool: user, zone: a}}\nspec: {unschedulable: true}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: user-1, labels: {agentpool: user, kubernetes.azure.com/agentpool: user, zone: b}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: loose, labels: {zone: a}}\n";
 
     #[test]
     fn pools_from_the_clouds_labels_are_picked_by_selector() {
@@ -243,7 +243,7 @@ mod tests {
         assert_eq!(by_zone[2].selection_text(), "sys-0");
         assert!(label_keys(&refs).contains(&"kubernetes.azure.com/agentpool".to_string()));
 
-        let odd = nodes("kind: Node\nmetadata: {name: n1, labels: {agentpool: user}}\n---\nkind: Node\nmetadata: {name: n2, labels: {kubernetes.azure.com/agentpool: other, agentpool: user}}\n");
+        let odd = nodes("apiVersion: v1\nkind: Node\nmetadata: {name: n1, labels: {agentpool: user}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n2, labels: {kubernetes.azure.com/agentpool: other, agentpool: user}}\n");
         let refs: Vec<&Node> = odd.iter().collect();
         let detected = pools(&refs, &PoolLabel::Detect);
         // n2's pool comes from the more specific label, so `-l agentpool=user` would take it

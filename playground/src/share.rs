@@ -202,7 +202,7 @@ mod tests {
     fn round_trips_and_compresses() {
         let state = SharedState {
             workloads: include_str!("../../examples/daemonset-tainted-pool.yaml").into(),
-            nodes: "kind: Node\nmetadata: {name: a}\n".into(),
+            nodes: "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n".into(),
             kube_version: "1.33".into(),
             admission_defaults: false,
             gatekeeper: "kind: ConstraintTemplate\n".into(),

@@ -774,6 +774,11 @@ impl Playground {
     pub fn errors_in(&self, editor: Editor) -> Vec<crate::evaluation::EditorError> {
         self.eval.errors_in(editor).cloned().collect()
     }
+
+    /// What the editor marks: its errors, then its warnings ([`crate::evaluation::Severity`]).
+    pub fn diagnostics_in(&self, editor: Editor) -> Vec<crate::evaluation::EditorError> {
+        self.eval.diagnostics_in(editor).cloned().collect()
+    }
 }
 
 #[cfg(test)]
@@ -867,11 +872,11 @@ mod tests {
     fn errors_keep_the_last_good_result() {
         let mut p = Playground::from_route(&Route::default(), None);
         p.set_workloads(
-            "kind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n".into(),
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n".into(),
         );
         assert!(p.stale());
         assert_eq!(p.shown().workloads[0].kind, "DaemonSet");
-        assert_eq!(p.errors_in(Editor::Workloads)[0].line, Some(3));
+        assert_eq!(p.errors_in(Editor::Workloads)[0].line, Some(4));
     }
 
     #[test]
@@ -920,6 +925,23 @@ mod tests {
         assert_eq!(p.shown().nodes.len(), 3);
         p.remove_node_row(2);
         assert_eq!(p.shown().nodes.len(), 2);
+    }
+
+    /// A node added in the table to a `kubectl get nodes -o yaml` List is a new item of that
+    /// List, the file's comment and layout kept; Undo takes it out again.
+    #[test]
+    fn a_node_added_to_a_list_file_joins_its_items_and_undo_removes_it() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        let list = "# from prod\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a # first\n  status:\n    allocatable: {cpu: '4', memory: 8Gi, pods: '110'}\nmetadata:\n  resourceVersion: ''\n";
+        p.set_nodes(list.to_string());
+        p.add_node_row();
+        let nodes = p.state.nodes.clone();
+        assert!(nodes.starts_with("# from prod\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a # first\n"), "{nodes}");
+        assert!(!nodes.contains("---"), "one document: {nodes}");
+        assert!(nodes.ends_with("metadata:\n  resourceVersion: ''\n"), "{nodes}");
+        assert_eq!(p.shown().nodes.len(), 2);
+        assert!(p.undo());
+        assert_eq!(p.state.nodes, list);
     }
 
     #[test]

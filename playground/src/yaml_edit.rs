@@ -486,6 +486,38 @@ impl<'a> TextEditor<'a> {
         Ok(())
     }
 
+    /// Appends `value` as the last item of the `List` that holds the document of `span` (a
+    /// List item), in the style of the items already there: a node added to a
+    /// `kubectl get nodes -o yaml` file stays in its List, not in a document after it.
+    pub fn append_list_item(&mut self, span: &DocSpan, value: &Value) -> Result<(), Unsupported> {
+        if span.list_item.is_none() {
+            return unsupported("the document is not a List item");
+        }
+        let chunk = Block { from: span.chunk_first_line.saturating_sub(1), to: span.chunk_last_line, col: 0 };
+        let items = self.entries(&chunk)?.into_iter().find(|e| e.key == "items");
+        let Some((block, true)) = items.as_ref().and_then(|e| self.child(e)) else {
+            return unsupported("the List's items are not a block list");
+        };
+        let Some(last) = self.items(&block)?.last().copied() else { return unsupported("the List has no items") };
+        if !last.mapping || !value.is_object() {
+            return unsupported("the List item is not a block mapping");
+        }
+        // `- ` at the items' column, the content at the column the last item's content has.
+        let dash = format!("{}-{}", " ".repeat(block.col), " ".repeat(last.col.saturating_sub(block.col + 1)));
+        let pad = " ".repeat(last.col);
+        let lines: Vec<String> = yaml_lines(value)
+            .into_iter()
+            .enumerate()
+            .map(|(i, l)| match (i, l.is_empty()) {
+                (0, _) => format!("{dash}{l}"),
+                (_, true) => l,
+                _ => format!("{pad}{l}"),
+            })
+            .collect();
+        self.push(last.last + 1, last.last + 1, lines);
+        Ok(())
+    }
+
     /// Appends `value` as a new document at the end of the text.
     pub fn append_document(&mut self, value: &Value) {
         let mut lines = Vec::new();
@@ -573,9 +605,9 @@ mod tests {
         let rows: &[(&str, &str, &str, &str)] = &[
             (
                 "a key added under a path keeps comments and order",
-                "# head\nkind: Pod # kind\nmetadata:\n  name: p\n\n# spec below\nspec:\n  containers:\n  - name: c # the one\n    image: i\n# tail\n",
+                "# head\napiVersion: v1\nkind: Pod # kind\nmetadata:\n  name: p\n\n# spec below\nspec:\n  containers:\n  - name: c # the one\n    image: i\n# tail\n",
                 "spec:\n  nodeSelector:\n    disk: ssd\n",
-                "# head\nkind: Pod # kind\nmetadata:\n  name: p\n\n# spec below\nspec:\n  containers:\n  - name: c # the one\n    image: i\n  nodeSelector:\n    disk: ssd\n# tail\n",
+                "# head\napiVersion: v1\nkind: Pod # kind\nmetadata:\n  name: p\n\n# spec below\nspec:\n  containers:\n  - name: c # the one\n    image: i\n  nodeSelector:\n    disk: ssd\n# tail\n",
             ),
             (
                 "a scalar replaced keeps its comment and quoting elsewhere",
@@ -640,25 +672,42 @@ mod tests {
 
     #[test]
     fn list_items_and_documents_are_added_and_removed() {
-        let text = "# nodes\napiVersion: v1\nitems:\n- kind: Node\n  metadata:\n    name: a\n- kind: Node # b\n  metadata:\n    name: b\nkind: List\n";
+        let text = "# nodes\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: Node # b\n  metadata:\n    name: b\nkind: List\n";
         let spans = placement_core::input::source_map::document_spans(text);
         let mut e = TextEditor::new(text);
         e.document(
             &spans[1],
-            &json!({"kind": "Node", "metadata": {"name": "b"}}),
-            &json!({"kind": "Node", "metadata": {"name": "b"}, "spec": {"unschedulable": true}}),
+            &json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}}),
+            &json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b"}, "spec": {"unschedulable": true}}),
         )
         .unwrap();
         e.remove_document(&spans[0]).unwrap();
-        e.append_document(&json!({"kind": "Node", "metadata": {"name": "c"}}));
+        e.append_list_item(&spans[1], &json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "c"}})).unwrap();
         assert_eq!(
             e.finish().unwrap(),
-            "# nodes\napiVersion: v1\nitems:\n- kind: Node # b\n  metadata:\n    name: b\n  spec:\n    unschedulable: true\nkind: List\n---\nkind: Node\nmetadata:\n  name: c\n"
+            "# nodes\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node # b\n  metadata:\n    name: b\n  spec:\n    unschedulable: true\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: c\nkind: List\n"
         );
-        let text = "kind: Node\nmetadata: {name: a}\n---\n# b\nkind: Node\nmetadata: {name: b}\n";
+        // Items indented under `items:`, a comment after the last one: kept where they are.
+        let text = "apiVersion: v1\nkind: List\nitems:\n    -   apiVersion: v1\n        kind: Node\n        metadata: {name: a}\n    # end of nodes\nmetadata: {resourceVersion: ''}\n";
+        let spans = placement_core::input::source_map::document_spans(text);
+        let mut e = TextEditor::new(text);
+        e.append_list_item(
+            &spans[0],
+            &json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b", "labels": {"x": "y"}}}),
+        )
+        .unwrap();
+        assert_eq!(
+            e.finish().unwrap(),
+            "apiVersion: v1\nkind: List\nitems:\n    -   apiVersion: v1\n        kind: Node\n        metadata: {name: a}\n    -   apiVersion: v1\n        kind: Node\n        metadata:\n          name: b\n          labels:\n            x: y\n    # end of nodes\nmetadata: {resourceVersion: ''}\n"
+        );
+        // Not a List item: refused (the caller appends a document).
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n";
+        let spans = placement_core::input::source_map::document_spans(text);
+        assert!(TextEditor::new(text).append_list_item(&spans[0], &json!({})).is_err());
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n# b\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n";
         let spans = placement_core::input::source_map::document_spans(text);
         let mut e = TextEditor::new(text);
         e.remove_document(&spans[0]).unwrap();
-        assert_eq!(e.finish().unwrap(), "# b\nkind: Node\nmetadata: {name: b}\n");
+        assert_eq!(e.finish().unwrap(), "# b\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n");
     }
 }

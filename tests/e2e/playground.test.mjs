@@ -387,6 +387,23 @@ test("node table: a cordon is a one-line diff, a bad cell names its row and keep
   assert.equal(edited.replace("    unschedulable: true\n", ""), nodes);
 });
 
+test("node table: a node added to a kubectl List file is a new item of the List, and Undo takes it out", async () => {
+  const page = await newPage();
+  await open(page);
+  const nodes = nodeList(3);
+  await paste(page, "#nodes-text", nodes);
+  await page.locator("#tab-table").click();
+  await page.getByRole("button", { name: "Add node", exact: true }).click();
+  await page.locator(".diff summary", { hasText: "Nodes: +" }).waitFor();
+  await page.locator("#tab-yaml").click();
+  const edited = await page.inputValue("#nodes-text");
+  assert.ok(!edited.includes("\n---"), `one document: ${edited}`);
+  assert.ok(edited.startsWith(nodes.slice(0, nodes.indexOf("kind: List\n"))), "the items before stay as they were");
+  assert.match(edited, /\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: node-4\n[\s\S]*\nkind: List\nmetadata:\n  resourceVersion: ""\n$/);
+  await page.getByRole("button", { name: "Undo", exact: true }).click();
+  assert.equal(await page.inputValue("#nodes-text"), nodes);
+});
+
 test("the work autosaves in this browser, and an older share link asks before replacing it", async () => {
   const page = await newPage();
   await open(page);

@@ -103,15 +103,38 @@ fn table() -> Vec<(&'static str, &'static str, Want)> {
             },
         ),
         (
-            "GPU feature discovery: the label no node has, per pool",
+            "GPU feature discovery: the label no node has, for the pool with the GPUs",
             "daemonset-selector.yaml",
             Want {
                 scope: Some("pool"),
                 pool: Some("gpu"),
                 nodes: &["gpu-1", "gpu-2"],
-                says: &["feature.node.kubernetes.io/pci-10de.present=true"],
+                says: &[
+                    "label the nodes it should run on: feature.node.kubernetes.io/pci-10de.present=true",
+                    "most likely meant: pool gpu (2 nodes: has nvidia.com/gpu: PCI vendor 10de is NVIDIA)",
+                    "then pool general (1 node)",
+                ],
                 command: Some(
                     "kubectl label nodes -l eks.amazonaws.com/nodegroup=gpu feature.node.kubernetes.io/pci-10de.present=true",
+                ),
+                ..base("gpu-feature-discovery", FixKind::NodeLabels)
+            },
+        ),
+        (
+            "eight node groups: the label once, the GPU groups first, the rest counted",
+            "daemonset-selector-many-pools.yaml",
+            Want {
+                scope: Some("pool"),
+                pool: Some("inference"),
+                nodes: &["inference-1", "inference-2"],
+                says: &[
+                    "(its nodeSelector/affinity asks for it; 14 of 14 nodes lack it)",
+                    "most likely meant: pool inference (2 nodes: has nvidia.com/gpu: PCI vendor 10de is NVIDIA)",
+                    "then pool train (1 node: has nvidia.com/gpu: PCI vendor 10de is NVIDIA), pool general (3 nodes)",
+                    "5 more groups of nodes lack it",
+                ],
+                command: Some(
+                    "kubectl label nodes -l eks.amazonaws.com/nodegroup=inference feature.node.kubernetes.io/pci-10de.present=true",
                 ),
                 ..base("gpu-feature-discovery", FixKind::NodeLabels)
             },
@@ -210,8 +233,31 @@ fn fixes_table() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-const FIXTURES: [&str; 4] =
-    ["notready-eks.yaml", "gpu-capacity.yaml", "daemonset-selector.yaml", "toleration-cpu.yaml"];
+const FIXTURES: [&str; 5] = [
+    "notready-eks.yaml",
+    "gpu-capacity.yaml",
+    "daemonset-selector.yaml",
+    "daemonset-selector-many-pools.yaml",
+    "toleration-cpu.yaml",
+];
+
+/// A DaemonSet held off by its selector gets one node-label fix, however many pools miss it:
+/// the pools it names are ranked and bounded, and the fix is re-simulated on its nodes.
+#[test]
+fn node_labels_are_offered_once_with_bounded_targets() {
+    for (file, pools) in [("daemonset-selector.yaml", 2), ("daemonset-selector-many-pools.yaml", 8)] {
+        let report = run(&load(file));
+        let w = workload(&report, "gpu-feature-discovery");
+        let labels: Vec<&Fix> = w.fixes.iter().filter(|f| f.kind == FixKind::NodeLabels).collect();
+        assert_eq!(labels.len(), 1, "{file}: {:#?}", w.fixes);
+        let f = labels[0];
+        assert_eq!(f.targets.len(), pools.min(placement_core::explain::label_targets::MAX_TARGETS), "{file}");
+        assert_eq!(f.targets.first().map(|t| &t.nodes), Some(&f.nodes), "{file}: the fix is for the first target");
+        assert!(f.verified, "{file}: {:?}", f.still_blocked);
+        let json = serde_json::to_value(f).unwrap();
+        assert_eq!(json["targets"][0]["reasons"][0], "has nvidia.com/gpu: PCI vendor 10de is NVIDIA", "{file}");
+    }
+}
 
 /// No fix tolerates a taint the node controllers manage, and every fix is either verified or
 /// says what still blocks.
@@ -300,7 +346,7 @@ fn gpu_selector_fix_that_does_not_fix_is_not_offered() {
 /// what the largest node has, and is not verified.
 #[test]
 fn pod_larger_than_every_node() {
-    let yaml = "kind: Node\nmetadata: {name: small, labels: {kubernetes.io/hostname: small}}\nstatus:\n  allocatable: {cpu: '2', memory: 8Gi, pods: '110'}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: x}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec:\n      containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]\n";
+    let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: small, labels: {kubernetes.io/hostname: small}}\nstatus:\n  allocatable: {cpu: '2', memory: 8Gi, pods: '110'}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: big, namespace: x}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: big}}\n  template:\n    metadata: {labels: {app: big}}\n    spec:\n      containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]\n";
     let report = run(&parse_manifests(yaml, "t.yaml").unwrap());
     let w = workload(&report, "big");
     let f = w.fixes.iter().find(|f| f.kind == FixKind::Capacity).unwrap_or_else(|| panic!("{:#?}", w.fixes));

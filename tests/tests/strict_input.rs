@@ -55,9 +55,9 @@ fn findings_name_document_path_line_and_the_field_meant() {
         ),
         (
             "documents and List items numbered as everywhere else",
-            "kind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: c}\n  spec: {unschedulabel: true}\n".into(),
+            "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: c}\n  spec: {unschedulabel: true}\n".into(),
             vec![
-                r#"Node c (s document 3): line 13: strict decoding error: unknown field "spec.unschedulabel"; did you mean `unschedulable`?"#,
+                r#"Node c (s document 3): line 14: strict decoding error: unknown field "spec.unschedulabel"; did you mean `unschedulable`?"#,
             ],
         ),
         (
@@ -129,6 +129,28 @@ fn typos_are_warnings_by_default_and_errors_when_strict() {
     assert_eq!(errors.iter().map(|e| error_line(&text, e)).collect::<Vec<_>>(), [Some(31), Some(33), Some(51)]);
 }
 
+/// A kind one typo away from a built-in one is no resource kubectl can send: an error without
+/// `--strict` too, with the other documents' errors; the fields' findings stay warnings.
+#[test]
+fn a_mistyped_kind_is_an_error_whatever_validate_says() {
+    let text = "apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: d}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {unschedulabel: true}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n";
+    for strict in [false, true] {
+        let errors: Vec<String> =
+            parse_manifests_checked(text, "s", strict).unwrap_err().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors[0],
+            r#"Deploymnet d (s document 1): line 2: no matches for kind "Deploymnet" in version "apps/v1"; did you mean `Deployment`?"#,
+            "strict {strict}"
+        );
+        assert!(
+            errors.last().unwrap().starts_with("Pod p (s document 3): spec.containers[0].resources.requests.cpu"),
+            "{errors:?}"
+        );
+        // The unknown field is an error only with --strict.
+        assert_eq!(errors.iter().any(|e| e.contains("unschedulabel")), strict, "{errors:?}");
+    }
+}
+
 #[test]
 fn the_api_server_rejects_what_it_does_not_serve_and_selectors_that_miss() {
     let text = fixture(TYPOS);
@@ -162,15 +184,14 @@ fn removed_api_versions_follow_the_kube_version() {
         ("Job", "batch/v1", "1.35", true),
         ("Job", "apps/v1", "1.35", false),
         ("Pod", "v1", "1.35", true),
-        // Hand-written inputs without apiVersion are read by kind.
-        ("Deployment", "", "1.35", true),
     ];
     for (kind, api_version, version, served) in rows {
         let template = "{metadata: {labels: {app: x}}, spec: {containers: [{name: c, image: i}]}}";
         let spec = match kind {
             "Pod" => "{containers: [{name: c, image: i}]}".to_string(),
             "CronJob" => format!("{{schedule: '* * * * *', jobTemplate: {{spec: {{template: {template}}}}}}}"),
-            _ => format!("{{template: {template}}}"),
+            "Job" => format!("{{template: {template}}}"),
+            _ => format!("{{selector: {{matchLabels: {{app: x}}}}, template: {template}}}"),
         };
         let text = format!("apiVersion: {api_version:?}\nkind: {kind}\nmetadata: {{name: x}}\nspec: {spec}\n");
         let opts = SimulateOptions::for_version(version.parse::<KubeVersion>().unwrap());
@@ -193,7 +214,7 @@ fn removed_api_versions_follow_the_kube_version() {
 
 #[test]
 fn every_invalid_document_is_reported() {
-    let text = "kind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: lots}}\n---\nkind: Node\nmetadata: {name: b}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {memory: much}}}]}\n---\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: many}\n";
+    let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\nstatus: {allocatable: {cpu: lots}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {memory: much}}}]}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: many}\n";
     let errors = parse_manifests_all(text, "s").unwrap_err();
     let docs: Vec<usize> = errors.iter().map(|e| e.doc().map_or(0, |d| d.index)).collect();
     assert_eq!(docs, [1, 3, 4], "{errors:?}");

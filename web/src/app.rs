@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 use leptos::prelude::AnyView;
 use placement_core::cluster::what_if::WhatIf;
 use placement_core::explain::fixes::Fix;
-use placement_playground::evaluation::{Cell, CellState, Editor, EditorError, WorkloadView};
+use placement_playground::evaluation::{Cell, CellState, Editor, EditorError, Severity, WorkloadView};
 use placement_playground::gallery::EXAMPLES;
 use placement_playground::policy_panel;
 use placement_playground::pools::PoolAction;
@@ -625,7 +625,9 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
         })
         .max(1)
     });
-    let errors = Memo::new(move |_| pg.with(|p| p.errors_in(editor)));
+    // Errors first, then warnings (unknown or duplicate fields): both marked at their lines.
+    let errors = Memo::new(move |_| pg.with(|p| p.diagnostics_in(editor)));
+    let has_errors = move || errors.with(|d| d.iter().any(|e| e.severity == Severity::Error));
     let gutter = move || (1..=line_count.get()).map(|n| n.to_string()).collect::<Vec<_>>().join("\n");
     let error_id = format!("{id}-errors");
     let hint_id = format!("{id}-hint");
@@ -642,7 +644,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                 {label}
             </label>
             <p class="hint" id=hint_id>{hint}</p>
-            <div class="editor" class:invalid=move || !errors.with(Vec::is_empty)>
+            <div class="editor" class:invalid=has_errors>
                 <pre
                     class="gutter"
                     aria-hidden="true"
@@ -655,12 +657,12 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                         errors
                             .get()
                             .into_iter()
-                            .filter_map(|e| e.line.map(|l| (l, e.message)))
-                            .map(|(line, message)| {
+                            .filter_map(|e| e.line.map(|l| (l, e.message, e.severity == Severity::Warning)))
+                            .map(|(line, message, warning)| {
                                 let top = (line as f64 - 1.0) * LINE_HEIGHT + 8.0 - f64::from(scroll.get().0);
                                 let title = message.clone();
                                 view! {
-                                    <div class="mark" style:top=format!("{top}px") title=title>
+                                    <div class="mark" class:warning=warning style:top=format!("{top}px") title=title>
                                         <span class="mark-msg">{message}</span>
                                     </div>
                                 }
@@ -677,7 +679,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                     autocapitalize="off"
                     wrap="off"
                     aria-describedby=described
-                    aria-invalid=move || (!errors.with(Vec::is_empty)).to_string()
+                    aria-invalid=move || has_errors().to_string()
                     prop:value=move || text.get()
                     on:input=move |e| {
                         let v = event_target_value(&e);
@@ -701,6 +703,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                         .into_iter()
                         .map(|e: EditorError| {
                             let line = e.line;
+                            let warning = e.severity == Severity::Warning;
                             let where_ = match (e.line, &e.field) {
                                 (Some(l), Some(f)) => format!("line {l}, {f}"),
                                 (Some(l), None) => format!("line {l}"),
@@ -708,10 +711,11 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                                 (None, None) => String::new(),
                             };
                             view! {
-                                <li>
+                                <li class:warning=warning>
                                     <button
                                         type="button"
                                         class="error-jump"
+                                        class:warning=warning
                                         disabled=line.is_none()
                                         on:click=move |_| {
                                             if let Some(l) = line {
@@ -721,6 +725,7 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                                     >
                                         <span class="where">{where_}</span>
                                         " "
+                                        {warning.then_some("warning: ")}
                                         {e.message}
                                     </button>
                                 </li>

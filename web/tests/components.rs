@@ -132,6 +132,28 @@ async fn typing_an_error_marks_its_line_and_keeps_the_last_result() {
 }
 
 #[wasm_bindgen_test]
+async fn a_typo_is_a_warning_at_its_line_and_the_result_stays_live() {
+    let root = mount("example=daemonset-tainted-pool");
+    settle().await;
+    let area: HtmlTextAreaElement = one(&root, "#workloads-text").dyn_into().unwrap();
+    let typo = area.value().replacen("      hostNetwork: true\n", "      hostNetwork: true\n      toleration: []\n", 1);
+    let line = typo.lines().position(|l| l.contains("toleration: []")).unwrap() + 1;
+    area.set_value(&typo);
+    area.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
+    settle().await;
+
+    assert_eq!(area.get_attribute("aria-invalid").as_deref(), Some("false"), "a warning is no error");
+    let warning = text(&one(&root, "#workloads-errors li.warning"));
+    assert!(warning.contains(&format!("line {line}, spec.template.spec.toleration")), "{warning}");
+    assert!(warning.contains("warning: DaemonSet twistlock/twistlock-defender-ds"), "{warning}");
+    assert!(warning.contains("did you mean `tolerations`?"), "{warning}");
+    assert_eq!(all(&root, ".editor .mark.warning").len(), 1);
+    assert!(!one(&root, "#results").class_list().contains("stale"), "simulated anyway");
+    assert_eq!(desired_current(&root), ("1".into(), "1".into()));
+    root.remove();
+}
+
+#[wasm_bindgen_test]
 async fn node_table_edits_reach_the_simulation() {
     let root = mount("example=daemonset-tainted-pool");
     settle().await;

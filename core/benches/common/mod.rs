@@ -15,7 +15,7 @@
 #![allow(dead_code)]
 
 use placement_core::input::documents::{DocRef, Manifests, Workload, WorkloadKind};
-use placement_core::model::{Node, Pod, PodTemplateSpec};
+use placement_core::model::{LabelSelector, Node, Pod, PodTemplateSpec};
 use placement_core::scheduler::framework::{NodeInfo, PlacedPod, SchedulerConfig};
 use placement_core::scheduler::plugins::node_resources_fit::{pod_non_zero_request, pod_request};
 use serde_json::{json, Map, Value};
@@ -457,7 +457,11 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
         doc: doc(nodes + 1, "Deployment", Some("shop"), "web".into()),
         replicas,
         template,
-        selector: None,
+        // apps/v1 requires it; the template's labels.
+        selector: Some(LabelSelector {
+            match_labels: [("app", "web"), ("tier", "frontend")].map(|(k, v)| (k.to_string(), v.to_string())).into(),
+            ..Default::default()
+        }),
         metadata: Default::default(),
         pod_status: Default::default(),
         state: Default::default(),
@@ -486,6 +490,10 @@ pub fn daemonset_manifests(nodes: usize) -> Manifests {
     w.doc.namespace = Some("monitoring".into());
     w.doc.name = "node-exporter".into();
     w.template = template;
+    w.selector = Some(LabelSelector {
+        match_labels: [("app".to_string(), "node-exporter".to_string())].into(),
+        ..Default::default()
+    });
     m
 }
 

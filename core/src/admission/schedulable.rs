@@ -463,7 +463,7 @@ mod tests {
             let replicas = next(14);
             let object = json!({
                 "kind": kind, "metadata": {"name": format!("w{i}"), "namespace": "ns"},
-                "spec": {"replicas": replicas, "parallelism": replicas, "template": {"metadata": {"labels": {"app": "x"}}, "spec": spec}}
+                "spec": {"replicas": replicas, "parallelism": replicas, "selector": {"matchLabels": {"app": "x"}}, "template": {"metadata": {"labels": {"app": "x"}}, "spec": spec}}
             });
             let req: super::super::request::AdmissionRequest =
                 serde_json::from_value(json!({"kind": {"kind": kind}, "object": object, "operation": "CREATE"}))

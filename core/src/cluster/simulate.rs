@@ -439,14 +439,20 @@ pub fn validate(manifests: &Manifests, opts: &SimulateOptions) -> Result<(), Vec
             errors.push(InputError::Invalid { doc: doc.clone(), error });
         }
     }
-    // Every workload, read back or not: a cluster serves only what it serves.
-    for w in &manifests.workloads {
+    // Every workload, read back or not: a cluster serves only what it serves. A version it
+    // does not serve is all there is to say: the request never reaches validation (and
+    // apps/v1's rules, such as a required selector, are not that version's).
+    let mut not_served = Vec::new();
+    for (i, w) in manifests.workloads.iter().enumerate() {
         if let Some(detail) = crate::input::validation::not_served(w, opts.version) {
             let (kind, api_version) = (w.kind.as_str().to_string(), w.api_version.clone());
             errors.push(InputError::NotServed { doc: w.doc.clone(), kind, api_version, detail });
+            not_served.push(i);
         }
     }
-    for w in manifests.workloads.iter().filter(|w| !read_from_a_cluster(w)) {
+    let validated =
+        manifests.workloads.iter().enumerate().filter(|(i, w)| !not_served.contains(i) && !read_from_a_cluster(w));
+    for (_, w) in validated {
         for error in validate_workload(w, gates) {
             errors.push(InputError::Invalid { doc: w.doc.clone(), error });
         }
@@ -1470,10 +1476,10 @@ mod tests {
         let mut yaml = String::new();
         for i in 0..300 {
             yaml.push_str(&format!(
-                "kind: Node\nmetadata: {{name: node-{i:03}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n"
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: node-{i:03}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n"
             ));
         }
-        yaml.push_str("kind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}\n");
+        yaml.push_str("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}\n");
         // (name, percentageOfNodesToScore, want nodes, want scored nodes in the first verdicts)
         let rows = [
             // 0-143 scored: node-000; then 144-287: node-144; then 288-299 and 0-131, where
@@ -1503,9 +1509,9 @@ mod tests {
     /// without a FailedScheduling message and hold nothing, so a later pod still fits.
     #[test]
     fn pods_the_default_scheduler_never_attempts() {
-        let node = "kind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '110'}}\n";
+        let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '110'}}\n";
         let pod = |name: &str, extra: &str| {
-            format!("---\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{{extra}containers: [{{name: c, image: i, resources: {{requests: {{cpu: 800m}}}}}}]}}\n")
+            format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}}}\nspec: {{{extra}containers: [{{name: c, image: i, resources: {{requests: {{cpu: 800m}}}}}}]}}\n")
         };
         // (name, spec fields, want status)
         let rows = [
@@ -1534,7 +1540,7 @@ mod tests {
     /// controller, and its pod-template-hash label.
     #[test]
     fn deployment_pods_belong_to_their_replicaset() {
-        let yaml = "kind: Node\nmetadata: {name: n}\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
+        let yaml = "apiVersion: v1\nkind: Node\nmetadata: {name: n}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i}]}\n";
         let m = parse_manifests(yaml, "").unwrap();
         let owner = controllers::pod_owner(&m.workloads[0]).unwrap();
         let (key, hash) = owner.label.clone().unwrap();
@@ -1558,14 +1564,14 @@ mod tests {
     fn snapshot_rollouts_and_daemon_pods_that_must_go() {
         let rs_pod = |name: &str, node: &str| {
             format!(
-                "---\nkind: Pod\nmetadata: {{name: {name}, uid: {name}, labels: {{app: web, pod-template-hash: h1}}, ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-h1, uid: rs1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]}}\nstatus: {{phase: Running}}\n"
+                "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, uid: {name}, labels: {{app: web, pod-template-hash: h1}}, ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-h1, uid: rs1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: 100m}}}}}}]}}\nstatus: {{phase: Running}}\n"
             )
         };
-        let nodes = "kind: Node\nmetadata: {name: a, labels: {disk: ssd}}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n---\nkind: Node\nmetadata: {name: b}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n";
+        let nodes = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {disk: ssd}}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b}\nstatus: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}\n";
         let deployment = |image: &str| {
-            format!("---\nkind: Deployment\nmetadata: {{name: web, uid: d1}}\nspec: {{replicas: 2, selector: {{matchLabels: {{app: web}}}}, template: {{metadata: {{labels: {{app: web}}}}, spec: {{containers: [{{name: c, image: {image}, resources: {{requests: {{cpu: 100m}}}}}}]}}}}}}\n")
+            format!("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: web, uid: d1}}\nspec: {{replicas: 2, selector: {{matchLabels: {{app: web}}}}, template: {{metadata: {{labels: {{app: web}}}}, spec: {{containers: [{{name: c, image: {image}, resources: {{requests: {{cpu: 100m}}}}}}]}}}}}}\n")
         };
-        let rs = "---\nkind: ReplicaSet\nmetadata: {name: web-h1, uid: rs1, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d1, controller: true}]}\nspec: {replicas: 2, selector: {matchLabels: {app: web, pod-template-hash: h1}}, template: {metadata: {labels: {app: web, pod-template-hash: h1}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}\n";
+        let rs = "---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: web-h1, uid: rs1, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d1, controller: true}]}\nspec: {replicas: 2, selector: {matchLabels: {app: web, pod-template-hash: h1}}, template: {metadata: {labels: {app: web, pod-template-hash: h1}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}\n";
         let pods = format!("{}{}", rs_pod("web-h1-x", "a"), rs_pod("web-h1-y", "b"));
         // (name, deployment image, want pods not deleted, want deleted, want created)
         let rows = [("unchanged", "i", 2, 0, 0), ("template changed", "j", 2, 2, 2)];
@@ -1580,9 +1586,9 @@ mod tests {
             assert_eq!(w.pods.iter().filter(|p| p.snapshot.is_none()).count(), created, "{name}");
         }
 
-        let ds = "---\nkind: DaemonSet\nmetadata: {name: agent, uid: ds1}\nspec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {disk: ssd}, containers: [{name: c, image: i}]}}}\n";
+        let ds = "---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent, uid: ds1}\nspec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {nodeSelector: {disk: ssd}, containers: [{name: c, image: i}]}}}\n";
         let daemon_pod = |node: &str| {
-            format!("---\nkind: Pod\nmetadata: {{name: agent-{node}, uid: agent-{node}, labels: {{app: agent}}, ownerReferences: [{{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i}}]}}\nstatus: {{phase: Running}}\n")
+            format!("---\napiVersion: v1\nkind: Pod\nmetadata: {{name: agent-{node}, uid: agent-{node}, labels: {{app: agent}}, ownerReferences: [{{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds1, controller: true}}]}}\nspec: {{nodeName: {node}, containers: [{{name: c, image: i}}]}}\nstatus: {{phase: Running}}\n")
         };
         let yaml = format!("{nodes}{ds}{}{}", daemon_pod("a"), daemon_pod("b"));
         let report = run(&yaml, &SimulateOptions::default());
@@ -1598,10 +1604,12 @@ mod tests {
     }
 
     const NODES: &str = "
+apiVersion: v1
 kind: Node
 metadata: {name: ready}
 status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: failing}
 spec: {taints: [{key: node.kubernetes.io/not-ready, effect: NoExecute}]}
@@ -1637,9 +1645,9 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
         ];
         for (allocatable, requests, node, why) in rows {
             let yaml = format!(
-                "kind: Node\nmetadata: {{name: big}}\nstatus: {{allocatable: {allocatable}}}\n---\n\
-                 kind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}\n---\n\
-                 kind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{template: {{spec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}}}}}\n"
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: big}}\nstatus: {{allocatable: {allocatable}}}\n---\n\
+                 apiVersion: v1\nkind: Pod\nmetadata: {{name: p}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}\n---\n\
+                 apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{selector: {{matchLabels: {{app: ds}}}}, template: {{metadata: {{labels: {{app: ds}}}}, spec: {{containers: [{{name: c, image: i, resources: {{requests: {requests}}}}}]}}}}}}\n"
             );
             let report = run(&yaml, &SimulateOptions::default());
             let pod = &report.workloads[0].pods[0];
@@ -1653,7 +1661,7 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
     fn default_toleration_seconds_admits_then_evicts() {
         // The emptier, bigger node scores higher, and the admission plugin's 300s toleration
         // lets the pod land on it, where the taint manager evicts it after 300s.
-        let yaml = format!("{NODES}---\nkind: Pod\nmetadata: {{name: web}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '1'}}}}}}]}}\n");
+        let yaml = format!("{NODES}---\napiVersion: v1\nkind: Pod\nmetadata: {{name: web}}\nspec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '1'}}}}}}]}}\n");
         let report = run(&yaml, &SimulateOptions::default());
         assert_eq!(report.workloads[0].pods[0].node.as_deref(), Some("failing"));
         assert_eq!(report.evictions.len(), 1);
@@ -1668,7 +1676,7 @@ status: {allocatable: {cpu: '8', memory: 16Gi, pods: '110'}}
 
     #[test]
     fn running_pods_are_bound_first_and_evicted_at_once() {
-        let yaml = format!("{NODES}---\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: 1, template: {{spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '3'}}}}}}]}}}}}}\n---\nkind: Pod\nmetadata: {{name: old}}\nspec: {{nodeName: ready, tolerations: [{{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}}], containers: [{{name: c, image: i, resources: {{requests: {{cpu: '2'}}}}}}]}}\n---\nkind: Pod\nmetadata: {{name: stray}}\nspec: {{nodeName: failing, tolerations: [{{key: x, operator: Exists}}], containers: [{{name: c, image: i}}]}}\n");
+        let yaml = format!("{NODES}---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{replicas: 1, selector: {{matchLabels: {{app: d}}}}, template: {{metadata: {{labels: {{app: d}}}}, spec: {{containers: [{{name: c, image: i, resources: {{requests: {{cpu: '3'}}}}}}]}}}}}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {{name: old}}\nspec: {{nodeName: ready, tolerations: [{{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute}}], containers: [{{name: c, image: i, resources: {{requests: {{cpu: '2'}}}}}}]}}\n---\napiVersion: v1\nkind: Pod\nmetadata: {{name: stray}}\nspec: {{nodeName: failing, tolerations: [{{key: x, operator: Exists}}], containers: [{{name: c, image: i}}]}}\n");
         let opts = SimulateOptions { admission_defaults: false, ..Default::default() };
         let report = run(&yaml, &opts);
         // The running pod holds 2 of ready's 4 cpus, so the 3-cpu replica cannot go there.

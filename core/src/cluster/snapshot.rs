@@ -234,38 +234,47 @@ mod tests {
     use crate::input::documents::parse_manifests;
 
     const SNAPSHOT: &str = "
+apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: shop, uid: d-1}
 spec: {replicas: 3, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: i}]}}}
 ---
+apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: web-7c9f8d6b5, namespace: shop, uid: rs-1, ownerReferences: [{apiVersion: apps/v1, kind: Deployment, name: web, uid: d-1, controller: true}]}
 spec: {replicas: 3, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: i}]}}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-7c9f8d6b5-abcde, namespace: shop, labels: {app: web, pod-template-hash: 7c9f8d6b5}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7c9f8d6b5, uid: rs-1, controller: true}]}
 spec: {nodeName: n1, containers: [{name: c, image: i}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: api-5b6c7d8f9-xyz12, namespace: shop, labels: {app: api, pod-template-hash: 5b6c7d8f9}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: api-5b6c7d8f9, uid: rs-2, controller: true}]}
 spec: {nodeName: n1, containers: [{name: c, image: i}]}
 ---
+apiVersion: apps/v1
 kind: Deployment
 metadata: {name: api, namespace: shop}
 spec: {replicas: 1, selector: {matchLabels: {app: api}}, template: {metadata: {labels: {app: api}}, spec: {containers: [{name: c, image: i}]}}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: agent-x1, namespace: kube-system, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds-9, controller: true}]}
 spec: {nodeName: n1, containers: [{name: c, image: i}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: agent-x2, namespace: kube-system, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds-9, controller: true}]}
 spec: {nodeName: n2, containers: [{name: c, image: i}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: kube-apiserver-n1, namespace: kube-system, ownerReferences: [{apiVersion: v1, kind: Node, name: n1, controller: true}]}
 spec: {nodeName: n1, containers: [{name: c, image: i}]}
 ---
+apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: shop, uid: d-1}
 spec: {replicas: 3, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: i}]}}}
@@ -310,10 +319,12 @@ spec: {replicas: 3, selector: {matchLabels: {app: web}}, template: {metadata: {l
     #[test]
     fn a_stale_uid_does_not_match_a_new_object_of_the_same_name() {
         let yaml = "
+apiVersion: apps/v1
 kind: ReplicaSet
 metadata: {name: rs, uid: new}
-spec: {replicas: 1, template: {spec: {containers: [{name: c, image: i}]}}}
+spec: {replicas: 1, selector: {matchLabels: {app: rs}}, template: {metadata: {labels: {app: rs}}, spec: {containers: [{name: c, image: i}]}}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: p, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: rs, uid: old, controller: true}]}
 spec: {nodeName: n, containers: [{name: c, image: i}]}

@@ -9,7 +9,8 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 
 use crate::cluster::daemonset::{self, Blocker};
-use crate::cluster::pools::{PoolLabel, POOL_LABELS};
+use crate::cluster::pools::PoolLabel;
+use crate::explain::label_targets::{self, LabelTarget};
 use crate::input::documents::{Workload, WorkloadKind};
 use crate::model::quantity::{format_bytes, format_cpu, Quantity};
 use crate::model::resources::{CPU, EPHEMERAL_STORAGE, MEMORY};
@@ -78,6 +79,11 @@ pub struct Fix {
     /// When not verified: what still keeps pods Pending (or nodes without their daemon pod)
     /// once the fix is applied, or why it was not re-checked.
     pub still_blocked: Option<String>,
+    /// For a node-label fix: the pools (or the nodes without one) the selector misses, most
+    /// plausible target first and at most [`label_targets::MAX_TARGETS`]; the fix itself is
+    /// for the first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<LabelTarget>,
     /// How the re-simulation applies the fix to the input.
     #[serde(skip)]
     pub remedy: Remedy,
@@ -134,6 +140,7 @@ impl Fix {
             warning: None,
             verified: false,
             still_blocked: None,
+            targets: Vec::new(),
             remedy: Remedy::None,
         }
     }
@@ -563,7 +570,8 @@ pub fn suggest_daemonset(
 }
 
 /// For a DaemonSet whose nodeSelector or required node affinity matches no node (or not
-/// these): the labels the nodes lack, per pool, and the selector change that matches them.
+/// these): the labels to add, once, for the pool most plausibly meant (the others ranked
+/// after it, see [`label_targets`]), and the selector change that matches the nodes.
 fn daemonset_selector_fixes(
     w: &Workload,
     template: &PodSpec,
@@ -573,58 +581,28 @@ fn daemonset_selector_fixes(
 ) -> Vec<Fix> {
     let mut fixes = Vec::new();
     let Some(first) = unmatched.first() else { return fixes };
-    let mut groups: BTreeMap<(bool, String), Vec<&crate::model::Node>> = BTreeMap::new();
+    let mut by_pool: BTreeMap<Option<String>, Vec<&crate::model::Node>> = BTreeMap::new();
     for node in unmatched {
-        let key = match pool_of(node) {
-            Some(pool) => (true, pool),
-            None => (false, String::new()),
-        };
-        groups.entry(key).or_default().push(node);
+        by_pool.entry(pool_of(node)).or_default().push(node);
     }
-    for ((is_pool, pool), group) in groups.iter().take(MAX_FIXES) {
-        let Some(labels) = labels_to_match(template, group.first().copied()) else { continue };
-        if labels.is_empty() {
-            continue;
-        }
-        let shown: Vec<String> = labels
-            .iter()
-            .map(|(k, v)| match v {
-                Some(v) => format!("{k}={v}"),
-                None => format!("{k}-"),
-            })
-            .collect();
-        let names: Vec<String> = group.iter().map(|n| n.metadata.name.clone()).collect();
-        let target = if *is_pool {
-            let key = group
-                .first()
-                .and_then(|n| POOL_LABELS.iter().find(|k| n.metadata.labels.contains_key(**k)))
-                .map(|k| format!("-l {k}={pool}"));
-            key.unwrap_or_else(|| names.join(" "))
-        } else {
-            names.join(" ")
-        };
-        let mut f = Fix::new(
-            node_affinity::NAME,
-            FixKind::NodeLabels,
-            format!(
-                "label the nodes it should run on: {} (the template's nodeSelector/affinity asks for it; {} of {} nodes{} lack it)",
-                shown.join(" "),
-                names.len(),
-                nodes.len(),
-                if *is_pool { format!(" in pool {pool}") } else { String::new() }
-            ),
-        );
-        f.scope = Some(if *is_pool { "pool" } else { "node" });
-        f.pool = is_pool.then(|| pool.clone());
-        f.command = Some(format!("kubectl label nodes {target} {}", shown.join(" ")));
-        f.warning = Some(
-            "label only nodes that really have what the label says (hardware, role): labels such as \
-             feature.node.kubernetes.io/* are set by Node Feature Discovery, deploy it rather than labelling by hand"
-                .into(),
-        );
-        f.nodes = names.clone();
-        f.remedy = Remedy::LabelNodes { nodes: names, labels };
-        fixes.push(f);
+    let groups: Vec<label_targets::Group<'_>> = by_pool
+        .into_iter()
+        .filter_map(|(pool, group)| {
+            let labels = labels_to_match(template, group.first().copied())?;
+            (!labels.is_empty()).then_some(label_targets::Group { pool, nodes: group, labels })
+        })
+        .collect();
+    let pools = groups.len();
+    let mut ranked = label_targets::rank(template, selector_requirements(template), groups);
+    ranked.truncate(label_targets::MAX_TARGETS);
+    // The selector change's "or label node X" names a node of the most plausible pool.
+    let first = ranked
+        .first()
+        .and_then(|t| t.nodes.first())
+        .and_then(|name| unmatched.iter().find(|n| &n.metadata.name == name))
+        .unwrap_or(first);
+    if let Some(top) = ranked.first().cloned() {
+        fixes.push(node_labels_fix(top, ranked, pools, unmatched.len(), nodes.len()));
     }
     if let Some(mut f) = affinity_fix(w, template, first) {
         let claimed: Vec<String> = unmatched.iter().map(|n| n.metadata.name.clone()).collect();
@@ -639,10 +617,81 @@ fn daemonset_selector_fixes(
     fixes
 }
 
+/// The one node-label fix: the labels `top` needs, on its nodes; the other targets named.
+fn node_labels_fix(top: LabelTarget, targets: Vec<LabelTarget>, pools: usize, unmatched: usize, all: usize) -> Fix {
+    let shown: Vec<String> = top
+        .labels
+        .iter()
+        .map(|(k, v)| match v {
+            Some(v) => format!("{k}={v}"),
+            None => format!("{k}-"),
+        })
+        .collect();
+    let name = |t: &LabelTarget| match &t.pool {
+        Some(pool) => format!("pool {pool}"),
+        None => "the nodes without a pool label".to_string(),
+    };
+    let describe = |t: &LabelTarget| {
+        let n = t.nodes.len();
+        let reasons = if t.reasons.is_empty() { String::new() } else { format!(": {}", t.reasons.join(", ")) };
+        format!("{} ({n} node{}{reasons})", name(t), if n == 1 { "" } else { "s" })
+    };
+    let mut description = format!(
+        "label the nodes it should run on: {} (its nodeSelector/affinity asks for it; {unmatched} of {all} nodes lack it)",
+        shown.join(" ")
+    );
+    if pools > 1 {
+        if top.reasons.is_empty() {
+            description.push_str(&format!(
+                "; no pool shows it is the one meant (none has a key it asks for, a resource it requests or the \
+                 hardware its label names): label the one that has what the label says, e.g. {}",
+                describe(&top)
+            ));
+        } else {
+            description.push_str(&format!("; most likely meant: {}", describe(&top)));
+        }
+        let others: Vec<String> = targets.iter().skip(1).map(describe).collect();
+        if !others.is_empty() {
+            description.push_str(&format!("; then {}", others.join(", ")));
+        }
+        if pools > targets.len() {
+            let more = pools - targets.len();
+            description.push_str(&format!("; {more} more group{} of nodes lack it", if more == 1 { "" } else { "s" }));
+        }
+    }
+    let names = top.nodes.clone();
+    let mut f = Fix::new(node_affinity::NAME, FixKind::NodeLabels, description);
+    f.scope = Some(if top.pool.is_some() { "pool" } else { "node" });
+    f.pool = top.pool.clone();
+    f.command = Some(format!("kubectl label nodes {} {}", top.kubectl_target, shown.join(" ")));
+    f.warning = Some(
+        "label only nodes that really have what the label says (hardware, role): labels such as \
+         feature.node.kubernetes.io/* are set by Node Feature Discovery, deploy it rather than labelling by hand"
+            .into(),
+    );
+    f.nodes = names.clone();
+    f.remedy = Remedy::LabelNodes { nodes: names, labels: top.labels.clone() };
+    f.targets = targets;
+    f
+}
+
+/// How many requirements [`labels_to_match`] checks: the nodeSelector's entries and the first
+/// required node affinity term's expressions.
+pub(crate) fn selector_requirements(template: &PodSpec) -> usize {
+    let selector = template.node_selector.as_ref().map_or(0, |s| s.len());
+    let term = crate::model::required_node_selector(template.affinity.as_ref())
+        .and_then(|r| r.node_selector_terms.iter().find(|t| !t.is_empty()))
+        .map_or(0, |t| t.match_expressions.len());
+    selector + term
+}
+
 /// The label changes after which `node` matches the template's nodeSelector and the first
 /// required node affinity term: `Some(value)` to set, `None` to remove. `None` when a
 /// requirement cannot be met by labels (`Gt`/`Lt`, field terms).
-fn labels_to_match(template: &PodSpec, node: Option<&crate::model::Node>) -> Option<Vec<(String, Option<String>)>> {
+pub(crate) fn labels_to_match(
+    template: &PodSpec,
+    node: Option<&crate::model::Node>,
+) -> Option<Vec<(String, Option<String>)>> {
     let node = node?;
     let labels = &node.metadata.labels;
     let mut out: Vec<(String, Option<String>)> = Vec::new();
@@ -1021,7 +1070,7 @@ mod tests {
         parse_manifests(yaml, "t.yaml").unwrap()
     }
 
-    const NODES: &str = "kind: Node\nmetadata:\n  name: a\n  labels: {cloud.google.com/gke-nodepool: batch}\nspec:\n  taints: [{key: dedicated, value: batch, effect: NoSchedule}]\n---\nkind: Node\nmetadata:\n  name: b\n  labels: {cloud.google.com/gke-nodepool: spot}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\nkind: Node\nmetadata:\n  name: c\n  labels: {cloud.google.com/gke-nodepool: spot2}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: ns}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      nodeSelector: {disk: ssd}\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n              - {key: zone, operator: In, values: [z1, z2]}\n              - {key: spot, operator: DoesNotExist}\n      containers: [{name: c, image: i}]\n";
+    const NODES: &str = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {cloud.google.com/gke-nodepool: batch}\nspec:\n  taints: [{key: dedicated, value: batch, effect: NoSchedule}]\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: b\n  labels: {cloud.google.com/gke-nodepool: spot}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: c\n  labels: {cloud.google.com/gke-nodepool: spot2}\nspec:\n  taints: [{key: spot, value: 'true', effect: NoSchedule}]\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w, namespace: ns}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: w}}\n  template:\n    metadata: {labels: {app: w}}\n    spec:\n      nodeSelector: {disk: ssd}\n      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n            nodeSelectorTerms:\n            - matchExpressions:\n              - {key: zone, operator: In, values: [z1, z2]}\n              - {key: spot, operator: DoesNotExist}\n      containers: [{name: c, image: i}]\n";
 
     #[test]
     fn every_node_controller_taint_is_a_lifecycle_taint() {
@@ -1100,7 +1149,7 @@ mod tests {
     #[test]
     fn repair_fix_reads_the_conditions() {
         let m = manifests(
-            "kind: Node\nmetadata: {name: sick}\nspec:\n  taints: [{key: node.kubernetes.io/disk-pressure, effect: NoSchedule}]\nstatus:\n  conditions:\n  - {type: Ready, status: 'True'}\n  - {type: DiskPressure, status: 'True', reason: KubeletHasDiskPressure, message: ephemeral storage low}\n---\nkind: Node\nmetadata: {name: bare}\nspec:\n  unschedulable: true\n  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]\n",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: sick}\nspec:\n  taints: [{key: node.kubernetes.io/disk-pressure, effect: NoSchedule}]\nstatus:\n  conditions:\n  - {type: Ready, status: 'True'}\n  - {type: DiskPressure, status: 'True', reason: KubeletHasDiskPressure, message: ephemeral storage low}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: bare}\nspec:\n  unschedulable: true\n  taints: [{key: node.kubernetes.io/unschedulable, effect: NoSchedule}]\n",
         );
         let sick = &m.nodes[0].1;
         let bare = &m.nodes[1].1;

@@ -259,9 +259,15 @@ pub(crate) fn reach(nodes: &[String], opts: &Options) -> String {
     }
     by_pool
         .iter()
-        .map(|(pool, members)| match pool {
-            Some(p) => format!("pool {p} ({} nodes: {})", members.len(), names(members, false)),
-            None => format!("{} nodes: {}", members.len(), names(members, false)),
+        .map(|(pool, members)| {
+            let count = match members.len() {
+                1 => "1 node".to_string(),
+                n => format!("{n} nodes"),
+            };
+            match pool {
+                Some(p) => format!("pool {p} ({count}: {})", names(members, false)),
+                None => format!("{count}: {}", names(members, false)),
+            }
         })
         .collect::<Vec<_>>()
         .join("; ")
@@ -623,6 +629,7 @@ mod tests {
             scope: None,
             pool: None,
             still_blocked: None,
+            targets: Vec::new(),
             remedy: crate::explain::fixes::Remedy::Patch,
         };
         let free = "request what NODE has free: cpu 100m -> 40m";

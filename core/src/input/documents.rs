@@ -69,6 +69,11 @@ pub enum InputError {
     Decode { doc: DocRef, field: String, message: String },
     #[error("{doc}: {error}")]
     Invalid { doc: DocRef, error: FieldError },
+    /// A document without `apiVersion` or `kind`, in the words of kubectl's client-side
+    /// validation (`error validating data: [apiVersion not set, kind not set]`): the API server
+    /// cannot decode it, so kubectl refuses to send it. `fields` are the ones missing.
+    #[error("{doc}: error validating data: {}", not_set_list(fields))]
+    NotSet { doc: DocRef, fields: Vec<&'static str> },
     /// An unknown or duplicate field ([`crate::input::strict`]): an error with `--strict`.
     #[error("{0}")]
     Strict(Box<Finding>),
@@ -90,12 +95,22 @@ impl InputError {
     /// The document the error is about, when it is about one.
     pub fn doc(&self) -> Option<&DocRef> {
         match self {
-            InputError::Decode { doc, .. } | InputError::Invalid { doc, .. } | InputError::NotServed { doc, .. } => {
-                Some(doc)
-            }
+            InputError::Decode { doc, .. }
+            | InputError::Invalid { doc, .. }
+            | InputError::NotServed { doc, .. }
+            | InputError::NotSet { doc, .. } => Some(doc),
             InputError::Strict(finding) => Some(&finding.doc),
             _ => None,
         }
+    }
+}
+
+/// kubectl's list of missing fields: `apiVersion not set`, or `[apiVersion not set, kind not set]`.
+fn not_set_list(fields: &[&str]) -> String {
+    let each: Vec<String> = fields.iter().map(|f| format!("{f} not set")).collect();
+    match each.as_slice() {
+        [one] => one.clone(),
+        _ => format!("[{}]", each.join(", ")),
     }
 }
 
@@ -675,11 +690,26 @@ pub fn parse_manifests_all(text: &str, source: &str) -> Result<Manifests, Vec<In
     Err(errors)
 }
 
+/// The documents of `text` that read, without those that do not: after
+/// [`parse_manifests_all`] failed, so that the others are validated too and one run names
+/// every invalid document (a document without `apiVersion` next to one without a selector).
+pub fn readable_manifests(text: &str, source: &str) -> Manifests {
+    let text = text.strip_prefix(BOM).unwrap_or(text);
+    let Ok(docs) = split(text, source, YamlReader::Fast(Prune::Nothing)) else { return Manifests::default() };
+    let mut out = Manifests::default();
+    for raw in docs {
+        // The failures are parse_manifests_all's to report.
+        let _ = add_typed::<WithPaths>(raw, &mut out);
+    }
+    out
+}
+
 /// Reads a text as `kubectl apply --validate` would have it checked: every invalid document
 /// ([`parse_manifests_all`]), and the unknown and duplicate fields of
 /// [`crate::input::strict::check`]. With `strict` those findings are errors, as with
 /// `--validate=strict`; otherwise they come back as warnings beside the manifests, as with
-/// `--validate=warn`. Errors are in document order.
+/// `--validate=warn`, except a mistyped kind, which kubectl refuses either way. Errors are in
+/// document order.
 pub fn parse_manifests_checked(
     text: &str,
     source: &str,
@@ -689,17 +719,18 @@ pub fn parse_manifests_checked(
     let findings = match &parsed {
         // A snapshot read back from a cluster: nothing to find, and no second reading.
         Ok(manifests) if !crate::input::strict::needs_check(manifests) => Vec::new(),
-        Ok(_) => crate::input::strict::check(text, source),
-        // Only errors are shown now: findings only when they are errors too.
-        Err(_) if strict => crate::input::strict::check(text, source),
-        Err(_) => Vec::new(),
+        _ => crate::input::strict::check(text, source),
     };
+    // A mistyped kind is an error whatever `--validate` says: kubectl finds no such resource.
+    let (refused, warnings): (Vec<Finding>, Vec<Finding>) =
+        findings.into_iter().partition(|f| strict || f.problem.is_error());
     let as_errors = |findings: Vec<Finding>| findings.into_iter().map(|f| InputError::Strict(Box::new(f)));
     match parsed {
-        Ok(manifests) if !strict || findings.is_empty() => Ok((manifests, findings)),
-        Ok(_) => Err(as_errors(findings).collect()),
+        Ok(manifests) if refused.is_empty() => Ok((manifests, warnings)),
+        Ok(_) => Err(as_errors(refused).collect()),
         Err(mut errors) => {
-            errors.extend(as_errors(findings));
+            // Only errors are shown now: the warnings wait until the text reads.
+            errors.extend(as_errors(refused));
             // Stable: a document's errors stay in the order found; whole-text errors first.
             errors.sort_by_key(|e| e.doc().map(|d| d.index));
             Err(errors)
@@ -868,13 +899,13 @@ fn typed<D: Decoding>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
 /// Decodes one document into `out`.
 fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D::Error> {
     let RawDocument { doc, value, api_version } = raw;
-    if doc.kind.is_empty() {
-        return Err(InputError::Decode {
-            doc,
-            field: "kind".into(),
-            message: "missing: every document needs `kind` (Node, Pod, Deployment, DaemonSet, ...)".into(),
-        }
-        .into());
+    // kubectl validates every document it sends, whatever its kind, for these two fields.
+    let fields: Vec<&'static str> = [("apiVersion", api_version.is_empty()), ("kind", doc.kind.is_empty())]
+        .into_iter()
+        .filter_map(|(f, missing)| missing.then_some(f))
+        .collect();
+    if !fields.is_empty() {
+        return Err(InputError::NotSet { doc, fields }.into());
     }
     if doc.kind == "Node" {
         let node: Node = D::decode(value, &doc)?;
@@ -1005,7 +1036,7 @@ mod tests {
 
     #[test]
     fn reads_lists_and_multiple_documents() {
-        let text = "apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: {name: b}\n---\n---\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  template:\n    spec:\n      containers: [{name: c, image: nginx}]\n---\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n---\nkind: ConfigMap\nmetadata: {name: c}\n";
+        let text = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n---\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: c, image: nginx}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: {selector: {app: web}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n";
         let m = parse_manifests(text, "").unwrap();
         assert_eq!(m.nodes.len(), 2);
         assert_eq!(m.workloads[0].replicas, 3);
@@ -1014,9 +1045,27 @@ mod tests {
         assert_eq!(m.ignored[0].kind, "ConfigMap");
     }
 
+    /// kubectl's client-side validation refuses a document without `apiVersion` or `kind`,
+    /// List items included: every such document is named, in kubectl's words.
+    #[test]
+    fn missing_api_version_or_kind_is_refused_in_kubectls_words() {
+        let text = "kind: Deployment\nmetadata: {name: web, namespace: shop}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: ok}\n---\nmetadata: {name: x}\n---\napiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: b}\n---\napiVersion: v1\nmetadata: {name: y}\n";
+        let errors: Vec<String> =
+            parse_manifests_all(text, "f.yaml").unwrap_err().iter().map(ToString::to_string).collect();
+        assert_eq!(
+            errors,
+            [
+                "Deployment shop/web (f.yaml document 1): error validating data: apiVersion not set",
+                "object x (f.yaml document 3): error validating data: [apiVersion not set, kind not set]",
+                "Node b (f.yaml document 4): error validating data: apiVersion not set",
+                "object y (f.yaml document 5): error validating data: kind not set",
+            ]
+        );
+    }
+
     #[test]
     fn errors_name_document_field_and_value() {
-        let text = "kind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  template:\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: lots}}}]\n";
+        let text = "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: defender, namespace: twistlock}\nspec:\n  selector: {matchLabels: {app: defender}}\n  template:\n    metadata: {labels: {app: defender}}\n    spec:\n      containers: [{name: c, resources: {requests: {cpu: lots}}}]\n";
         let err = parse_manifests(text, "ds.yaml").unwrap_err().to_string();
         assert!(err.contains("DaemonSet twistlock/defender"), "{err}");
         assert!(err.contains("spec.template.spec.containers[0].resources.requests.cpu"), "{err}");
@@ -1025,7 +1074,7 @@ mod tests {
 
     #[test]
     fn jobs_run_parallelism_capped_by_completions() {
-        let text = "kind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 5\n  completions: 2\n  template: {spec: {containers: []}}\n";
+        let text = "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  parallelism: 5\n  completions: 2\n  template: {spec: {containers: []}}\n";
         assert_eq!(parse_manifests(text, "").unwrap().workloads[0].replicas, 2);
     }
 
@@ -1076,7 +1125,7 @@ mod tests {
         let kubectl = crate::testing::bench_common::kubectl_get_nodes_yaml(30);
         assert!(block_yaml::read_stream(&kubectl, Prune::UnreadFields).is_some());
         assert!(matches!(streamed(&kubectl, "src", Prune::UnreadFields), Streamed::Done(_)));
-        let not_a_list = "kind: Foo\nitems:\n- kind: Node\n  metadata: {name: a}\n";
+        let not_a_list = "kind: Foo\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n";
         assert!(matches!(streamed(not_a_list, "", Prune::UnreadFields), Streamed::Again));
         let fast = outcome(&kubectl, YamlReader::Fast(Prune::UnreadFields));
         assert!(fast.starts_with("Manifests { nodes: [(DocRef { index: 1"), "{}", &fast[..200]);
@@ -1092,33 +1141,33 @@ mod tests {
         // Errors from the typed model, from serde_yaml, and from the guards.
         texts.extend(
             [
-                "kind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: lots}\n  conditions: []\n",
-                "kind: Node\nmetadata:\n  name: n\n  managedFields: 3\nspec:\n  taints: x\n",
-                "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1}}\n    ports: [{containerPort: x}]\n",
-                "kind: Deployment\nmetadata: {name: d}\nspec: {replicas: 20000}\n",
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: lots}\n  conditions: []\n",
+                "apiVersion: v1\nkind: Node\nmetadata:\n  name: n\n  managedFields: 3\nspec:\n  taints: x\n",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1}}\n    ports: [{containerPort: x}]\n",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 20000}\n",
                 "a: [\n",
-                "- 1\n- kind: Node\n",
-                "kind: Node\nmetadata: {name: a}\n---\nkind: Node\nmetadata:\n  name: &x b\n",
+                "- 1\n- apiVersion: v1\n  kind: Node\n",
+                "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: &x b\n",
                 "---\n\n---\n---\nmetadata: {name: x}\n",
-                "kind: Node\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n",
-                "kind: Node\nmetadata: {name: a}\n---\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: -1}\n---\nkind: Node\nspec: {unschedulable: 3}\n",
-                "kind: CronJob\nmetadata: {name: c}\nspec: {jobTemplate: {spec: {template: {spec: {nodeSelector: [1]}}}}}\n",
+                "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c, resources: {requests: {cpu: x}}}]}\n",
+                "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec: {parallelism: -1}\n---\napiVersion: v1\nkind: Node\nspec: {unschedulable: 3}\n",
+                "apiVersion: batch/v1\nkind: CronJob\nmetadata: {name: c}\nspec: {jobTemplate: {spec: {template: {spec: {nodeSelector: [1]}}}}}\n",
                 // Duplicate keys: the last value, in the first one's place, in both readers
                 // (input::strict reports them).
-                "kind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 3\n  template: {spec: {containers: []}}\n  replicas: 1\n",
-                "kind: Node\nmetadata:\n  name: a\n  labels: {x: '1', y: '2', x: '3'}\nmetadata: {name: b}\n",
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: d}}\n  template: {metadata: {labels: {app: d}}, spec: {containers: []}}\n  replicas: 1\n",
+                "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: '1', y: '2', x: '3'}\nmetadata: {name: b}\n",
                 // Streamed items: of a List after all or not, replaced, in a top-level
                 // sequence, with errors, around other documents.
-                "kind: Foo\nmetadata: {name: f}\nitems:\n- kind: Node\n  metadata: {name: a}\n",
-                "items:\n- kind: Node\n  metadata: {name: a}\nkind: NodeList\n---\nkind: Pod\nmetadata: {name: p}\n",
-                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\nitems:\n- kind: Node\n  metadata: {name: b}\n",
-                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\nitems: [{kind: Node, metadata: {name: b}}]\n",
-                "- kind: Node\n  metadata: {name: a}\n-\n- {}\n- kind: Pod\n  metadata: {name: p}\n",
-                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- 3\n",
-                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  spec: {taints: 3}\n",
-                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a, labels: {x: ~}}\n  status: {capacity: {cpu: ~}}\n",
-                "kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Node\n  metadata: &x {name: b}\n",
-                "kind: Pod\nmetadata: {name: p}\n---\nkind: List\nitems:\n- kind: Node\n  metadata:\n    name: a\n---\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 20000}\n",
+                "kind: Foo\nmetadata: {name: f}\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n",
+                "items:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\nkind: NodeList\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n",
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: b}\n",
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\nitems: [{apiVersion: v1, kind: Node, metadata: {name: b}}]\n",
+                "- kind: Node\n  metadata: {name: a}\n-\n- {}\n- apiVersion: v1\n  kind: Pod\n  metadata: {name: p}\n",
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- 3\n",
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  spec: {taints: 3}\n",
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a, labels: {x: ~}}\n  status: {capacity: {cpu: ~}}\n",
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Node\n  metadata: &x {name: b}\n",
+                "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n---\nkind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec: {replicas: 20000}\n",
             ]
             .map(String::from),
         );

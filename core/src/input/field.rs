@@ -72,6 +72,10 @@ pub struct FieldError {
     pub detail: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub supported_values: Vec<String>,
+    /// The value as the API server prints it, where that is Go's `%#v` of a struct
+    /// (`v1.LabelSelector{...}`) rather than something `bad_value` says by itself.
+    #[serde(skip)]
+    pub shown_value: Option<String>,
 }
 
 impl FieldError {
@@ -82,6 +86,7 @@ impl FieldError {
             bad_value,
             detail: detail.to_string(),
             supported_values: Vec::new(),
+            shown_value: None,
         }
     }
 
@@ -92,6 +97,7 @@ impl FieldError {
             bad_value: serde_json::json!(bad_value),
             detail: String::new(),
             supported_values: supported.iter().map(|s| s.to_string()).collect(),
+            shown_value: None,
         }
     }
 
@@ -102,6 +108,7 @@ impl FieldError {
             bad_value: serde_json::Value::String(String::new()),
             detail: detail.to_string(),
             supported_values: Vec::new(),
+            shown_value: None,
         }
     }
 
@@ -112,6 +119,7 @@ impl FieldError {
             bad_value,
             detail: detail.to_string(),
             supported_values: Vec::new(),
+            shown_value: None,
         }
     }
 
@@ -123,7 +131,14 @@ impl FieldError {
             bad_value,
             detail: String::new(),
             supported_values: Vec::new(),
+            shown_value: None,
         }
+    }
+
+    /// The value shown in the message, as the API server prints it ([`Self::shown_value`]).
+    pub fn shown_as(mut self, value: &str) -> Self {
+        self.shown_value = Some(value.to_string());
+        self
     }
 
     pub fn with_detail(mut self, detail: &str) -> Self {
@@ -137,6 +152,7 @@ impl FieldError {
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let value = match &self.bad_value {
+            _ if self.shown_value.is_some() => self.shown_value.clone().unwrap_or_default(),
             serde_json::Value::String(s) => format!("{s:?}"),
             // A label map, as Go's `%#v` prints a `map[string]string` (keys sorted).
             serde_json::Value::Object(m)

@@ -213,7 +213,7 @@ metadata:
     fn anything_else_is_left_to_the_usual_reading() {
         let cases = [
             ("not a List", LIST.replace("kind: List", "kind: Thing")),
-            ("a second document", format!("{LIST}---\nkind: Node\nmetadata: {{name: c}}\n")),
+            ("a second document", format!("{LIST}---\napiVersion: v1\nkind: Node\nmetadata: {{name: c}}\n")),
             ("a document marker between items", LIST.replace("# a comment", "---\n# a comment")),
             ("a second items key", format!("{LIST}items: []\n")),
             ("an item that does not read", LIST.replace("    name: cm", "    name: [cm")),

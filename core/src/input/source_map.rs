@@ -204,6 +204,8 @@ pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
         InputError::Invalid { doc, error } => locate(text, doc.index, &error.field),
         InputError::Strict(finding) => finding.line,
         InputError::NotServed { doc, .. } => locate(text, doc.index, "apiVersion"),
+        // The `kind:` line, or the document's first line when that is missing too.
+        InputError::NotSet { doc, .. } => locate(text, doc.index, "kind"),
         InputError::Syntax { message, index, .. } => syntax_line(message)
             .or_else(|| document_spans(text).into_iter().find(|s| s.index == *index).map(|s| s.first_line)),
         // The table's header, or the description's `Name:` line.
@@ -432,14 +434,19 @@ mod tests {
 
     #[test]
     fn error_lines_for_decode_validation_and_syntax_errors() {
-        let pod = "kind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n";
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n";
         let err = parse_manifests(pod, "w").unwrap_err();
-        assert_eq!(error_line(pod, &err), Some(9));
+        assert_eq!(error_line(pod, &err), Some(10));
 
-        let invalid =
-            "kind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - key: k\n    operator: Eq\n  containers: [{name: c, image: i}]\n";
+        let invalid = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  tolerations:\n  - key: k\n    operator: Eq\n  containers: [{name: c, image: i}]\n";
         let errors = simulate(&parse_manifests(invalid, "w").unwrap(), &SimulateOptions::default()).unwrap_err();
-        assert_eq!(error_line(invalid, &errors[0]), Some(6));
+        assert_eq!(error_line(invalid, &errors[0]), Some(7));
+
+        // kubectl's `apiVersion not set`: at the `kind:` line; without a kind, the document's first.
+        let text = "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\n# no version\nkind: Pod\nmetadata: {name: p}\n---\nmetadata: {name: q}\n";
+        let errors = crate::input::documents::parse_manifests_all(text, "w").unwrap_err();
+        let lines: Vec<Option<usize>> = errors.iter().map(|e| error_line(text, e)).collect();
+        assert_eq!(lines, [Some(6), Some(9)], "{errors:?}");
 
         let broken = "kind: Pod\nmetadata:\n  name: [p\n";
         let err = parse_manifests(broken, "w").unwrap_err();

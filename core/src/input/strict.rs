@@ -67,6 +67,15 @@ pub enum Problem {
     UnknownKind { kind: String, api_version: String, suggestion: String },
 }
 
+impl Problem {
+    /// Whether kubectl refuses the document whatever `--validate` says: a kind the API
+    /// server does not have in a built-in group is no resource it can send (`resource
+    /// mapping not found`), where an unknown or duplicate field is only a warning by default.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Problem::UnknownKind { .. })
+    }
+}
+
 impl fmt::Display for Finding {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.doc)?;
@@ -592,9 +601,9 @@ mod tests {
             assert!(!needs_check(&manifests));
             assert_eq!(check(&text, "s"), Vec::new());
         }
-        let written = "kind: Pod\nmetadata: {name: p, uid: u}\nspec: {containers: []}\n";
+        let written = "apiVersion: v1\nkind: Pod\nmetadata: {name: p, uid: u}\nspec: {containers: []}\n";
         assert!(needs_check(&parse_manifests(written, "s").unwrap()));
-        let ignored = "kind: Deploymnet\nmetadata: {name: p}\n";
+        let ignored = "apiVersion: apps/v1\nkind: Deploymnet\nmetadata: {name: p}\n";
         assert!(needs_check(&parse_manifests(ignored, "s").unwrap()));
     }
 

@@ -284,7 +284,7 @@ fn describe_command(text: &str) -> String {
 /// `error`, or the [`InputError::KubectlOutput`] that says what `text` really is when it failed
 /// to read because it is kubectl's output for people. Errors of size and of encoding stay.
 pub(crate) fn explain(error: InputError, text: &str, source: &str) -> InputError {
-    if !matches!(error, InputError::Syntax { .. } | InputError::Decode { .. }) {
+    if !matches!(error, InputError::Syntax { .. } | InputError::Decode { .. } | InputError::NotSet { .. }) {
         return error;
     }
     match kubectl_output(text) {
@@ -309,7 +309,7 @@ mod tests {
 
     #[test]
     fn decodes_the_encodings_files_are_saved_in() {
-        let text = "kind: Node\r\nmetadata: {name: café-😀}\r\n";
+        let text = "apiVersion: v1\nkind: Node\r\nmetadata: {name: café-😀}\r\n";
         let with = |prefix: &[u8], rest: &[u8]| [prefix, rest].concat();
         // (name, bytes, the text or the error)
         let rows: Vec<(&str, Vec<u8>, Result<&str, &str>)> = vec![
@@ -393,7 +393,10 @@ mod tests {
     /// The readers take pasted text with its byte-order mark.
     #[test]
     fn a_leading_byte_order_mark_is_ignored() {
-        for text in ["kind: Node\nmetadata: {name: a}\n", "{\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}"] {
+        for text in [
+            "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n",
+            "{\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}",
+        ] {
             let marked = format!("{BOM}{text}");
             assert_eq!(
                 format!("{:?}", parse_manifests(&marked, "s").unwrap()),
@@ -439,27 +442,27 @@ mod tests {
         let rows: &[(&str, &str, &str)] = &[
             (
                 "block scalars, a folded quoted scalar",
-                "kind: Node\nmetadata:\n  name: a\n  annotations:\n    clip: |\n      line 1\n\n      line 2\n    strip: |-\n      x\n\n    keep: |+\n      y\n\n\n    folded: \"one\n      two\"\n    last: |\n      z\n",
+                "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  annotations:\n    clip: |\n      line 1\n\n      line 2\n    strip: |-\n      x\n\n    keep: |+\n      y\n\n\n    folded: \"one\n      two\"\n    last: |\n      z\n",
                 r#"Node a {"clip":"line 1\n\nline 2\n","folded":"one two","keep":"y\n\n\n","last":"z\n","strip":"x"}"#,
             ),
             (
                 "comments and document markers",
-                "# c\n---\nkind: Node # trailing\nmetadata: {name: a}  # c\n...\n---\n# only a comment\n---\nkind: Pod\nmetadata:\n  name: p\n  # c\nspec:\n  containers: []\n---\n",
+                "# c\n---\napiVersion: v1\nkind: Node # trailing\nmetadata: {name: a}  # c\n...\n---\n# only a comment\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  # c\nspec:\n  containers: []\n---\n",
                 "Node a; Pod default/p x1",
             ),
             (
                 "kind: List, as kubectl get -o yaml prints it",
-                "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n    managedFields:\n    - manager: kubelet\n      fieldsV1:\n        f:metadata: {}\n  status:\n    allocatable: {cpu: \"4\"}\n    conditions:\n    - type: Ready\n      message: |\n        kubelet is\n        ready\n- kind: Deployment\n  metadata: {name: web, namespace: shop}\n  spec:\n    replicas: 3\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
+                "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n    managedFields:\n    - manager: kubelet\n      fieldsV1:\n        f:metadata: {}\n  status:\n    allocatable: {cpu: \"4\"}\n    conditions:\n    - type: Ready\n      message: |\n        kubelet is\n        ready\n- apiVersion: apps/v1\n  kind: Deployment\n  metadata: {name: web, namespace: shop}\n  spec:\n    replicas: 3\nkind: List\nmetadata:\n  resourceVersion: \"\"\n",
                 "Node a; Deployment shop/web x3",
             ),
             (
                 "serde_yaml's part: an anchor, a folded scalar",
-                "kind: Service\nmetadata:\n  name: s\n  labels: &s {app: web}\nspec:\n  selector: *s\n---\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  text: >\n    folded\n    lines\n",
+                "apiVersion: v1\nkind: Service\nmetadata:\n  name: s\n  labels: &s {app: web}\nspec:\n  selector: *s\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  text: >\n    folded\n    lines\n",
                 "Service s; ignored ConfigMap c",
             ),
             (
                 "JSON",
-                "{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}\n  ]\n}\n",
+                "{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"apiVersion\": \"v1\", \"kind\": \"Node\", \"metadata\": {\"name\": \"a\"}}\n  ]\n}\n",
                 "Node a",
             ),
             (
@@ -469,8 +472,8 @@ mod tests {
             ),
             (
                 "a decode error",
-                "kind: Node\nmetadata: {name: a}\n---\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n",
-                "Pod p (s document 2): spec.containers[0].resources.requests.cpu: invalid quantity \"lots\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (line Some(12))",
+                "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    resources:\n      requests:\n        cpu: lots\n",
+                "Pod p (s document 2): spec.containers[0].resources.requests.cpu: invalid quantity \"lots\": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' (line Some(14))",
             ),
             ("nesting too deep", &deep, "s: document 1: invalid YAML: nesting deeper than 128 levels at line 2 column 132 (line Some(2))"),
         ];
@@ -582,8 +585,8 @@ QoS Class:        BestEffort
             ("a manifest", "apiVersion: v1\nkind: Node\nmetadata: {name: NAME}\n", None, ""),
             ("a scalar", "NAME\n", None, ""),
             ("a scalar in lower case", "name status roles\n", None, ""),
-            ("a header after other text", "kind: Node\nNAME   STATUS   ROLES\n", None, ""),
-            ("capitalized keys with kind", "Name: x\nLabels: a=b\nkind: Node\n", None, ""),
+            ("a header after other text", "apiVersion: v1\nkind: Node\nNAME   STATUS   ROLES\n", None, ""),
+            ("capitalized keys with kind", "Name: x\nLabels: a=b\napiVersion: v1\nkind: Node\n", None, ""),
             ("Name without the rest of a description", "Name: x\nImage: y\n", None, ""),
             ("empty", "", None, ""),
         ];
@@ -637,10 +640,17 @@ QoS Class:        BestEffort
 
         // Other errors stay.
         for (text, want) in [
-            ("just a string\n", "document 1: invalid manifest: expected a Kubernetes object (a mapping), found a string"),
-            ("metadata: {name: x}\n", "object x (document 1): kind: missing: every document needs `kind` (Node, Pod, Deployment, DaemonSet, ...)"),
             (
-                "Name: x\nLabels: a\nkind: Node\nspec: {taints: 3}\n",
+                "just a string\n",
+                "document 1: invalid manifest: expected a Kubernetes object (a mapping), found a string",
+            ),
+            (
+                "metadata: {name: x}\n",
+                "object x (document 1): error validating data: [apiVersion not set, kind not set]",
+            ),
+            ("apiVersion: v1\nmetadata: {name: x}\n", "object x (document 1): error validating data: kind not set"),
+            (
+                "Name: x\nLabels: a\napiVersion: v1\nkind: Node\nspec: {taints: 3}\n",
                 "Node (unnamed) (document 1): spec.taints: invalid type: integer `3`, expected a sequence",
             ),
         ] {

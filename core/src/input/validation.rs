@@ -166,41 +166,64 @@ pub fn validate_workload(w: &Workload, gates: &FeatureGates) -> Vec<FieldError> 
     errs
 }
 
-/// A controller's selector must select its own template's pods (`ValidateDeploymentSpec`,
-/// `ValidateDaemonSetSpec`, `ValidateReplicaSetSpec`, `ValidateStatefulSetSpec` and, for a
-/// ReplicationController, `ValidatePodTemplateSpecForRC`). A missing selector is not
-/// rejected here: the simulation reads it from the template, and short hand-written inputs
-/// leave it out. Jobs generate theirs.
+/// A controller's selector (`ValidateDeploymentSpec`, `ValidateReplicaSetSpec`,
+/// `ValidateStatefulSetSpec`, `ValidateDaemonSetSpec` and, for a ReplicationController,
+/// `ValidatePodTemplateSpecForRC`): apps/v1 has no default for it, so a missing one is
+/// `Required` (a DaemonSet's only fails to match its template: upstream has no `Required` for
+/// it), an empty one is invalid, and it must select its own template's pods. A missing
+/// selector selects nothing (`LabelSelectorAsSelector(nil)`), an empty one everything. Jobs
+/// generate theirs; a ReplicationController's defaults to the template's labels.
 fn selector_matches_template(w: &Workload, template_meta: &FieldPath) -> Vec<FieldError> {
-    let checked = matches!(
-        w.kind,
-        WorkloadKind::Deployment
-            | WorkloadKind::DaemonSet
-            | WorkloadKind::ReplicaSet
-            | WorkloadKind::StatefulSet
-            | WorkloadKind::ReplicationController
-    );
-    let Some(selector) = w.selector.as_ref().filter(|_| checked) else { return Vec::new() };
-    // An invalid selector is reported by its own validation; an empty one selects everything.
-    let Ok(parsed) =
-        crate::model::labels::Selector::from_label_selector(Some(selector), &FieldPath::root("spec.selector"))
-    else {
-        return Vec::new();
+    let empty_detail = match w.kind {
+        // Upstream's words; ReplicaSet's message names deployments too.
+        WorkloadKind::Deployment | WorkloadKind::ReplicaSet => "empty selector is invalid for deployment",
+        WorkloadKind::StatefulSet => "empty selector is invalid for statefulset",
+        WorkloadKind::DaemonSet => "empty selector is invalid for daemonset",
+        WorkloadKind::ReplicationController => "",
+        _ => return Vec::new(),
     };
+    let path = FieldPath::root("spec.selector");
+    let mut errs = Vec::new();
     let labels = &w.template.metadata.labels;
-    if parsed.matches(labels) {
-        return Vec::new();
+    let matches = match &w.selector {
+        None => {
+            if w.kind != WorkloadKind::DaemonSet {
+                errs.push(FieldError::required(&path, ""));
+            }
+            false
+        }
+        Some(selector) => {
+            if selector.match_labels.is_empty() && selector.match_expressions.is_empty() {
+                if empty_detail.is_empty() {
+                    // `ValidateNonEmptySelector`: an RC with no selector and no template labels.
+                    errs.push(FieldError::required(&path, ""));
+                } else {
+                    let value = serde_json::to_value(selector).unwrap_or_default();
+                    // Go's `%#v` of the decoded, empty selector.
+                    let go = "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}";
+                    errs.push(FieldError::invalid(&path, value, empty_detail).shown_as(go));
+                }
+            }
+            // An invalid selector is reported by its own validation.
+            match crate::model::labels::Selector::from_label_selector(Some(selector), &path) {
+                Ok(parsed) => parsed.matches(labels),
+                Err(_) => return errs,
+            }
+        }
+    };
+    if !matches {
+        errs.push(FieldError::invalid(
+            &template_meta.child("labels"),
+            serde_json::to_value(labels).unwrap_or_default(),
+            "`selector` does not match template `labels`",
+        ));
     }
-    vec![FieldError::invalid(
-        &template_meta.child("labels"),
-        serde_json::to_value(labels).unwrap_or_default(),
-        "`selector` does not match template `labels`",
-    )]
+    errs
 }
 
 /// The API versions the API server serves for a workload kind at `version`. An empty
-/// `apiVersion` is let through: short hand-written inputs (and many of the tests) leave it out,
-/// and the kind alone says what to simulate.
+/// `apiVersion` is not judged here: reading the manifest refuses it already (kubectl's
+/// `apiVersion not set`), and a workload built in code has none.
 pub fn not_served(w: &Workload, version: crate::model::version::KubeVersion) -> Option<String> {
     let api_version = w.api_version.as_str();
     if api_version.is_empty() {
@@ -1169,7 +1192,7 @@ mod tests {
     }
 
     fn pod(spec: &str) -> String {
-        format!("kind: Pod\nmetadata: {{name: p, namespace: ns1}}\nspec: {spec}\n")
+        format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: ns1}}\nspec: {spec}\n")
     }
 
     const C: &str = "{name: app, image: img}";
@@ -1186,40 +1209,75 @@ mod tests {
             ("valid pod", pod(&format!("{{containers: [{C}]}}")), vec![]),
             (
                 "pod name is a DNS subdomain",
-                format!("kind: Pod\nmetadata: {{name: Web_1}}\nspec: {{containers: [{C}]}}\n"),
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: Web_1}}\nspec: {{containers: [{C}]}}\n"),
                 vec![format!("metadata.name: Invalid value: \"Web_1\": {subdomain}")],
             ),
             (
                 "namespace is a DNS label, dots included",
-                format!("kind: Pod\nmetadata: {{name: p, namespace: team.a}}\nspec: {{containers: [{C}]}}\n"),
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: team.a}}\nspec: {{containers: [{C}]}}\n"),
                 vec!["metadata.namespace: Invalid value: \"team.a\": must not contain dots".into()],
             ),
             (
                 "namespace with capitals",
-                format!("kind: Pod\nmetadata: {{name: p, namespace: Prod}}\nspec: {{containers: [{C}]}}\n"),
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, namespace: Prod}}\nspec: {{containers: [{C}]}}\n"),
                 vec![format!("metadata.namespace: Invalid value: \"Prod\": {dns_label}")],
             ),
             (
                 "node name is a DNS subdomain",
-                "kind: Node\nmetadata: {name: Node_A}\n".into(),
+                "apiVersion: v1\nkind: Node\nmetadata: {name: Node_A}\n".into(),
                 vec![format!("metadata.name: Invalid value: \"Node_A\": {subdomain}")],
             ),
             (
                 "template labels, key and value",
-                format!("kind: Deployment\nmetadata: {{name: d}}\nspec: {{template: {{metadata: {{labels: {{'-k': ok, tier: 'x y'}}}}, spec: {{containers: [{C}]}}}}}}\n"),
+                format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{selector: {{matchLabels: {{app: d}}}}, template: {{metadata: {{labels: {{'-k': ok, tier: 'x y', app: d}}}}, spec: {{containers: [{C}]}}}}}}\n"),
                 vec![
                     format!("spec.template.metadata.labels: Invalid value: \"-k\": {name_part}"),
                     format!("spec.template.metadata.labels: Invalid value: \"x y\": {LABEL_VALUE_MSG}"),
                 ],
             ),
             (
+                "apps/v1 has no default selector: Required, and it selects no template",
+                format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{template: {{metadata: {{labels: {{app: d}}}}, spec: {{containers: [{C}]}}}}}}\n"),
+                vec![
+                    "spec.selector: Required value".into(),
+                    "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"d\"}: `selector` does not match template `labels`".into(),
+                ],
+            ),
+            (
+                "a StatefulSet's and a ReplicaSet's too",
+                format!("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s}}\nspec: {{template: {{metadata: {{labels: {{app: s}}}}, spec: {{containers: [{C}]}}}}}}\n---\napiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {{name: r}}\nspec: {{template: {{metadata: {{labels: {{app: r}}}}, spec: {{containers: [{C}]}}}}}}\n"),
+                vec![
+                    "spec.selector: Required value".into(),
+                    "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"s\"}: `selector` does not match template `labels`".into(),
+                    "spec.selector: Required value".into(),
+                    "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"r\"}: `selector` does not match template `labels`".into(),
+                ],
+            ),
+            (
+                "a DaemonSet without one only selects nothing (upstream has no Required for it)",
+                format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{template: {{metadata: {{labels: {{app: ds}}}}, spec: {{containers: [{C}]}}}}}}\n"),
+                vec!["spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"ds\"}: `selector` does not match template `labels`".into()],
+            ),
+            (
+                "an empty selector, in each kind's words",
+                format!("apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {{name: ds}}\nspec: {{selector: {{}}, template: {{metadata: {{labels: {{app: ds}}}}, spec: {{containers: [{C}]}}}}}}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: d}}\nspec: {{selector: {{}}, template: {{metadata: {{labels: {{app: d}}}}, spec: {{containers: [{C}]}}}}}}\n---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {{name: s}}\nspec: {{selector: {{}}, template: {{metadata: {{labels: {{app: s}}}}, spec: {{containers: [{C}]}}}}}}\n"),
+                ["daemonset", "deployment", "statefulset"]
+                    .map(|k| format!("spec.selector: Invalid value: v1.LabelSelector{{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}: empty selector is invalid for {k}"))
+                    .to_vec(),
+            ),
+            (
+                "a ReplicationController's selector defaults to its template's labels; with neither, Required",
+                format!("apiVersion: v1\nkind: ReplicationController\nmetadata: {{name: a}}\nspec: {{template: {{metadata: {{labels: {{app: a}}}}, spec: {{containers: [{C}]}}}}}}\n---\napiVersion: v1\nkind: ReplicationController\nmetadata: {{name: b}}\nspec: {{template: {{spec: {{containers: [{C}]}}}}}}\n"),
+                vec!["spec.selector: Required value".into()],
+            ),
+            (
                 "node label value",
-                "kind: Node\nmetadata: {name: n, labels: {zone: 'a/b'}}\n".into(),
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {zone: 'a/b'}}\n".into(),
                 vec![format!("metadata.labels: Invalid value: \"a/b\": {LABEL_VALUE_MSG}")],
             ),
             (
                 "annotation keys are qualified names",
-                format!("kind: Pod\nmetadata: {{name: p, annotations: {{'a/b/c': x}}}}\nspec: {{containers: [{C}]}}\n"),
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, annotations: {{'a/b/c': x}}}}\nspec: {{containers: [{C}]}}\n"),
                 vec!["metadata.annotations: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')".into()],
             ),
             (
@@ -1334,12 +1392,12 @@ mod tests {
             ),
             (
                 "matchLabelKeys naming a selector key the pod has; a key the pod lacks merges nothing",
-                format!("kind: Pod\nmetadata: {{name: p, labels: {{tier: web}}}}\nspec: {{topologySpreadConstraints: [{{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{tier: web, team: a}}}}, matchLabelKeys: [team, tier]}}], containers: [{C}]}}\n"),
+                format!("apiVersion: v1\nkind: Pod\nmetadata: {{name: p, labels: {{tier: web}}}}\nspec: {{topologySpreadConstraints: [{{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{tier: web, team: a}}}}, matchLabelKeys: [team, tier]}}], containers: [{C}]}}\n"),
                 vec!["spec.topologySpreadConstraints[0][1]: Invalid value: \"tier\": exists in both matchLabelKeys and labelSelector".into()],
             ),
             (
                 "taints: upstream's metadata.taints path, all key messages, duplicates as JSON",
-                "kind: Node\nmetadata: {name: n}\nspec: {taints: [{key: '', effect: NoSchedule}, {key: gpu, value: a, effect: NoExecute}, {key: gpu, value: b, effect: NoExecute}]}\n".into(),
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: [{key: '', effect: NoSchedule}, {key: gpu, value: a, effect: NoExecute}, {key: gpu, value: b, effect: NoExecute}]}\n".into(),
                 vec![
                     "metadata.taints[0].key: Invalid value: \"\": name part must be non-empty".into(),
                     format!("metadata.taints[0].key: Invalid value: \"\": {name_part}"),
@@ -1348,7 +1406,7 @@ mod tests {
             ),
             (
                 "node status quantities",
-                "kind: Node\nmetadata: {name: n}\nstatus: {capacity: {pods: 2500m}, allocatable: {memory: -1Gi}}\n".into(),
+                "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {capacity: {pods: 2500m}, allocatable: {memory: -1Gi}}\n".into(),
                 vec![
                     "status.capacity.pods: Invalid value: \"2500m\": must be an integer".into(),
                     "status.allocatable.memory: Invalid value: \"-1Gi\": must be greater than or equal to 0".into(),

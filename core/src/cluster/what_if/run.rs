@@ -364,51 +364,62 @@ mod tests {
     /// pool (their ReplicaSet not in the input), one tolerating `dedicated` for 60s; a bare
     /// pod with an emptyDir on user-2; a StatefulSet-less pod of a ReplicaSet not in the input.
     const SNAPSHOT: &str = "
+apiVersion: v1
 kind: Node
 metadata: {name: sys-1, labels: {agentpool: system}}
 status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: user-1, labels: {agentpool: user}}
 status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: user-2, labels: {agentpool: user}}
 status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
 ---
+apiVersion: apps/v1
 kind: DaemonSet
 metadata: {name: agent, namespace: sec, uid: ds}
 spec: {selector: {matchLabels: {app: agent}}, template: {metadata: {labels: {app: agent}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}}}
 ---
+apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: shop}
 spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: agent-sys-1, namespace: sec, uid: a1, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
 spec: {nodeName: sys-1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
 status: {phase: Running}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: agent-user-1, namespace: sec, uid: a2, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
 spec: {nodeName: user-1, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
 status: {phase: Running}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: agent-user-2, namespace: sec, uid: a3, labels: {app: agent}, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: agent, uid: ds, controller: true}]}
 spec: {nodeName: user-2, containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
 status: {phase: Running}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-7f-a, namespace: shop, uid: w1, labels: {app: web, pod-template-hash: 7f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}]}
 spec: {nodeName: user-1, containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}
 status: {phase: Running}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-7f-b, namespace: shop, uid: w2, labels: {app: web, pod-template-hash: 7f}, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}]}
 spec: {nodeName: user-2, tolerations: [{key: dedicated, operator: Exists, effect: NoExecute, tolerationSeconds: 60}], containers: [{name: c, image: i, resources: {requests: {cpu: '3'}}}]}
 status: {phase: Running}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: scratch, namespace: shop, uid: s1}
 spec: {nodeName: user-2, volumes: [{name: tmp, emptyDir: {}}], containers: [{name: c, image: i}]}
@@ -604,7 +615,7 @@ status: {phase: Running}
         assert!(r.workloads.iter().find(|w| w.name == "web").unwrap().nodes.get("sys-1").is_none_or(|v| v.fits));
     }
 
-    const NODES: &str = "kind: Node\nmetadata: {name: a, labels: {agentpool: user}}\n---\nkind: Node\nmetadata: {name: b, labels: {agentpool: system}}\n";
+    const NODES: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: a, labels: {agentpool: user}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: b, labels: {agentpool: system}}\n";
 
     fn commands(lines: &[&str]) -> Vec<WhatIf> {
         lines.iter().map(|l| l.parse().unwrap()).collect()
