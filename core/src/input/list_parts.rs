@@ -27,16 +27,26 @@ pub(super) fn read(text: &str, source: &str, prune: Prune, parts: usize) -> Opti
         return None;
     }
     let layout = Layout::of(text)?;
-    let frame = format!("{}items: []\n{}", text.get(..layout.items_line)?, text.get(layout.end..)?);
-    let Streamed::Done(frame) = streamed(&frame, source, prune) else { return None };
-    if count(&frame) != 0 {
+    if !frame_is_an_empty_list(text.get(..layout.items_line)?, text.get(layout.end..)?, source, prune) {
         return None;
     }
     let chunks = layout.chunks(text, parts)?;
-    let results = crate::parallel::map(&chunks, |&chunk| read_chunk(chunk, source, prune));
+    join(crate::parallel::map(&chunks, |&chunk| read_chunk(chunk, source, prune)))
+}
+
+/// Whether what surrounds the items (`head` before `items:`, `tail` after the last item),
+/// read with no items, is a List holding nothing else.
+pub(super) fn frame_is_an_empty_list(head: &str, tail: &str, source: &str, prune: Prune) -> bool {
+    let frame = format!("{head}items: []\n{tail}");
+    matches!(streamed(&frame, source, prune), Streamed::Done(frame) if count(&frame) == 0)
+}
+
+/// The parts' objects in the parts' order, numbered as in the whole List; `None` if a part
+/// did not read or there are more objects than the limit.
+pub(super) fn join(parts: impl IntoIterator<Item = Option<Manifests>>) -> Option<Manifests> {
     let mut out = Manifests::default();
     let mut before = 0;
-    for part in results {
+    for part in parts {
         let mut part = part?;
         let objects = count(&part);
         renumber(&mut part, before);
@@ -61,12 +71,12 @@ pub(super) fn read_chunk(chunk: &str, source: &str, prune: Prune) -> Option<Mani
     }
 }
 
-pub(super) fn count(m: &Manifests) -> usize {
+fn count(m: &Manifests) -> usize {
     m.nodes.len() + m.workloads.len() + m.services.len() + m.ignored.len()
 }
 
 /// Items are numbered in the List; a part's count from 1.
-pub(super) fn renumber(m: &mut Manifests, before: usize) {
+fn renumber(m: &mut Manifests, before: usize) {
     let shift = |doc: &mut DocRef| doc.index += before;
     m.nodes.iter_mut().for_each(|(doc, _)| shift(doc));
     m.workloads.iter_mut().for_each(|w| shift(&mut w.doc));

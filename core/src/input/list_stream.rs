@@ -18,10 +18,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 
 use super::block_yaml::Prune;
-use super::documents::{
-    flow_nesting_exceeds, streamed, Manifests, Streamed, MAX_DOCUMENTS, MAX_FLOW_DEPTH, MAX_INPUT_BYTES,
-};
-use super::list_parts::{count, items_end, read_chunk, renumber};
+use super::documents::{flow_nesting_exceeds, Manifests, MAX_FLOW_DEPTH, MAX_INPUT_BYTES};
+use super::list_parts::{frame_is_an_empty_list, items_end, join, read_chunk};
 
 /// Smaller texts are read whole: threads cost more than they save below this.
 pub const MIN_BYTES: usize = super::list_parts::MIN_BYTES;
@@ -104,10 +102,7 @@ pub(super) fn read_with(
     if failed.load(Ordering::Relaxed) {
         return Ok(None);
     }
-    // The frame: what surrounds the items, read with none, must be a List holding nothing else.
-    let frame = format!("{head}items: []\n{tail}");
-    let Streamed::Done(frame) = streamed(&frame, source, prune) else { return Ok(None) };
-    if count(&frame) != 0 {
+    if !frame_is_an_empty_list(&head, &tail, source, prune) {
         return Ok(None);
     }
     let Ok(mut parts) = results.into_inner() else { return Ok(None) };
@@ -115,18 +110,7 @@ pub(super) fn read_with(
         return Ok(None);
     }
     parts.sort_by_key(|(index, _)| *index);
-    let mut out = Manifests::default();
-    let mut before = 0;
-    for (_, mut part) in parts {
-        let objects = count(&part);
-        renumber(&mut part, before);
-        before += objects;
-        if before > MAX_DOCUMENTS {
-            return Ok(None);
-        }
-        out.extend(part);
-    }
-    Ok(Some(out))
+    Ok(join(parts.into_iter().map(|(_, part)| Some(part))))
 }
 
 /// One part: whole items, read as `list_parts` reads its parts, and with the checks the whole
