@@ -23,32 +23,15 @@ pub fn entry(plugin: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use placement_core::scheduler::profile::{FilterPlugin, ScorePlugin};
+    use placement_core::scheduler::profile::DEFAULT_PROFILE;
 
+    /// The profile's own plugin lists, so that a plugin added there needs an entry here.
     #[test]
     fn every_plugin_of_the_scheduler_has_an_entry() {
-        let filters = [
-            FilterPlugin::NodeUnschedulable,
-            FilterPlugin::NodeName,
-            FilterPlugin::TaintToleration,
-            FilterPlugin::NodeAffinity,
-            FilterPlugin::NodePorts,
-            FilterPlugin::NodeResourcesFit,
-            FilterPlugin::PodTopologySpread,
-            FilterPlugin::InterPodAffinity,
-        ];
-        for f in filters {
+        for f in DEFAULT_PROFILE.filters {
             assert!(entry(f.name()).is_some_and(|t| t.starts_with("Filter: ")), "{}", f.name());
         }
-        let scores = [
-            ScorePlugin::TaintToleration,
-            ScorePlugin::NodeAffinity,
-            ScorePlugin::NodeResourcesFit,
-            ScorePlugin::PodTopologySpread,
-            ScorePlugin::InterPodAffinity,
-            ScorePlugin::NodeResourcesBalancedAllocation,
-        ];
-        for s in scores {
+        for (s, _) in DEFAULT_PROFILE.scores {
             assert!(entry(s.name()).is_some_and(|t| t.contains("Score: ")), "{}", s.name());
         }
         assert_eq!(entry("NoSuchPlugin"), None);
