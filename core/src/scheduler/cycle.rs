@@ -177,6 +177,12 @@ impl<'a> StaticFilters<'a> {
 }
 
 impl StaticCache {
+    /// An empty cache whose spreading counts start from `index` (see
+    /// [`crate::scheduler::pod_index`]).
+    pub fn with_pod_index(index: Option<std::sync::Arc<crate::scheduler::pod_index::PodIndex>>) -> Self {
+        Self { spread: pod_topology_spread::ScoreCache::with_index(index), ..Self::default() }
+    }
+
     fn prepare(&mut self, spec: &PodSpec, nodes: &[NodeInfo]) {
         let valid = self
             .key
@@ -185,7 +191,7 @@ impl StaticCache {
         if !valid {
             self.key = Some((spec.clone(), nodes.as_ptr() as usize, nodes.len()));
             self.entries = vec![StaticEntry::Unknown; nodes.len()];
-            self.spread = pod_topology_spread::ScoreCache::default();
+            self.spread = self.spread.emptied();
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod framework;
 pub mod hostports;
 pub mod node_search;
 pub mod plugins;
+pub mod pod_index;
 pub mod profile;
 
 pub use cycle::*;

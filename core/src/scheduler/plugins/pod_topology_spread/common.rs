@@ -21,14 +21,16 @@ impl Constraint {
     pub(super) fn includes_node(
         &self,
         pod: &Pod,
-        node: &Node,
+        info: &NodeInfo,
         required: &RequiredNodeAffinity,
         cfg: &SchedulerConfig,
     ) -> bool {
-        if self.honor_node_affinity && !required.matches(node) {
+        // Matched on the node's label index (`NodeInfo` as a `SelectableNode`).
+        if self.honor_node_affinity && !required.matches(info) {
             return false;
         }
         if self.honor_node_taints {
+            let node = info.node();
             let cmp = cfg.gates.taint_toleration_comparison_operators;
             if find_untolerated_taint(&node.spec.taints, &pod.spec.tolerations, is_do_not_schedule, cmp).is_some() {
                 return false;
@@ -181,17 +183,22 @@ pub(super) fn system_default_constraints(pod: &Pod, cfg: &SchedulerConfig) -> Ve
 }
 
 /// `nodeLabelsMatchSpreadConstraints`: the node has every constraint's topology key.
-pub(super) fn has_all_keys(labels: &Labels, constraints: &[Constraint]) -> bool {
-    constraints.iter().all(|c| labels.contains_key(&c.topology_key))
+pub(super) fn has_all_keys<L: LabelLookup + ?Sized>(labels: &L, constraints: &[Constraint]) -> bool {
+    constraints.iter().all(|c| labels.label(&c.topology_key).is_some())
 }
 
 /// `countPodsMatchSelector`: pods of the namespace matching the selector. An empty selector
 /// (`labelSelector: {}`) counts nothing, as upstream's `selector.Empty()` check does.
 pub(super) fn count_matching(pods: &[PlacedPod], selector: &Selector, namespace: &str) -> i64 {
-    if matches!(selector, Selector::All(reqs) if reqs.is_empty()) {
+    if !counts_any(selector) {
         return 0;
     }
     pods.iter().filter(|p| p.namespace == namespace && selector.matches(&p.labels)).count() as i64
+}
+
+/// Whether counting with `selector` can count a pod: an empty selector counts none here.
+pub(super) fn counts_any(selector: &Selector) -> bool {
+    !matches!(selector, Selector::All(reqs) if reqs.is_empty())
 }
 
 pub(super) fn pod_namespace(pod: &Pod) -> &str {

@@ -47,7 +47,7 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
         for (c, m) in constraints.iter().zip(counts.iter_mut()) {
             // `has_all_keys` above guarantees the label; a node without it is skipped anyway.
             let Some(value) = labels.get(&c.topology_key) else { continue };
-            if !c.includes_node(pod, info.node(), &required, cfg) {
+            if !c.includes_node(pod, info, &required, cfg) {
                 continue;
             }
             let n = count_matching(info.pods(), &c.selector, namespace);

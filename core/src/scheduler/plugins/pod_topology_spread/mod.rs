@@ -22,10 +22,10 @@ use serde::Serialize;
 
 use super::inter_pod_affinity::describe_selector;
 use crate::input::field::{FieldError, FieldPath};
-use crate::model::labels::{Operator, Requirement, Selector};
+use crate::model::labels::{LabelLookup, Operator, Requirement, Selector};
 use crate::model::node_selector::RequiredNodeAffinity;
 use crate::model::taints::{find_untolerated_taint, is_do_not_schedule};
-use crate::model::{Labels, Node, Pod};
+use crate::model::{Labels, Pod};
 use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status};
 
 pub const NAME: &str = "PodTopologySpread";

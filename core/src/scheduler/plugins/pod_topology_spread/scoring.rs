@@ -2,6 +2,7 @@
 //! system defaults.
 
 use super::*;
+use crate::scheduler::pod_index::PodIndex;
 
 /// `topologyNormalizingWeight`: `ln(domains + 2)`, so small topologies are not drowned out.
 pub(super) fn topology_normalizing_weight(size: usize) -> f64 {
@@ -24,6 +25,9 @@ pub struct ScoreCache {
     nodes: Vec<NodeEntry>,
     /// Per constraint, the topology values seen, by domain id.
     domains: Vec<Vec<String>>,
+    /// Where the simulation's bound pods are by namespace, so that the first count walks
+    /// only the pod's namespace (kept when the cache starts over).
+    index: Option<std::sync::Arc<PodIndex>>,
 }
 
 #[derive(Debug)]
@@ -48,6 +52,16 @@ struct NodeConstraint {
 }
 
 impl ScoreCache {
+    /// An empty cache whose first count reads `index` (when it covers the nodes counted).
+    pub fn with_index(index: Option<std::sync::Arc<PodIndex>>) -> Self {
+        Self { index, ..Self::default() }
+    }
+
+    /// The same cache emptied, keeping its index.
+    pub fn emptied(&mut self) -> Self {
+        Self::with_index(self.index.take())
+    }
+
     /// Builds the per-node facts unless they are there for this many nodes and constraints.
     fn prepare(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
         let ready = self.nodes.len() == nodes.len()
@@ -61,28 +75,50 @@ impl ScoreCache {
         self.nodes = nodes
             .iter()
             .map(|info| {
-                let labels = &info.node().metadata.labels;
+                // The node's label index: a hashed probe per key, where the label map's
+                // binary search compared long shared prefixes (this runs for every node
+                // whenever a workload's cache starts).
+                let labels = info.labels();
                 let has_keys = !ctx.require_all_topologies || has_all_keys(labels, &ctx.constraints);
                 let per_constraint = ctx
                     .constraints
                     .iter()
                     .zip(domains.iter_mut())
                     .map(|(c, names)| NodeConstraint {
-                        counted: has_keys && c.includes_node(ctx.pod, info.node(), &ctx.required, ctx.cfg),
+                        counted: has_keys && c.includes_node(ctx.pod, info, &ctx.required, ctx.cfg),
                         domain: (c.topology_key != LABEL_HOSTNAME).then(|| {
-                            let value = labels.get(&c.topology_key).map_or("", String::as_str);
+                            let value = labels.label(&c.topology_key).unwrap_or("");
                             names.iter().position(|n| n == value).unwrap_or_else(|| {
                                 names.push(value.to_string());
                                 names.len() - 1
                             })
                         }),
-                        has_key: labels.contains_key(&c.topology_key),
+                        has_key: labels.label(&c.topology_key).is_some(),
                         matching: 0,
                     })
                     .collect();
                 NodeEntry { seen: 0, per_constraint }
             })
             .collect();
+        self.count_indexed(ctx, nodes);
+    }
+
+    /// The first count from the index: each node's indexed pods in the pod's namespace that
+    /// each constraint's selector matches (as [`count_matching`] counts them); `update` then
+    /// counts the pods bound after the index was built.
+    fn count_indexed(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
+        let Some(index) = self.index.as_ref().filter(|i| i.covers(nodes)) else { return };
+        for (n, pod) in index.in_namespace(nodes, ctx.namespace) {
+            let Some(entry) = self.nodes.get_mut(n) else { continue };
+            for (nc, c) in entry.per_constraint.iter_mut().zip(&ctx.constraints) {
+                if counts_any(&c.selector) && c.selector.matches(&pod.labels) {
+                    nc.matching += 1;
+                }
+            }
+        }
+        for (n, entry) in self.nodes.iter_mut().enumerate() {
+            entry.seen = index.indexed(n);
+        }
     }
 
     /// Counts the pods bound since the last cycle.
@@ -165,7 +201,7 @@ pub fn score(
         .iter()
         .map(|&i| {
             let info = nodes.get(i)?;
-            let keep = !require_all_topologies || has_all_keys(&info.node().metadata.labels, &ctx.constraints);
+            let keep = !require_all_topologies || has_all_keys(info.labels(), &ctx.constraints);
             keep.then_some((info, cache.nodes.get(i)?))
         })
         .collect();

@@ -117,6 +117,64 @@ fn system_default_constraints_follow_the_default_selector() {
     assert_eq!(score(&own, &nodes, &[0, 1, 2], &cfg, None), vec![100, 100, 0], "n3 lacks the zone key: ignored");
 }
 
+/// A cache that starts from the simulation's pod index counts what a walk over every pod
+/// counts: pods of other namespaces, of other selectors, pods bound after the index, and a
+/// selector that matches nothing.
+#[test]
+fn indexed_first_count_equals_the_full_walk() {
+    use crate::scheduler::framework::PlacedPod;
+    use crate::scheduler::pod_index::{PodIndex, MIN_PODS};
+    let zones = ["z1", "z2", "z3"];
+    let mut nodes: Vec<NodeInfo> = (0..12)
+        .map(|i| {
+            let name = format!("n{i}");
+            let zone = zones[i % 3];
+            node(&name, &[(LABEL_HOSTNAME, name.as_str()), (ZONE, zone)], &[])
+        })
+        .collect();
+    // Enough pods for an index, spread over namespaces and apps.
+    for k in 0..MIN_PODS + 500 {
+        let (ns, app) = (["default", "other", "third"][k % 3], ["web", "db", "cache", "api"][k % 4]);
+        let p = pod(ns, &format!("p{k}"), &[("app", app)]);
+        if let Some(n) = nodes.get_mut((k * 7) % 12) {
+            n.add_pod(PlacedPod::from_pod(&p));
+        }
+    }
+    let index = std::sync::Arc::new(PodIndex::build(&nodes).expect("enough pods for an index"));
+    let feasible: Vec<usize> = (0..12).collect();
+    for (why, constraints) in [
+        (
+            "zone and hostname",
+            vec![constraint(ZONE, 1, SCHEDULE_ANYWAY), constraint(LABEL_HOSTNAME, 2, SCHEDULE_ANYWAY)],
+        ),
+        ("a selector that matches nothing", {
+            let mut c = constraint(ZONE, 1, SCHEDULE_ANYWAY);
+            c.label_selector = Some(LabelSelector { match_labels: labels(&[("app", "none")]), ..Default::default() });
+            vec![c]
+        }),
+    ] {
+        let p = incoming(constraints);
+        let mut growing = nodes.clone();
+        let index = std::sync::Arc::new(PodIndex::build(&growing).unwrap_or_else(|| unreachable!()));
+        let mut cache = ScoreCache::with_index(Some(index));
+        for round in 0..5 {
+            let fresh = score(&p, &growing, &feasible, &SchedulerConfig::default(), None);
+            let cached = score(&p, &growing, &feasible, &SchedulerConfig::default(), Some(&mut cache));
+            assert_eq!(cached, fresh, "{why}, round {round}");
+            let bound = pod("default", &format!("later-{round}"), &[("app", "web")]);
+            if let Some(n) = growing.get_mut(round) {
+                n.add_pod(PlacedPod::from_pod(&bound));
+            }
+        }
+    }
+    // An index of other nodes is not read.
+    let p = incoming(vec![constraint(ZONE, 1, SCHEDULE_ANYWAY)]);
+    let other: Vec<NodeInfo> = nodes.iter().take(6).cloned().collect();
+    let mut cache = ScoreCache::with_index(Some(index));
+    let fresh = score(&p, &other, &[0, 1, 2], &SchedulerConfig::default(), None);
+    assert_eq!(score(&p, &other, &[0, 1, 2], &SchedulerConfig::default(), Some(&mut cache)), fresh);
+}
+
 fn constraint(key: &str, max_skew: i32, when: &str) -> TopologySpreadConstraint {
     TopologySpreadConstraint {
         max_skew,
