@@ -90,14 +90,34 @@ fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
 
 /// The DefaultTolerationSeconds admission plugin: tolerate not-ready and unreachable
 /// NoExecute taints for 300s unless the pod already tolerates them.
+/// Whether [`api_defaults`] and, with `admission_defaults`, [`default_toleration_seconds`]
+/// would leave `spec` as it is: true of every pod read back from a cluster, which the API
+/// server defaulted and admitted when it was created. A caller can then use the spec
+/// without a copy to default.
+pub fn admission_changes_nothing(spec: &PodSpec, gates: &FeatureGates, admission_defaults: bool) -> bool {
+    let containers = || spec.containers.iter().chain(&spec.init_containers);
+    let host_ports =
+        spec.host_network && containers().any(|c| c.ports.iter().any(|p| p.host_port == 0 && p.container_port > 0));
+    let limits_without_requests =
+        containers().any(|c| c.resources.limits.keys().any(|name| !c.resources.requests.contains_key(name)));
+    let pod_level = gates.pod_level_resources && spec.resources.as_ref().is_some_and(|r| !r.limits.is_empty());
+    let tolerations = admission_defaults
+        && [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE].iter().any(|key| !tolerates_for_a_while(spec, key));
+    !(host_ports || limits_without_requests || pod_level || tolerations)
+}
+
+/// Whether the pod tolerates the NoExecute taint `key` (the check of
+/// [`default_toleration_seconds`]).
+fn tolerates_for_a_while(spec: &PodSpec, key: &str) -> bool {
+    spec.tolerations
+        .iter()
+        .any(|t| (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty()))
+}
+
 pub fn default_toleration_seconds(spec: &mut PodSpec) -> Vec<String> {
     let mut notes = Vec::new();
     for key in [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE] {
-        let tolerated = spec
-            .tolerations
-            .iter()
-            .any(|t| (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty()));
-        if !tolerated {
+        if !tolerates_for_a_while(spec, key) {
             spec.tolerations.push(Toleration {
                 key: key.into(),
                 operator: "Exists".into(),

@@ -8,12 +8,13 @@
 //!    against the cluster as the pods before it left it. DaemonSets follow the controller.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::cluster::controllers::{self, PodOwner};
 use crate::cluster::daemonset::{self, Blocker};
-use crate::cluster::defaults::{api_defaults, default_toleration_seconds};
+use crate::cluster::defaults::{self, api_defaults, default_toleration_seconds};
 use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::explain::fixes::{self, Fix};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
@@ -27,6 +28,7 @@ use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, St
 use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
 use crate::scheduler::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
+use crate::scheduler::pod_index::PodIndex;
 use crate::scheduler::{schedule, schedule_searching, Detail, NodeSearch, NodeVerdict, ScheduleResult, StaticCache};
 
 #[derive(Debug, Clone)]
@@ -546,6 +548,9 @@ struct Simulation<'a> {
     reports: Vec<WorkloadReport>,
     /// Step 3 stops after this workload (see [`simulate_once`]).
     until: Option<usize>,
+    /// The existing pods by namespace once step 1 bound them, for the first spreading count
+    /// of each workload scheduled after.
+    pod_index: Option<std::sync::Arc<PodIndex>>,
 }
 
 /// The requests of the last pod asked about, with the spec fields they are computed from: a
@@ -589,7 +594,7 @@ impl RequestsMemo {
 /// What step 3 reads: the input, its ownership, the plan, and the existing pods.
 #[derive(Clone, Copy)]
 struct RunState<'r> {
-    workloads: &'r [Workload],
+    workloads: &'r [Arc<Workload>],
     ownership: &'r Ownership,
     plan: &'r Plan,
     existing: &'r Existing,
@@ -655,6 +660,7 @@ impl<'a> Simulation<'a> {
             requests: RequestsMemo::default(),
             reports: Vec::new(),
             until: None,
+            pod_index: None,
         }
     }
 
@@ -719,6 +725,21 @@ impl<'a> Simulation<'a> {
             }
             let node = w.template.spec.node_name.clone();
             match self.index.get(&node).copied() {
+                Some(n)
+                    if defaults::admission_changes_nothing(
+                        &w.template.spec,
+                        &self.opts.gates,
+                        self.opts.admission_defaults,
+                    ) =>
+                {
+                    // Nothing to add (a pod read back from a cluster was admitted there):
+                    // bound as it is, without copying its spec.
+                    if pod_report.snapshot.is_none() && role == &Role::Own {
+                        report.defaults = Vec::new();
+                    }
+                    self.bind(n, &w.template.metadata, &w.template.spec);
+                    pod_report.node = Some(node);
+                }
                 Some(n) => {
                     let mut spec = w.template.spec.clone();
                     let notes = self.admit(&mut spec);
@@ -726,7 +747,7 @@ impl<'a> Simulation<'a> {
                         report.defaults = notes;
                     }
                     let pod = Pod { metadata: w.template.metadata.clone(), spec, status: Default::default() };
-                    self.bind(n, &pod);
+                    self.bind(n, &pod.metadata, &pod.spec);
                     pod_report.node = Some(node);
                 }
                 None => self
@@ -735,6 +756,8 @@ impl<'a> Simulation<'a> {
             }
             report.pods.push(pod_report);
         }
+
+        self.pod_index = PodIndex::build(&self.nodes).map(std::sync::Arc::new);
 
         // 2. The input's pods that wait for a node, oldest first, as the scheduling queue
         // takes pods of one priority.
@@ -755,8 +778,9 @@ impl<'a> Simulation<'a> {
                 continue;
             };
             let Some(mut report) = slots.remove(&slot) else { continue };
-            let w_of = workloads.get(slot).filter(|_| ownership.group_at(slot).is_none());
-            self.schedule_waiting(&mut report, w, w_of, caches.entry(owner).or_default());
+            let w_of = workloads.get(slot).map(|w| &**w).filter(|_| ownership.group_at(slot).is_none());
+            let cache = caches.entry(owner).or_insert_with(|| StaticCache::with_pod_index(self.pod_index.clone()));
+            self.schedule_waiting(&mut report, w, w_of, cache);
             slots.insert(slot, report);
         }
 
@@ -788,7 +812,7 @@ impl<'a> Simulation<'a> {
     /// must no longer run on.
     fn removed_by_controllers(
         &self,
-        workloads: &[Workload],
+        workloads: &[Arc<Workload>],
         ownership: &Ownership,
         plan: &Plan,
     ) -> BTreeMap<usize, String> {
@@ -830,7 +854,7 @@ impl<'a> Simulation<'a> {
     }
 
     /// The report a slot starts with: the controller's, or an orphan group's.
-    fn slot_report(&self, slot: usize, workloads: &[Workload], ownership: &Ownership) -> WorkloadReport {
+    fn slot_report(&self, slot: usize, workloads: &[Arc<Workload>], ownership: &Ownership) -> WorkloadReport {
         let group = ownership.group_at(slot);
         match (group, workloads.get(slot)) {
             (Some(g), _) => WorkloadReport {
@@ -886,7 +910,7 @@ impl<'a> Simulation<'a> {
         match result.node {
             Some(n) => {
                 pod_report.node = self.nodes.get(n).map(|info| info.name().to_string());
-                self.bind(n, &pod);
+                self.bind(n, &pod.metadata, &pod.spec);
             }
             None => pod_report.message = result.message,
         }
@@ -1118,7 +1142,7 @@ impl<'a> Simulation<'a> {
         let mut pending: Option<String> = None;
         // Replicas share their spec, so the filters and scores that depend only on the spec
         // and the Node objects are computed once for the workload.
-        let mut cache = StaticCache::default();
+        let mut cache = StaticCache::with_pod_index(self.pod_index.clone());
         for name in names {
             if let Some(message) = &pending {
                 report.pods.push(PodReport::pending(name, Some(message.clone())));
@@ -1147,7 +1171,7 @@ impl<'a> Simulation<'a> {
             }
             match result.node {
                 Some(i) => {
-                    self.bind(i, &pod);
+                    self.bind(i, &pod.metadata, &pod.spec);
                     let node = self.nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default();
                     report.pods.push(PodReport::scheduled(name, node));
                 }
@@ -1264,7 +1288,7 @@ impl<'a> Simulation<'a> {
             }
             match result.node {
                 Some(n) => {
-                    self.bind(n, &pod);
+                    self.bind(n, &pod.metadata, &pod.spec);
                     report.pods.push(PodReport::scheduled(pod.metadata.name.clone(), node_name));
                 }
                 None => {
@@ -1302,26 +1326,26 @@ impl<'a> Simulation<'a> {
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
     }
 
-    fn bind(&mut self, i: usize, pod: &Pod) {
-        let requests = self.requests.get(&pod.spec, &self.cfg);
+    fn bind(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) {
+        let requests = self.requests.get(spec, &self.cfg);
         // `i` is a node index the scheduler returned.
         let Some(info) = self.nodes.get_mut(i) else { return };
         info.requested.add(&requests.request);
         info.non_zero_requested.add(&requests.non_zero);
-        for p in wanted_host_ports(&pod.spec) {
+        for p in wanted_host_ports(spec) {
             info.used_ports.add(&p);
         }
-        info.add_pod(PlacedPod::from_pod(pod));
+        info.add_pod(PlacedPod::from_parts(metadata, spec));
         // Node taints do not change during the simulation: a pod on a node without NoExecute
         // taints is never evicted, so only the others are kept for the check at the end.
         if !info.node().spec.taints.iter().any(|t| t.effect == NO_EXECUTE) {
             return;
         }
         self.placed.push((
-            pod.metadata.namespace.clone().unwrap_or_default(),
-            pod.metadata.name.clone(),
+            metadata.namespace.clone().unwrap_or_default(),
+            metadata.name.clone(),
             i,
-            pod.spec.tolerations.clone(),
+            spec.tolerations.clone(),
         ));
     }
 

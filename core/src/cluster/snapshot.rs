@@ -14,7 +14,8 @@
 //! A Deployment's pods are found even without their ReplicaSet, by the ReplicaSet's name,
 //! `<deployment>-<pod-template-hash>`.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::cluster::controllers::POD_TEMPLATE_HASH_LABEL;
 use crate::input::documents::{Manifests, Workload, WorkloadKind};
@@ -139,7 +140,7 @@ pub fn resolve(manifests: &Manifests) -> Ownership {
     }
     // Then pods.
     let mut groups: Vec<OrphanGroup> = Vec::new();
-    let mut group_index: BTreeMap<(String, &'static str, String), usize> = BTreeMap::new();
+    let mut group_index: HashMap<(&str, &'static str, &str), usize> = HashMap::new();
     let deployments: HashMap<(&str, &str), usize> = workloads
         .iter()
         .enumerate()
@@ -167,7 +168,7 @@ pub fn resolve(manifests: &Manifests) -> Ownership {
                         // stand alone.
                         continue;
                     };
-                    let key = (w.namespace.clone(), kind.as_str(), reference.name.clone());
+                    let key = (w.namespace.as_str(), kind.as_str(), reference.name.as_str());
                     let group = *group_index.entry(key).or_insert_with(|| {
                         groups.push(OrphanGroup {
                             kind,
@@ -201,7 +202,7 @@ fn find_owner(
     namespace: &str,
     by_key: &HashMap<Key, usize>,
     by_uid: &HashMap<&str, usize>,
-    workloads: &[Workload],
+    workloads: &[Arc<Workload>],
 ) -> Option<usize> {
     if !reference.uid.is_empty() {
         if let Some(&i) = by_uid.get(reference.uid.as_str()) {

@@ -88,13 +88,18 @@ pub struct PlacedPod {
 
 impl PlacedPod {
     pub fn from_pod(pod: &Pod) -> Self {
-        let affinity = pod.spec.affinity.as_ref();
+        Self::from_parts(&pod.metadata, &pod.spec)
+    }
+
+    /// [`PlacedPod::from_pod`] of a pod given by its parts (a workload's template, say).
+    pub fn from_parts(metadata: &crate::model::ObjectMeta, spec: &crate::model::PodSpec) -> Self {
+        let affinity = spec.affinity.as_ref();
         let pa = affinity.and_then(|a| a.pod_affinity.as_ref());
         let paa = affinity.and_then(|a| a.pod_anti_affinity.as_ref());
         Self {
-            namespace: pod.metadata.namespace_or_default().to_string(),
-            name: pod.metadata.name.clone(),
-            labels: pod.metadata.labels.clone(),
+            namespace: metadata.namespace_or_default().to_string(),
+            name: metadata.name.clone(),
+            labels: metadata.labels.clone(),
             required_affinity: pa.map(|a| a.required.clone()).unwrap_or_default(),
             required_anti_affinity: paa.map(|a| a.required.clone()).unwrap_or_default(),
             preferred_affinity: pa.map(|a| a.preferred.clone()).unwrap_or_default(),
