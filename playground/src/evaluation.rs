@@ -579,7 +579,7 @@ fn sources<'m>(manifests: &'m Manifests, report: &Report) -> Vec<Option<(usize, 
                 return None;
             }
             let i = *own.get(&(r.kind, r.namespace.as_str(), r.name.as_str()))?;
-            manifests.workloads.get(i).map(|w| (i, w))
+            manifests.workloads.get(i).map(|w| (i, &**w))
         })
         .collect()
 }

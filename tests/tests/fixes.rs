@@ -292,7 +292,9 @@ fn every_verified_patch_places_every_replica_when_applied() {
         for w in &report.workloads {
             for f in w.fixes.iter().filter(|f| f.patch.is_some()) {
                 let mut m = manifests.clone();
-                let target = m.workloads.iter_mut().find(|x| x.name == w.name).expect("workload in the input");
+                let target = std::sync::Arc::make_mut(
+                    m.workloads.iter_mut().find(|x| x.name == w.name).expect("workload in the input"),
+                );
                 target.template.spec =
                     apply_to_spec(&target.template.spec, f.patch.as_deref().unwrap(), target.kind).expect("applies");
                 let after = run(&m);

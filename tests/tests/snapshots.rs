@@ -224,7 +224,7 @@ fn statefulset_creates_exactly_its_missing_ordinal() {
 
 fn statefulset_keeps_the_ordinal_of_its_terminating_pod() {
     let mut m = manifests("statefulset.yaml");
-    let mut web1 = m.workloads.iter().find(|w| w.name == "web-0").expect("web-0").clone();
+    let mut web1 = (**m.workloads.iter().find(|w| w.name == "web-0").expect("web-0")).clone();
     web1.name = "web-1".into();
     web1.doc.name = "web-1".into();
     web1.metadata.name = "web-1".into();
@@ -235,7 +235,7 @@ fn statefulset_keeps_the_ordinal_of_its_terminating_pod() {
     labels.insert("apps.kubernetes.io/pod-index".into(), "1".into());
     labels.insert("statefulset.kubernetes.io/pod-name".into(), "web-1".into());
     web1.template.spec.node_name = "worker-2".into();
-    m.workloads.push(web1);
+    m.workloads.push(web1.into());
     let report = simulate_manifests(&m, "statefulset.yaml with web-1 terminating");
     let web = workload(&report, "StatefulSet", "default", "web");
     for (name, _) in placements(web) {
@@ -329,7 +329,8 @@ fn daemonsets_create_pods_only_for_the_node_that_has_none() {
 
 fn daemonset_waits_for_its_terminating_pod() {
     let mut m = manifests("daemonset-missing-nodes.yaml");
-    let terminating = m.workloads.iter_mut().find(|w| w.name == "node-exporter-c6tjw").expect("the pod");
+    let terminating =
+        std::sync::Arc::make_mut(m.workloads.iter_mut().find(|w| w.name == "node-exporter-c6tjw").expect("the pod"));
     terminating.metadata.deletion_timestamp = Some("2026-03-13T07:30:25Z".into());
     let report = simulate_manifests(&m, "daemonset-missing-nodes.yaml with node-exporter-c6tjw terminating");
     let exporter = workload(&report, "DaemonSet", "monitoring", "node-exporter");

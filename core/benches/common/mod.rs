@@ -466,7 +466,7 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
         pod_status: Default::default(),
         state: Default::default(),
     };
-    Manifests { nodes: node_docs, workloads: vec![workload], services: Vec::new(), ignored: Vec::new() }
+    Manifests { nodes: node_docs, workloads: vec![workload.into()], services: Vec::new(), ignored: Vec::new() }
 }
 
 /// Nodes plus one node-exporter DaemonSet (100m / 128Mi, no tolerations: the 30% tainted
@@ -482,7 +482,7 @@ pub fn daemonset_manifests(nodes: usize) -> Manifests {
         }]},
     }))
     .expect("template deserializes");
-    let w = &mut m.workloads[0];
+    let w = std::sync::Arc::make_mut(&mut m.workloads[0]);
     w.kind = WorkloadKind::DaemonSet;
     w.namespace = "monitoring".into();
     w.name = "node-exporter".into();

@@ -109,7 +109,7 @@ impl Policy {
         let template = workload.template.spec.clone();
         let manifests = Manifests {
             nodes: settings.inventory.nodes.clone(),
-            workloads: vec![workload],
+            workloads: vec![std::sync::Arc::new(workload)],
             services: Vec::new(),
             ignored: Vec::new(),
         };
@@ -472,7 +472,7 @@ mod tests {
             let w = target.workload().unwrap();
             let m = Manifests {
                 nodes: settings.inventory.nodes.clone(),
-                workloads: vec![w.clone()],
+                workloads: vec![std::sync::Arc::new(w.clone())],
                 services: vec![],
                 ignored: vec![],
             };

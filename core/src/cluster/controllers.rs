@@ -104,7 +104,7 @@ pub fn pod_owner(w: &Workload) -> Option<PodOwner> {
 /// [`pod_owner`] of each workload of `manifests`, in order: computed once per simulation (a
 /// Deployment's hashes its template).
 pub fn pod_owners(manifests: &Manifests) -> Vec<Option<PodOwner>> {
-    manifests.workloads.iter().map(pod_owner).collect()
+    manifests.workloads.iter().map(|w| pod_owner(w)).collect()
 }
 
 /// The listers' content for a simulation of `manifests`, whose workloads' [`pod_owners`] are

@@ -215,7 +215,7 @@ fn apply(fix: &Fix, index: usize, manifests: &Manifests) -> Option<Manifests> {
     match &fix.remedy {
         Remedy::None => return None,
         Remedy::Patch => {
-            let w = m.workloads.get_mut(index)?;
+            let w = std::sync::Arc::make_mut(m.workloads.get_mut(index)?);
             w.template.spec = apply_to_spec(&w.template.spec, fix.patch.as_deref()?, w.kind)?;
         }
         Remedy::AddNodes { like, count, .. } => {

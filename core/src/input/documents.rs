@@ -576,7 +576,7 @@ impl Workload {
 #[derive(Debug, Clone, Default)]
 pub struct Manifests {
     pub nodes: Vec<(DocRef, Node)>,
-    pub workloads: Vec<Workload>,
+    pub workloads: Vec<std::sync::Arc<Workload>>,
     /// Services: read for the selectors of PodTopologySpread's system default constraints.
     pub services: Vec<(DocRef, Service)>,
     /// Documents of other kinds, skipped with a warning.
@@ -1005,7 +1005,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         }
         .into());
     }
-    out.workloads.push(Workload {
+    out.workloads.push(std::sync::Arc::new(Workload {
         kind,
         api_version,
         namespace: metadata.namespace_or_default().to_string(),
@@ -1017,7 +1017,7 @@ fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D
         metadata,
         pod_status,
         state,
-    });
+    }));
     Ok(())
 }
 

@@ -79,7 +79,7 @@ fn count(m: &Manifests) -> usize {
 fn renumber(m: &mut Manifests, before: usize) {
     let shift = |doc: &mut DocRef| doc.index += before;
     m.nodes.iter_mut().for_each(|(doc, _)| shift(doc));
-    m.workloads.iter_mut().for_each(|w| shift(&mut w.doc));
+    m.workloads.iter_mut().for_each(|w| shift(&mut std::sync::Arc::make_mut(w).doc));
     m.services.iter_mut().for_each(|(doc, _)| shift(doc));
     m.ignored.iter_mut().for_each(shift);
 }

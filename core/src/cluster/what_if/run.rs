@@ -19,6 +19,7 @@ use crate::cluster::what_if::{drain, nodes, NodeSelection, WhatIf, WhatIfError};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction};
 use crate::model::{Node, Pod, PodStatus};
+use std::sync::Arc;
 
 /// Why a what-if run stopped.
 #[derive(Debug, thiserror::Error)]
@@ -259,7 +260,7 @@ impl Removals {
             });
             if replaced_by.1 {
                 if let Some(w) = m.workloads.get_mut(p) {
-                    become_replacement(w);
+                    become_replacement(Arc::make_mut(w));
                 }
             } else {
                 remove.push(p);
@@ -278,7 +279,7 @@ impl Removals {
 
 /// Who re-creates the pod at `p`, in words, and whether the pod must be turned into its own
 /// replacement (its controller is not in the input).
-fn replaced_by(ownership: &Ownership, p: usize, workloads: &[Workload]) -> (String, bool) {
+fn replaced_by(ownership: &Ownership, p: usize, workloads: &[Arc<Workload>]) -> (String, bool) {
     let label = |i: usize| {
         workloads.get(i).map(|w| format!("{} {}/{}", w.kind.as_str(), w.namespace, w.name)).unwrap_or_default()
     };
@@ -332,7 +333,7 @@ fn become_replacement(w: &mut Workload) {
 struct BoundPods(std::collections::BTreeMap<String, Vec<usize>>);
 
 impl BoundPods {
-    fn of(workloads: &[Workload]) -> Self {
+    fn of(workloads: &[Arc<Workload>]) -> Self {
         let mut by_node = std::collections::BTreeMap::<String, Vec<usize>>::new();
         for (p, w) in workloads.iter().enumerate() {
             let holds = w.kind == WorkloadKind::Pod
@@ -346,8 +347,12 @@ impl BoundPods {
         Self(by_node)
     }
 
-    fn on<'w>(&'w self, workloads: &'w [Workload], node: &str) -> impl Iterator<Item = (usize, &'w Workload)> + 'w {
-        self.0.get(node).into_iter().flatten().filter_map(|&p| Some((p, workloads.get(p)?)))
+    fn on<'w>(
+        &'w self,
+        workloads: &'w [Arc<Workload>],
+        node: &str,
+    ) -> impl Iterator<Item = (usize, &'w Workload)> + 'w {
+        self.0.get(node).into_iter().flatten().filter_map(|&p| Some((p, &**workloads.get(p)?)))
     }
 }
 
