@@ -7,10 +7,21 @@
 //! in `memcmp`). Only pods of one namespace can match, so the index lists each namespace's
 //! pods, and a first count walks those alone. The counts are the same; the index only
 //! says where to look.
+//!
+//! It also keeps what those first cycles read of every node for a set of spreading
+//! constraints ([`NodeFacts`]: topology domains, node inclusion), which is the same for every
+//! workload with the same constraints and node affinity: tied to the same node slice, so
+//! kept here.
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use crate::scheduler::framework::{NodeInfo, PlacedPod};
+use crate::scheduler::plugins::pod_topology_spread::NodeFacts;
+
+/// At most this many sets of [`NodeFacts`] are kept (each is a few bytes per node and
+/// constraint); workloads beyond them compute their own.
+const MAX_SPREAD_FACTS: usize = 64;
 
 /// Below this many bound pods a walk over all of them is as cheap as building the index.
 pub const MIN_PODS: usize = 2_000;
@@ -25,6 +36,7 @@ pub struct PodIndex {
     nodes: (usize, usize),
     lens: Vec<u32>,
     by_namespace: HashMap<String, Vec<(u32, u32)>>,
+    spread_facts: Mutex<Vec<Arc<NodeFacts>>>,
 }
 
 impl PodIndex {
@@ -48,7 +60,12 @@ impl PodIndex {
                 entry.push((n as u32, p as u32));
             }
         }
-        Some(Self { nodes: (nodes.as_ptr() as usize, nodes.len()), lens, by_namespace })
+        Some(Self {
+            nodes: (nodes.as_ptr() as usize, nodes.len()),
+            lens,
+            by_namespace,
+            spread_facts: Mutex::new(Vec::new()),
+        })
     }
 
     /// Whether the index describes `nodes` (the same slice, no pod removed since).
@@ -60,6 +77,21 @@ impl PodIndex {
     /// How many of node `n`'s pods the index lists (in any namespace).
     pub fn indexed(&self, n: usize) -> usize {
         self.lens.get(n).map_or(0, |&l| l as usize)
+    }
+
+    /// The node facts a first spreading count needs: the kept ones that are `same`, else
+    /// `build`'s (kept for the next workload while there is room).
+    pub fn spread_facts(&self, same: impl Fn(&NodeFacts) -> bool, build: impl FnOnce() -> NodeFacts) -> Arc<NodeFacts> {
+        // A panic elsewhere while the lock was held leaves the list as it was: still usable.
+        let mut kept = self.spread_facts.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(facts) = kept.iter().find(|f| same(f)) {
+            return Arc::clone(facts);
+        }
+        let facts = Arc::new(build());
+        if kept.len() < MAX_SPREAD_FACTS {
+            kept.push(Arc::clone(&facts));
+        }
+        facts
     }
 
     /// The indexed pods of `namespace`, with their node indices, in node order.

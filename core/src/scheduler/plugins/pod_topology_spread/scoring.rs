@@ -1,7 +1,10 @@
 //! PreScore, Score and NormalizeScore (`scoring.go`): `ScheduleAnyway` constraints, or the
 //! system defaults.
 
+use std::sync::Arc;
+
 use super::*;
+use crate::model::{NodeSelector, Toleration};
 use crate::scheduler::pod_index::PodIndex;
 
 /// `topologyNormalizingWeight`: `ln(domains + 2)`, so small topologies are not drowned out.
@@ -22,22 +25,47 @@ pub(super) fn score_for_count(count: i64, max_skew: i32, weight: f64) -> f64 {
 /// its per-workload cache, which starts over whenever the spec or the node slice changes.
 #[derive(Debug, Default)]
 pub struct ScoreCache {
-    nodes: Vec<NodeEntry>,
+    /// The per-node facts of the constraints (shared with the other workloads of the
+    /// simulation that have the same constraints and node inclusion inputs).
+    facts: Option<Arc<NodeFacts>>,
+    /// How many of each node's pods are counted in `matching`.
+    seen: Vec<usize>,
+    /// Per node and constraint (`node * constraints + constraint`): the node's pods that the
+    /// constraint's selector matches, in the pod's namespace.
+    matching: Vec<i64>,
+    /// Where the simulation's bound pods are by namespace, so that the first count walks
+    /// only the pod's namespace, and where workloads share their [`NodeFacts`] (kept when
+    /// the cache starts over).
+    index: Option<Arc<PodIndex>>,
+}
+
+/// What PreScore reads of each node for one set of constraints, whatever the workload's
+/// selector: a workload's first cycle used to look these up on every node (topology keys,
+/// node affinity, taints) however many workloads before it had the same constraints.
+#[derive(Debug)]
+pub struct NodeFacts {
+    key: FactsKey,
+    nodes: usize,
+    /// Per node and constraint (`node * constraints + constraint`).
+    facts: Vec<NodeConstraint>,
     /// Per constraint, the topology values seen, by domain id.
     domains: Vec<Vec<String>>,
-    /// Where the simulation's bound pods are by namespace, so that the first count walks
-    /// only the pod's namespace (kept when the cache starts over).
-    index: Option<std::sync::Arc<PodIndex>>,
 }
 
-#[derive(Debug)]
-struct NodeEntry {
-    /// How many of the node's pods are counted in `matching`.
-    seen: usize,
-    per_constraint: Vec<NodeConstraint>,
+/// Everything [`NodeFacts`] are computed from, besides the nodes.
+#[derive(Debug, PartialEq)]
+struct FactsKey {
+    /// Per constraint: topology key, and whether node affinity and taints are honoured.
+    constraints: Vec<(String, bool, bool)>,
+    require_all_topologies: bool,
+    /// The pod's required node affinity (read when a constraint honours it).
+    node_selector: Option<Labels>,
+    required_affinity: Option<NodeSelector>,
+    /// The pod's tolerations (read when a constraint honours taints).
+    tolerations: Vec<Toleration>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 struct NodeConstraint {
     /// Whether PreScore's counting loop counts this node's pods for the constraint (it has
     /// the topology keys where they are required, and the inclusion policies admit it).
@@ -47,13 +75,68 @@ struct NodeConstraint {
     domain: Option<usize>,
     /// Whether the node has the topology key: only then does it score for the constraint.
     has_key: bool,
-    /// The node's pods that the constraint's selector matches, in the pod's namespace.
-    matching: i64,
+}
+
+impl FactsKey {
+    fn of(ctx: &ScoreContext) -> Self {
+        let affinity = ctx.constraints.iter().any(|c| c.honor_node_affinity);
+        let taints = ctx.constraints.iter().any(|c| c.honor_node_taints);
+        let spec = &ctx.pod.spec;
+        Self {
+            constraints: ctx
+                .constraints
+                .iter()
+                .map(|c| (c.topology_key.clone(), c.honor_node_affinity, c.honor_node_taints))
+                .collect(),
+            require_all_topologies: ctx.require_all_topologies,
+            node_selector: spec.node_selector.clone().filter(|_| affinity),
+            required_affinity: spec
+                .affinity
+                .as_ref()
+                .and_then(|a| a.node_affinity.as_ref())
+                .and_then(|a| a.required.clone())
+                .filter(|_| affinity),
+            tolerations: if taints { spec.tolerations.clone() } else { Vec::new() },
+        }
+    }
+}
+
+impl NodeFacts {
+    fn of(key: FactsKey, ctx: &ScoreContext, nodes: &[NodeInfo]) -> Self {
+        let k = ctx.constraints.len();
+        let mut domains = vec![Vec::<String>::new(); k];
+        let mut facts = Vec::with_capacity(nodes.len() * k);
+        for info in nodes {
+            // The node's label index: a hashed probe per key, where the label map's binary
+            // search compared long shared prefixes.
+            let labels = info.labels();
+            let has_keys = !ctx.require_all_topologies || has_all_keys(labels, &ctx.constraints);
+            for (c, names) in ctx.constraints.iter().zip(domains.iter_mut()) {
+                let value = labels.label(&c.topology_key);
+                facts.push(NodeConstraint {
+                    counted: has_keys && c.includes_node(ctx.pod, info, &ctx.required, ctx.cfg),
+                    domain: (c.topology_key != LABEL_HOSTNAME).then(|| {
+                        let value = value.unwrap_or("");
+                        names.iter().position(|n| n == value).unwrap_or_else(|| {
+                            names.push(value.to_string());
+                            names.len() - 1
+                        })
+                    }),
+                    has_key: value.is_some(),
+                });
+            }
+        }
+        Self { key, nodes: nodes.len(), facts, domains }
+    }
+
+    fn get(&self, node: usize, constraint: usize) -> Option<&NodeConstraint> {
+        self.facts.get(node * self.domains.len() + constraint)
+    }
 }
 
 impl ScoreCache {
     /// An empty cache whose first count reads `index` (when it covers the nodes counted).
-    pub fn with_index(index: Option<std::sync::Arc<PodIndex>>) -> Self {
+    pub fn with_index(index: Option<Arc<PodIndex>>) -> Self {
         Self { index, ..Self::default() }
     }
 
@@ -64,75 +147,64 @@ impl ScoreCache {
 
     /// Builds the per-node facts unless they are there for this many nodes and constraints.
     fn prepare(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
-        let ready = self.nodes.len() == nodes.len()
-            && self.domains.len() == ctx.constraints.len()
-            && self.nodes.iter().zip(nodes).all(|(e, n)| e.seen <= n.pods().len());
+        let k = ctx.constraints.len();
+        let ready = self.facts.as_ref().is_some_and(|f| f.nodes == nodes.len() && f.domains.len() == k)
+            && self.seen.len() == nodes.len()
+            && self.seen.iter().zip(nodes).all(|(&seen, n)| seen <= n.pods().len());
         if ready {
             return;
         }
-        self.domains = vec![Vec::new(); ctx.constraints.len()];
-        let domains = &mut self.domains;
-        self.nodes = nodes
-            .iter()
-            .map(|info| {
-                // The node's label index: a hashed probe per key, where the label map's
-                // binary search compared long shared prefixes (this runs for every node
-                // whenever a workload's cache starts).
-                let labels = info.labels();
-                let has_keys = !ctx.require_all_topologies || has_all_keys(labels, &ctx.constraints);
-                let per_constraint = ctx
-                    .constraints
-                    .iter()
-                    .zip(domains.iter_mut())
-                    .map(|(c, names)| NodeConstraint {
-                        counted: has_keys && c.includes_node(ctx.pod, info, &ctx.required, ctx.cfg),
-                        domain: (c.topology_key != LABEL_HOSTNAME).then(|| {
-                            let value = labels.label(&c.topology_key).unwrap_or("");
-                            names.iter().position(|n| n == value).unwrap_or_else(|| {
-                                names.push(value.to_string());
-                                names.len() - 1
-                            })
-                        }),
-                        has_key: labels.label(&c.topology_key).is_some(),
-                        matching: 0,
-                    })
-                    .collect();
-                NodeEntry { seen: 0, per_constraint }
-            })
-            .collect();
-        self.count_indexed(ctx, nodes);
+        let key = FactsKey::of(ctx);
+        let index = self.index.clone().filter(|i| i.covers(nodes));
+        self.facts = Some(match &index {
+            Some(index) => index.spread_facts(|f| f.key == key, || NodeFacts::of(FactsKey::of(ctx), ctx, nodes)),
+            None => Arc::new(NodeFacts::of(key, ctx, nodes)),
+        });
+        self.seen = vec![0; nodes.len()];
+        self.matching = vec![0; nodes.len() * k];
+        if let Some(index) = index {
+            self.count_indexed(&index, ctx, nodes);
+        }
     }
 
     /// The first count from the index: each node's indexed pods in the pod's namespace that
     /// each constraint's selector matches (as [`count_matching`] counts them); `update` then
     /// counts the pods bound after the index was built.
-    fn count_indexed(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
-        let Some(index) = self.index.as_ref().filter(|i| i.covers(nodes)) else { return };
+    fn count_indexed(&mut self, index: &PodIndex, ctx: &ScoreContext, nodes: &[NodeInfo]) {
+        let k = ctx.constraints.len();
         for (n, pod) in index.in_namespace(nodes, ctx.namespace) {
-            let Some(entry) = self.nodes.get_mut(n) else { continue };
-            for (nc, c) in entry.per_constraint.iter_mut().zip(&ctx.constraints) {
-                if counts_any(&c.selector) && c.selector.matches(&pod.labels) {
-                    nc.matching += 1;
+            for (c, constraint) in ctx.constraints.iter().enumerate() {
+                if counts_any(&constraint.selector) && constraint.selector.matches(&pod.labels) {
+                    if let Some(m) = self.matching.get_mut(n * k + c) {
+                        *m += 1;
+                    }
                 }
             }
         }
-        for (n, entry) in self.nodes.iter_mut().enumerate() {
-            entry.seen = index.indexed(n);
+        for (n, seen) in self.seen.iter_mut().enumerate() {
+            *seen = index.indexed(n);
         }
     }
 
     /// Counts the pods bound since the last cycle.
     fn update(&mut self, ctx: &ScoreContext, nodes: &[NodeInfo]) {
-        for (entry, info) in self.nodes.iter_mut().zip(nodes) {
-            let new = info.pods().get(entry.seen..).unwrap_or_default();
+        let k = ctx.constraints.len();
+        for (n, (seen, info)) in self.seen.iter_mut().zip(nodes).enumerate() {
+            let new = info.pods().get(*seen..).unwrap_or_default();
             if new.is_empty() {
                 continue;
             }
-            for (nc, c) in entry.per_constraint.iter_mut().zip(&ctx.constraints) {
-                nc.matching += count_matching(new, &c.selector, ctx.namespace);
+            for (c, constraint) in ctx.constraints.iter().enumerate() {
+                if let Some(m) = self.matching.get_mut(n * k + c) {
+                    *m += count_matching(new, &constraint.selector, ctx.namespace);
+                }
             }
-            entry.seen = info.pods().len();
+            *seen = info.pods().len();
         }
+    }
+
+    fn matching(&self, node: usize, constraint: usize, constraints: usize) -> i64 {
+        self.matching.get(node * constraints + constraint).copied().unwrap_or(0)
     }
 }
 
@@ -194,23 +266,25 @@ pub fn score(
     let cache = cache.unwrap_or(&mut fresh);
     cache.prepare(&ctx, nodes);
     cache.update(&ctx, nodes);
+    let Some(facts) = cache.facts.as_deref() else { return zeros };
+    let k = ctx.constraints.len();
 
     // The feasible nodes in order, `None` for those PreScore ignores (missing a required
     // topology key; an index outside `nodes` would be a caller bug, and is ignored too).
-    let scored: Vec<Option<(&NodeInfo, &NodeEntry)>> = feasible
+    let scored: Vec<Option<usize>> = feasible
         .iter()
         .map(|&i| {
             let info = nodes.get(i)?;
             let keep = !require_all_topologies || has_all_keys(info.labels(), &ctx.constraints);
-            keep.then_some((info, cache.nodes.get(i)?))
+            keep.then_some(i)
         })
         .collect();
     // PreScore's domains: the topology values of the scored nodes, per constraint; the
     // hostname constraint's size is the number of scored nodes.
-    let mut present: Vec<Vec<bool>> = cache.domains.iter().map(|d| vec![false; d.len()]).collect();
-    for (_, entry) in scored.iter().flatten() {
-        for (nc, p) in entry.per_constraint.iter().zip(present.iter_mut()) {
-            if let Some(slot) = nc.domain.and_then(|d| p.get_mut(d)) {
+    let mut present: Vec<Vec<bool>> = facts.domains.iter().map(|d| vec![false; d.len()]).collect();
+    for &i in scored.iter().flatten() {
+        for (c, p) in present.iter_mut().enumerate() {
+            if let Some(slot) = facts.get(i, c).and_then(|f| f.domain).and_then(|d| p.get_mut(d)) {
                 *slot = true;
             }
         }
@@ -227,11 +301,11 @@ pub fn score(
         .collect();
     // Matching pods per domain, over every counted node whose domain is present.
     let mut totals: Vec<Vec<i64>> = present.iter().map(|p| vec![0; p.len()]).collect();
-    for entry in &cache.nodes {
-        for ((nc, p), t) in entry.per_constraint.iter().zip(&present).zip(totals.iter_mut()) {
-            let Some(d) = nc.domain.filter(|_| nc.counted) else { continue };
+    for n in 0..facts.nodes {
+        for (c, (p, t)) in present.iter().zip(totals.iter_mut()).enumerate() {
+            let Some(d) = facts.get(n, c).filter(|f| f.counted).and_then(|f| f.domain) else { continue };
             if let (Some(true), Some(total)) = (p.get(d), t.get_mut(d)) {
-                *total += nc.matching;
+                *total += cache.matching(n, c, k);
             }
         }
     }
@@ -239,19 +313,19 @@ pub fn score(
     let raw: Vec<Option<i64>> = scored
         .iter()
         .map(|scored| {
-            let (_, entry) = (*scored)?;
+            let i = (*scored)?;
             let mut s = 0.0;
-            let per = ctx.constraints.iter().zip(&entry.per_constraint).zip(&totals).zip(&weights);
-            for (((c, nc), t), w) in per {
+            for (c, ((constraint, t), w)) in ctx.constraints.iter().zip(&totals).zip(&weights).enumerate() {
+                let Some(fact) = facts.get(i, c) else { continue };
                 // Only a node that has the topology key scores for the constraint.
-                if !nc.has_key {
+                if !fact.has_key {
                     continue;
                 }
-                let cnt = match nc.domain {
-                    None => nc.matching,
+                let cnt = match fact.domain {
+                    None => cache.matching(i, c, k),
                     Some(d) => t.get(d).copied().unwrap_or(0),
                 };
-                s += score_for_count(cnt, c.max_skew, *w);
+                s += score_for_count(cnt, constraint.max_skew, *w);
             }
             Some(s.round() as i64)
         })

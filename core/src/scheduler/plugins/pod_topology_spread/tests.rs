@@ -167,6 +167,23 @@ fn indexed_first_count_equals_the_full_walk() {
             }
         }
     }
+    // Workloads of one simulation share the node facts of the same constraints and node
+    // affinity; another selector, or a nodeSelector that leaves nodes out, still scores as a
+    // walk over everything does.
+    let shared = std::sync::Arc::new(PodIndex::build(&nodes).unwrap_or_else(|| unreachable!()));
+    let zone_and_host = || vec![constraint(ZONE, 1, SCHEDULE_ANYWAY), constraint(LABEL_HOSTNAME, 2, SCHEDULE_ANYWAY)];
+    let web = incoming(zone_and_host());
+    let mut db = incoming(zone_and_host());
+    for c in &mut db.spec.topology_spread_constraints {
+        c.label_selector = Some(LabelSelector { match_labels: labels(&[("app", "db")]), ..Default::default() });
+    }
+    let mut pinned = incoming(zone_and_host());
+    pinned.spec.node_selector = Some(labels(&[(ZONE, "z2")]));
+    for (why, p) in [("web", &web), ("db, sharing web's facts", &db), ("pinned to z2", &pinned), ("web again", &web)] {
+        let mut cache = ScoreCache::with_index(Some(shared.clone()));
+        let fresh = score(p, &nodes, &feasible, &SchedulerConfig::default(), None);
+        assert_eq!(score(p, &nodes, &feasible, &SchedulerConfig::default(), Some(&mut cache)), fresh, "{why}");
+    }
     // An index of other nodes is not read.
     let p = incoming(vec![constraint(ZONE, 1, SCHEDULE_ANYWAY)]);
     let other: Vec<NodeInfo> = nodes.iter().take(6).cloned().collect();
