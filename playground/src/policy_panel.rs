@@ -110,16 +110,19 @@ pub fn gatekeeper_member(text: &str) -> Result<Option<Value>, String> {
 }
 
 /// The settings the policy receives: the panel's JSON, with the pasted Gatekeeper policies
-/// in its `gatekeeper` member (they replace one written in the JSON).
+/// as its `gatekeeper.templates` and `gatekeeper.constraints` (they replace those written in
+/// the JSON; the member's other settings, `enableK8sNativeValidation` and
+/// `defaultExpansions`, stay).
 pub fn effective_settings(settings: &str, gatekeeper: &str) -> Result<Value, String> {
     let mut settings: Value =
         serde_json::from_str(settings).map_err(|e| format!("settings are not valid JSON: {e}"))?;
-    if let Some(member) = gatekeeper_member(gatekeeper)? {
-        match settings.as_object_mut() {
-            Some(map) => {
-                map.insert("gatekeeper".into(), member);
+    if let Some(Value::Object(pasted)) = gatekeeper_member(gatekeeper)? {
+        let Some(map) = settings.as_object_mut() else { return Err("settings must be a JSON object".into()) };
+        match map.get_mut("gatekeeper") {
+            Some(Value::Object(member)) => member.extend(pasted),
+            _ => {
+                map.insert("gatekeeper".into(), Value::Object(pasted));
             }
-            None => return Err("settings must be a JSON object".into()),
         }
     }
     Ok(settings)
