@@ -77,14 +77,16 @@ fn module_sizes() {
     let lean = lean_module_bytes().len();
     assert!(lean < 2_000_000, "placement-policy-lean.wasm is {lean} bytes, over the 2 MB target");
     // The full module adds the Gatekeeper setting to the same placement code: regorus, its regex
-    // and glob engines, Placement's Gatekeeper layer (2.44 MB, BENCHMARKS.md "Kubewarden
-    // policy"). The placement code's own growth is bounded by the lean module's target above;
-    // this bound catches growth of the Gatekeeper part.
+    // and glob engines, Placement's Gatekeeper layer (2.43 MB), and since issue 15 the CEL
+    // interpreter (cel and its ANTLR parser, +1.00 MB) and the `net.*`/`yaml.*` builtins
+    // (+0.18 MB): 3.61 MB (BENCHMARKS.md, "Size of the optional Gatekeeper features"). The
+    // placement code's own growth is bounded by the lean module's target above; this bound
+    // catches growth of the Gatekeeper part.
     let full = module_bytes().len();
     let gatekeeper = full.saturating_sub(lean);
     assert!(
-        gatekeeper < 2_600_000,
-        "the Gatekeeper part of placement-policy.wasm is {gatekeeper} bytes ({full} in all), over its 2.6 MB bound"
+        gatekeeper < 3_800_000,
+        "the Gatekeeper part of placement-policy.wasm is {gatekeeper} bytes ({full} in all), over its 3.8 MB bound"
     );
     assert!(full > lean + 1_000_000, "the lean module ({lean} bytes) has lost the Rego interpreter ({full} bytes)");
 }
