@@ -32,8 +32,13 @@ use super::{Limits, WORK_CHECK_INTERVAL};
 /// Largest CEL source of one template (all expressions together), as for Rego.
 pub const MAX_CEL_BYTES: usize = 1024 * 1024;
 
-/// Comprehension iterations per unit of [`Limits::work`] where there is no clock (wasm32).
-const CEL_ITERATIONS_PER_WORK: u64 = WORK_CHECK_INTERVAL as u64;
+/// Comprehension iterations per unit of [`Limits::work`] where there is no clock (wasm32):
+/// one, so the default budget allows a million iterations. A CEL iteration (binding the
+/// variable, the counter's call, the loop body) costs far more than one of regorus' work units,
+/// which come 32 to a unit of [`Limits::work`]; how long the budget takes in the waPC host is
+/// in BENCHMARKS.md, "Gatekeeper". The library's CEL templates iterate over a workload's
+/// containers and volumes: tens of iterations.
+const CEL_ITERATIONS_PER_WORK: u64 = 1;
 
 /// The work counter's function name, out of reach of CEL identifiers users write.
 const WORK_FUNCTION: &str = "__placement_work__";
@@ -269,8 +274,8 @@ fn count_work(e: &mut IdedExpr) {
 
 /// The work counter behind [`Limits`] for CEL: each comprehension iteration is one unit.
 /// Natively the wall clock is read every [`WORK_CHECK_INTERVAL`] units against
-/// `limits.time`; without a clock (wasm32) `limits.work` x [`WORK_CHECK_INTERVAL`] units
-/// are allowed, as for Rego.
+/// `limits.time`; without a clock (wasm32) `limits.work` x [`CEL_ITERATIONS_PER_WORK`] units
+/// are allowed.
 struct Budget {
     /// `None` on wasm32, where `Instant::now` panics.
     start: Option<Instant>,

@@ -851,15 +851,3 @@ fn hostile_cel_is_stopped_by_the_time_limit() {
     );
     assert!(err.is_limit_exceeded());
 }
-
-#[cfg(feature = "gatekeeper-cel")]
-#[test]
-fn tmp_cel_iteration_speed() {
-    let list = format!("[{}]", (0..1000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
-    let source = format!("validations:\n- expression: \"{list}.all(a, {list}.all(b, a + b >= 0))\"");
-    let t = cel_template(&source).expect("compiles");
-    let start = Instant::now();
-    let limits = Limits { time: None, work: None };
-    let r = t.violations(&review_for(&pod(None, "p", json!({}), "x")), &Value::Null, None, limits, Engine::K8sNativeValidation);
-    eprintln!("10^6 iterations: {:?} {:?}", start.elapsed(), r.map(|v| v.len()));
-}
