@@ -357,6 +357,24 @@ spec:
         assert!(ReviewResponse::from_json("").into_result().unwrap_err().contains("answered badly"));
     }
 
+    /// The pasted policies replace the settings' templates and constraints; the member's other
+    /// settings (the engine choice, the default expansions) stay.
+    #[test]
+    fn pasted_policies_keep_the_gatekeeper_settings() {
+        let settings = r#"{"gatekeeper": {"enableK8sNativeValidation": false, "defaultExpansions": false, "templates": ["x"]}}"#;
+        let got = effective_settings(settings, GATEKEEPER_SAMPLE).unwrap();
+        let member = &got["gatekeeper"];
+        assert_eq!(member["enableK8sNativeValidation"], json!(false));
+        assert_eq!(member["defaultExpansions"], json!(false));
+        assert_eq!(member["templates"].as_array().map(Vec::len), Some(1));
+        assert_eq!(member["templates"][0]["kind"], json!("ConstraintTemplate"));
+        assert_eq!(member["constraints"][0]["kind"], json!("K8sPSPPrivilegedContainer"));
+        // Without a member in the settings, the pasted policies make one.
+        let got = effective_settings("{}", GATEKEEPER_SAMPLE).unwrap();
+        assert_eq!(got["gatekeeper"].as_object().map(|m| m.len()), Some(2));
+        assert_eq!(effective_settings("{}", "").unwrap(), json!({}));
+    }
+
     #[test]
     fn bad_gatekeeper_text_names_the_template_and_line() {
         let rows = [
