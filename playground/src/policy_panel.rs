@@ -361,7 +361,8 @@ spec:
     /// settings (the engine choice, the default expansions) stay.
     #[test]
     fn pasted_policies_keep_the_gatekeeper_settings() {
-        let settings = r#"{"gatekeeper": {"enableK8sNativeValidation": false, "defaultExpansions": false, "templates": ["x"]}}"#;
+        let settings =
+            r#"{"gatekeeper": {"enableK8sNativeValidation": false, "defaultExpansions": false, "templates": ["x"]}}"#;
         let got = effective_settings(settings, GATEKEEPER_SAMPLE).unwrap();
         let member = &got["gatekeeper"];
         assert_eq!(member["enableK8sNativeValidation"], json!(false));

@@ -85,7 +85,8 @@ spec:
         let rego_only = review_with(r#"{"gatekeeper": {"enableK8sNativeValidation": false}}"#).into_result().unwrap();
         let message = rego_only[0].verdict.message.clone().unwrap_or_default();
         assert!(
-            message.contains("ConstraintTemplate k8sreplicacap: no Rego code, and K8sNativeValidation (CEL) is disabled"),
+            message
+                .contains("ConstraintTemplate k8sreplicacap: no Rego code, and K8sNativeValidation (CEL) is disabled"),
             "{message}"
         );
     }

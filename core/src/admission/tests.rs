@@ -713,7 +713,10 @@ mod gatekeeper_policy {
         assert_eq!(validate(&payload(&labelled, &settings)), validate(&payload(&labelled, &registries_only(None))));
         assert!(validate(&payload(&labelled, &settings)).accepted);
 
-        assert_eq!(validate(&payload(&pod, &registries_only(Some(true)))), validate(&payload(&pod, &registries_only(None))));
+        assert_eq!(
+            validate(&payload(&pod, &registries_only(Some(true)))),
+            validate(&payload(&pod, &registries_only(None)))
+        );
         let rego = validate(&payload(&pod, &registries_only(Some(false))));
         assert_eq!(rego.message.as_deref(), Some(REGO_REGISTRIES), "Rego when CEL is disabled");
 
@@ -737,10 +740,7 @@ mod gatekeeper_policy {
             assert_eq!(resp.message.as_deref(), Some(REGO_REGISTRIES), "{enabled:?}");
         }
         let v = validate_settings(&serde_json::to_vec(&registries_only(Some(true))).unwrap());
-        assert_eq!(
-            v.message,
-            Some(format!("settings.gatekeeper.enableK8sNativeValidation: {}", gatekeeper::NO_CEL))
-        );
+        assert_eq!(v.message, Some(format!("settings.gatekeeper.enableK8sNativeValidation: {}", gatekeeper::NO_CEL)));
     }
 
     /// A hostile CEL expression (10^9 comprehension iterations) is stopped by the evaluation's

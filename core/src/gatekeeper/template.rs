@@ -102,12 +102,10 @@ impl EvalError {
             _ => None,
         });
         match (limit, budget) {
-            (Some(_), Some(work)) => {
-                EvalError::WorkBudgetExceeded {
+            (Some(_), Some(work)) => EvalError::WorkBudgetExceeded {
                 engine: Engine::Rego,
                 work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work),
-            }
-            }
+            },
             (Some(limit), None) => EvalError::TimeLimitExceeded { engine: Engine::Rego, limit, message: e.to_string() },
             (None, _) => EvalError::Rego(e.to_string().trim().to_string()),
         }

@@ -658,7 +658,11 @@ spec:
 fn extra_builtins() {
     let mut cases: Vec<(&str, &str, Vec<&str>)> = Vec::new();
     if cfg!(feature = "gatekeeper-net") {
-        cases.push(("net.cidr_contains inside", "net.cidr_contains(\"10.0.0.0/8\", \"10.1.2.3\")\n  msg := \"in\"", vec!["in"]));
+        cases.push((
+            "net.cidr_contains inside",
+            "net.cidr_contains(\"10.0.0.0/8\", \"10.1.2.3\")\n  msg := \"in\"",
+            vec!["in"],
+        ));
         cases.push((
             "net.cidr_contains outside",
             "not net.cidr_contains(\"10.0.0.0/8\", \"192.168.0.1\")\n  msg := \"out\"",
