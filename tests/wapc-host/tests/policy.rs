@@ -448,7 +448,9 @@ fn hostile_cel_is_stopped_by_the_work_budget() {
     assert_eq!(resp["code"], 500, "{resp}");
     let m = resp["message"].as_str().unwrap();
     assert!(
-        m.contains("owner-label (template k8srequiredlabelcel): evaluation failed: CEL evaluation exceeded its work budget"),
+        m.contains(
+            "owner-label (template k8srequiredlabelcel): evaluation failed: CEL evaluation exceeded its work budget"
+        ),
         "{m}"
     );
     eprintln!("hostile CEL stopped after {took:?}");
