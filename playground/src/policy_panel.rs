@@ -110,16 +110,19 @@ pub fn gatekeeper_member(text: &str) -> Result<Option<Value>, String> {
 }
 
 /// The settings the policy receives: the panel's JSON, with the pasted Gatekeeper policies
-/// in its `gatekeeper` member (they replace one written in the JSON).
+/// as its `gatekeeper.templates` and `gatekeeper.constraints` (they replace those written in
+/// the JSON; the member's other settings, `enableK8sNativeValidation` and
+/// `defaultExpansions`, stay).
 pub fn effective_settings(settings: &str, gatekeeper: &str) -> Result<Value, String> {
     let mut settings: Value =
         serde_json::from_str(settings).map_err(|e| format!("settings are not valid JSON: {e}"))?;
-    if let Some(member) = gatekeeper_member(gatekeeper)? {
-        match settings.as_object_mut() {
-            Some(map) => {
-                map.insert("gatekeeper".into(), member);
+    if let Some(Value::Object(pasted)) = gatekeeper_member(gatekeeper)? {
+        let Some(map) = settings.as_object_mut() else { return Err("settings must be a JSON object".into()) };
+        match map.get_mut("gatekeeper") {
+            Some(Value::Object(member)) => member.extend(pasted),
+            _ => {
+                map.insert("gatekeeper".into(), Value::Object(pasted));
             }
-            None => return Err("settings must be a JSON object".into()),
         }
     }
     Ok(settings)
@@ -352,6 +355,25 @@ spec:
         let garbage = ReviewResponse::from_json(&review_json("{"));
         assert!(garbage.into_result().unwrap_err().contains("bad request to the admission module"));
         assert!(ReviewResponse::from_json("").into_result().unwrap_err().contains("answered badly"));
+    }
+
+    /// The pasted policies replace the settings' templates and constraints; the member's other
+    /// settings (the engine choice, the default expansions) stay.
+    #[test]
+    fn pasted_policies_keep_the_gatekeeper_settings() {
+        let settings =
+            r#"{"gatekeeper": {"enableK8sNativeValidation": false, "defaultExpansions": false, "templates": ["x"]}}"#;
+        let got = effective_settings(settings, GATEKEEPER_SAMPLE).unwrap();
+        let member = &got["gatekeeper"];
+        assert_eq!(member["enableK8sNativeValidation"], json!(false));
+        assert_eq!(member["defaultExpansions"], json!(false));
+        assert_eq!(member["templates"].as_array().map(Vec::len), Some(1));
+        assert_eq!(member["templates"][0]["kind"], json!("ConstraintTemplate"));
+        assert_eq!(member["constraints"][0]["kind"], json!("K8sPSPPrivilegedContainer"));
+        // Without a member in the settings, the pasted policies make one.
+        let got = effective_settings("{}", GATEKEEPER_SAMPLE).unwrap();
+        assert_eq!(got["gatekeeper"].as_object().map(|m| m.len()), Some(2));
+        assert_eq!(effective_settings("{}", "").unwrap(), json!({}));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //!   constraints:            # Constraints of the templates' kinds, objects or YAML text
 //!     - {apiVersion: constraints.gatekeeper.sh/v1beta1, kind: K8sPSPPrivilegedContainer, ...}
 //!   defaultExpansions: true # Gatekeeper's common ExpansionTemplates (the default)
+//!   enableK8sNativeValidation: true # a template's CEL code when it has some (the default)
 //! ```
 //!
 //! Either list also takes one YAML string instead of a list. Every document is sorted by its
@@ -39,6 +40,9 @@ use crate::input::documents::{split_documents, strip_nulls};
 
 pub const NAME: &str = "gatekeeper";
 
+/// The settings error for `enableK8sNativeValidation: true` in a build without CEL.
+pub const NO_CEL: &str = "this build evaluates no CEL (K8sNativeValidation): it needs placement-core's `gatekeeper-cel` feature; set false to evaluate templates' Rego";
+
 /// Most ConstraintTemplates (and ExpansionTemplates) accepted in the settings.
 pub const MAX_TEMPLATES: usize = 500;
 /// Most Constraints accepted in the settings. Each is evaluated on every matching request
@@ -54,6 +58,9 @@ struct Raw {
     constraints: Value,
     #[serde(default = "yes")]
     default_expansions: bool,
+    /// Gatekeeper's `--enable-k8s-native-validation`: see [`Policy::from_settings`].
+    #[serde(default)]
+    enable_k8s_native_validation: Option<bool>,
 }
 
 fn yes() -> bool {
@@ -94,6 +101,16 @@ impl Policy {
         items.extend(items_of(&raw.constraints, &format!("{at}.constraints"))?);
 
         let mut set = PolicySet::default();
+        // As Gatekeeper's and gator's `--enable-k8s-native-validation` (default true): a
+        // template with `engine: K8sNativeValidation` code is evaluated with CEL, else with its
+        // Rego. A build without CEL can only honour `false`.
+        match raw.enable_k8s_native_validation {
+            Some(true) if !cfg!(feature = "gatekeeper-cel") => {
+                return Err(SettingsError::new(format!("{at}.enableK8sNativeValidation"), NO_CEL))
+            }
+            Some(enabled) => set.k8s_native_validation = enabled,
+            None => {}
+        }
         let (mut templates, mut constraints) = (Vec::new(), Vec::new());
         for item in items {
             let api_version = item.value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();

@@ -16,6 +16,7 @@ pub fn fixture(name: &str) -> &'static str {
         "settings-warn.json" => include_str!("testdata/settings-warn.json"),
         "settings-blanket.json" => include_str!("testdata/settings-blanket.json"),
         "settings-gatekeeper.json" => include_str!("testdata/settings-gatekeeper.json"),
+        "settings-gatekeeper-cel.json" => include_str!("testdata/settings-gatekeeper-cel.json"),
         "pod-privileged.json" => include_str!("testdata/pod-privileged.json"),
         "pod-unmirrored-image.json" => include_str!("testdata/pod-unmirrored-image.json"),
         "cases.json" => include_str!("testdata/cases.json"),
@@ -651,7 +652,7 @@ mod gatekeeper_policy {
             (gk(json!({"a": 1}), ok_constraint.clone()), "settings.gatekeeper.templates: expected a list of Gatekeeper objects or YAML text, found a mapping"),
             (gk(json!(["kind: [unclosed"]), ok_constraint.clone()), "settings.gatekeeper.templates[0]: document 1: invalid YAML"),
             (json!({"gatekeeper": []}), "settings.gatekeeper: expected a mapping with `templates` and `constraints`, found a list"),
-            (json!({"gatekeeper": {"template": []}}), "settings.gatekeeper.template: unknown field `template`, expected one of `templates`, `constraints`, `defaultExpansions`"),
+            (json!({"gatekeeper": {"template": []}}), "settings.gatekeeper.template: unknown field `template`, expected one of `templates`, `constraints`, `defaultExpansions`, `enableK8sNativeValidation`"),
         ];
         for (settings, want) in rows {
             let m = err(settings.clone());
@@ -675,6 +676,95 @@ mod gatekeeper_policy {
             m.starts_with("placement policy: gatekeeper: K8sPSPPrivilegedContainer no-privileged (template k8spspprivilegedcontainer): evaluation failed"),
             "{m}"
         );
+    }
+
+    /// The settings of `settings-gatekeeper-cel.json` with only its first template (CEL and
+    /// Rego) and constraint, and `enableK8sNativeValidation` set to `enabled`.
+    fn registries_only(enabled: Option<bool>) -> Value {
+        let mut s = json_of("settings-gatekeeper-cel.json");
+        s["gatekeeper"]["templates"].as_array_mut().unwrap().truncate(1);
+        s["gatekeeper"]["constraints"].as_array_mut().unwrap().truncate(1);
+        if let Some(enabled) = enabled {
+            s["gatekeeper"]["enableK8sNativeValidation"] = json!(enabled);
+        }
+        s
+    }
+
+    const REGO_REGISTRIES: &str = "[registries] container <shell> has an invalid image repo <registry.example.com/tools/busybox:1.36>, allowed repos are [\"mirror.example.com/\"]";
+
+    /// gator's and Gatekeeper's engine choice: a template's CEL code when it has some
+    /// (`enableK8sNativeValidation`, default true), else its Rego; `false` picks the Rego.
+    #[cfg(feature = "gatekeeper-cel")]
+    #[test]
+    fn gatekeeper_cel_is_preferred_unless_disabled() {
+        let pod = json_of("pod-privileged.json");
+        let settings = json_of("settings-gatekeeper-cel.json");
+        assert!(validate_settings(&serde_json::to_vec(&settings).unwrap()).valid);
+        let resp = validate(&payload(&pod, &settings));
+        assert!(!resp.accepted);
+        assert_eq!(
+            resp.message.as_deref(),
+            Some("[registries] images from outside mirror.example.com/: registry.example.com/tools/busybox:1.36\n[owner-label] missing label owner"),
+            "CEL for both, the CEL-only template included"
+        );
+        let mut labelled = pod.clone();
+        labelled["object"]["metadata"]["labels"] = json!({"owner": "me"});
+        labelled["object"]["spec"]["containers"][0]["image"] = json!("mirror.example.com/busybox:1.36");
+        assert_eq!(validate(&payload(&labelled, &settings)), validate(&payload(&labelled, &registries_only(None))));
+        assert!(validate(&payload(&labelled, &settings)).accepted);
+
+        assert_eq!(
+            validate(&payload(&pod, &registries_only(Some(true)))),
+            validate(&payload(&pod, &registries_only(None)))
+        );
+        let rego = validate(&payload(&pod, &registries_only(Some(false))));
+        assert_eq!(rego.message.as_deref(), Some(REGO_REGISTRIES), "Rego when CEL is disabled");
+
+        // A CEL-only template with CEL disabled has nothing to evaluate: a settings error.
+        let mut cel_only = settings.clone();
+        cel_only["gatekeeper"]["enableK8sNativeValidation"] = json!(false);
+        let v = validate_settings(&serde_json::to_vec(&cel_only).unwrap());
+        assert_eq!(
+            v.message.as_deref(),
+            Some("settings.gatekeeper.templates[1]: ConstraintTemplate k8srequiredlabelcel: no Rego code, and K8sNativeValidation (CEL) is disabled")
+        );
+    }
+
+    /// A build without CEL evaluates the Rego and can only honour `false`.
+    #[cfg(not(feature = "gatekeeper-cel"))]
+    #[test]
+    fn gatekeeper_without_cel_evaluates_rego() {
+        let pod = json_of("pod-privileged.json");
+        for enabled in [None, Some(false)] {
+            let resp = validate(&payload(&pod, &registries_only(enabled)));
+            assert_eq!(resp.message.as_deref(), Some(REGO_REGISTRIES), "{enabled:?}");
+        }
+        let v = validate_settings(&serde_json::to_vec(&registries_only(Some(true))).unwrap());
+        assert_eq!(v.message, Some(format!("settings.gatekeeper.enableK8sNativeValidation: {}", gatekeeper::NO_CEL)));
+    }
+
+    /// A hostile CEL expression (10^9 comprehension iterations) is stopped by the evaluation's
+    /// limit and rejects the request with a 500 naming the constraint, as a hostile Rego
+    /// template does.
+    #[cfg(feature = "gatekeeper-cel")]
+    #[test]
+    fn gatekeeper_hostile_cel_is_a_500() {
+        let list = format!("[{}]", (0..1000).map(|i| i.to_string()).collect::<Vec<_>>().join(","));
+        let mut settings = json_of("settings-gatekeeper-cel.json");
+        let template = settings["gatekeeper"]["templates"][1].as_str().unwrap().replace(
+            "variables.params.label in variables.labels",
+            &format!("{list}.all(a, {list}.all(b, {list}.all(c, a + b + c >= 0)))"),
+        );
+        settings["gatekeeper"]["templates"][1] = json!(template);
+        let resp = validate(&payload(&json_of("pod-privileged.json"), &settings));
+        assert!(!resp.accepted);
+        assert_eq!(resp.code, Some(500));
+        let m = resp.message.unwrap();
+        assert!(
+            m.starts_with("placement policy: gatekeeper: K8sRequiredLabelCel owner-label (template k8srequiredlabelcel): evaluation failed: "),
+            "{m}"
+        );
+        assert!(m.contains("CEL evaluation exceeded"), "{m}");
     }
 
     #[test]

@@ -32,6 +32,14 @@ use super::{Limits, WORK_CHECK_INTERVAL};
 /// Largest CEL source of one template (all expressions together), as for Rego.
 pub const MAX_CEL_BYTES: usize = 1024 * 1024;
 
+/// Comprehension iterations per unit of [`Limits::work`] where there is no clock (wasm32):
+/// one, so the default budget allows a million iterations. A CEL iteration (binding the
+/// variable, the counter's call, the loop body) costs far more than one of regorus' work units,
+/// which come 32 to a unit of [`Limits::work`]; how long the budget takes in the waPC host is
+/// in BENCHMARKS.md, "Gatekeeper". The library's CEL templates iterate over a workload's
+/// containers and volumes: tens of iterations.
+const CEL_ITERATIONS_PER_WORK: u64 = 1;
+
 /// The work counter's function name, out of reach of CEL identifiers users write.
 const WORK_FUNCTION: &str = "__placement_work__";
 
@@ -266,8 +274,8 @@ fn count_work(e: &mut IdedExpr) {
 
 /// The work counter behind [`Limits`] for CEL: each comprehension iteration is one unit.
 /// Natively the wall clock is read every [`WORK_CHECK_INTERVAL`] units against
-/// `limits.time`; without a clock (wasm32) `limits.work` x [`WORK_CHECK_INTERVAL`] units
-/// are allowed, as for Rego.
+/// `limits.time`; without a clock (wasm32) `limits.work` x [`CEL_ITERATIONS_PER_WORK`] units
+/// are allowed.
 struct Budget {
     /// `None` on wasm32, where `Instant::now` panics.
     start: Option<Instant>,
@@ -293,7 +301,7 @@ impl Budget {
         }
         let units = self.units.fetch_add(1, Ordering::Relaxed) + 1;
         let over = if cfg!(target_arch = "wasm32") {
-            self.limits.work.is_some_and(|w| units > w.saturating_mul(u64::from(WORK_CHECK_INTERVAL)))
+            self.work_units().is_some_and(|allowed| units > allowed)
         } else {
             units % u64::from(WORK_CHECK_INTERVAL) == 0
                 && self.limits.time.zip(self.start).is_some_and(|(t, s)| s.elapsed() > t)
@@ -310,13 +318,17 @@ impl Budget {
         if !self.exceeded.load(Ordering::Relaxed) {
             return Ok(result);
         }
-        Err(match (self.limits.time, self.limits.work) {
-            (Some(limit), _) if !cfg!(target_arch = "wasm32") => {
-                EvalError::TimeLimitExceeded { limit, message: format!("CEL evaluation exceeded {limit:?}") }
+        let engine = super::Engine::K8sNativeValidation;
+        Err(match self.limits.time {
+            Some(limit) if !cfg!(target_arch = "wasm32") => {
+                EvalError::TimeLimitExceeded { engine, limit, message: format!("CEL evaluation exceeded {limit:?}") }
             }
-            (_, work) => EvalError::WorkBudgetExceeded {
-                work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work.unwrap_or_default()),
-            },
+            _ => EvalError::WorkBudgetExceeded { engine, work_units: self.work_units().unwrap_or_default() },
         })
+    }
+
+    /// The comprehension iterations [`Limits::work`] allows (wasm32).
+    fn work_units(&self) -> Option<u64> {
+        self.limits.work.map(|w| w.saturating_mul(CEL_ITERATIONS_PER_WORK))
     }
 }

@@ -45,6 +45,16 @@ pub enum Engine {
     K8sNativeValidation,
 }
 
+impl Engine {
+    /// The language of the engine's code, for messages: `Rego` or `CEL`.
+    pub fn language(self) -> &'static str {
+        match self {
+            Engine::Rego => "Rego",
+            Engine::K8sNativeValidation => "CEL",
+        }
+    }
+}
+
 impl std::fmt::Display for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
@@ -57,12 +67,12 @@ impl std::fmt::Display for Engine {
 /// Why evaluating a template's `violation` rule failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EvalError {
-    /// The wall-clock [`Limits::time`] stopped the evaluation; `message` is regorus' own.
-    #[error("Rego evaluation exceeded its time limit and was stopped: {message}")]
-    TimeLimitExceeded { limit: std::time::Duration, message: String },
+    /// The wall-clock [`Limits::time`] stopped the evaluation; `message` is the engine's own.
+    #[error("{language} evaluation exceeded its time limit and was stopped: {message}", language = .engine.language())]
+    TimeLimitExceeded { engine: Engine, limit: std::time::Duration, message: String },
     /// The [`Limits::work`] budget (the counting clock, wasm32) stopped the evaluation.
-    #[error("Rego evaluation exceeded its work budget ({work_units} work units) and was stopped")]
-    WorkBudgetExceeded { work_units: u64 },
+    #[error("{language} evaluation exceeded its work budget ({work_units} work units) and was stopped", language = .engine.language())]
+    WorkBudgetExceeded { engine: Engine, work_units: u64 },
     /// Any other error regorus reports (unsafe variables, builtin errors, ...).
     #[error("{0}")]
     Rego(String),
@@ -92,10 +102,11 @@ impl EvalError {
             _ => None,
         });
         match (limit, budget) {
-            (Some(_), Some(work)) => {
-                EvalError::WorkBudgetExceeded { work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work) }
-            }
-            (Some(limit), None) => EvalError::TimeLimitExceeded { limit, message: e.to_string() },
+            (Some(_), Some(work)) => EvalError::WorkBudgetExceeded {
+                engine: Engine::Rego,
+                work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work),
+            },
+            (Some(limit), None) => EvalError::TimeLimitExceeded { engine: Engine::Rego, limit, message: e.to_string() },
             (None, _) => EvalError::Rego(e.to_string().trim().to_string()),
         }
     }

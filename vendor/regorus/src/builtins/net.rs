@@ -7,10 +7,12 @@
 
 use core::net::IpAddr;
 use ipnet::IpNet;
-use std::format;
-use std::string::ToString;
-use std::sync::Arc;
-use std::vec::Vec;
+// Placement: `alloc` rather than `std`, so that `net` builds without regorus' `std` feature
+// (wasm32-unknown-unknown, where Placement builds regorus without it).
+use alloc::format;
+use alloc::string::ToString;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
 
 use crate::ast::{Expr, Ref};
 use crate::builtins;
