@@ -15,7 +15,7 @@ use crate::what_if::WhatIfView;
 use placement_core::cluster::defaults::api_defaults;
 use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{
-    simulate_unverified, Eviction, PodReport, Report, SimulateOptions, WorkloadReport,
+    simulate_unverified, Eviction, PodReport, Report, SimulateOptions, WorkloadKey, WorkloadReport,
 };
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
@@ -492,6 +492,19 @@ impl Evaluation {
     /// The cluster the report is of, when the input was valid.
     pub fn input(&self) -> Option<&SimInput> {
         self.input.as_deref()
+    }
+
+    /// The plugin-by-plugin breakdown of a matrix cell: the input simulated again, recording
+    /// the cycle the workload's verdicts come from ([`crate::breakdown::of_cell`]). `None` for
+    /// a DaemonSet (each daemon pod is pinned to its node: no node is chosen among others) and
+    /// when the workload had no such cycle.
+    pub fn breakdown(&self, workload: usize, node: &str) -> Option<crate::breakdown::CellBreakdown> {
+        let (input, w) = (self.input.as_deref()?, self.workloads.get(workload)?);
+        if w.kind == WorkloadKind::DaemonSet.as_str() {
+            return None;
+        }
+        let key = WorkloadKey { kind: w.kind.clone(), namespace: w.namespace.clone(), name: w.name.clone() };
+        crate::breakdown::of_cell(&input.manifests, &input.opts, key, node)
     }
 
     /// This evaluation with its fixes re-checked by simulating again (what [`Evaluation::of`]

@@ -7,6 +7,7 @@
 //!
 //! - [`evaluation`]: two manifest texts and the options in, the views out (errors placed on
 //!   editor lines, the workloads × nodes matrix, node capacity, fixes);
+//! - [`breakdown`]: a matrix cell plugin by plugin (filters, raw and normalized scores, rank);
 //! - [`export`]: the downloads: the report as the CLI writes it (JSON, Markdown), a fix's patch;
 //! - [`state`]: the playground as a value with methods, which the UI holds in a signal;
 //! - [`apply_fix`]: a fix's patch applied to the manifest text, with core's
@@ -21,6 +22,7 @@
 //! - [`gallery`]: the examples gallery.
 
 pub mod apply_fix;
+pub mod breakdown;
 pub mod evaluation;
 pub mod export;
 pub mod gallery;

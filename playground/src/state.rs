@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::breakdown::CellBreakdown;
 use crate::evaluation::{self, Editor, Evaluation};
 use crate::export::{self, Download, ReportFormat};
 use crate::gallery;
@@ -27,6 +28,14 @@ pub enum NodesView {
     Table,
     /// The nodes by pool, with the pool actions (what-if commands).
     Pools,
+}
+
+/// Why the selected cell's breakdown is to be computed: the UI computes it at once for a new
+/// selection and once typing pauses after an edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakdownWanted {
+    Now,
+    AfterEdit,
 }
 
 /// The selected matrix cell: workload index and node name.
@@ -75,6 +84,12 @@ pub struct Playground {
     pub eval_ms: f64,
     pub verify_ms: f64,
     pub selected: Option<Selection>,
+    /// The selected cell's breakdown (`None` inside: the cell has none, as a DaemonSet's),
+    /// once computed for the evaluation shown ([`Playground::compute_breakdown`]).
+    pub breakdown: Option<(Selection, Option<CellBreakdown>)>,
+    /// The breakdown was dropped by an edit (not by a new selection): the UI recomputes it
+    /// once typing pauses rather than after every keystroke.
+    breakdown_after_edit: bool,
     pub nodes_view: NodesView,
     pub notice: Option<Notice>,
     /// The example last loaded, for the gallery.
@@ -137,6 +152,8 @@ impl Playground {
             eval_ms: 0.0,
             verify_ms: 0.0,
             selected: None,
+            breakdown: None,
+            breakdown_after_edit: false,
             nodes_view: NodesView::Yaml,
             notice: None,
             example: None,
@@ -285,6 +302,8 @@ impl Playground {
             self.last_good = Some(eval.clone());
         }
         self.eval = eval;
+        self.breakdown = None;
+        self.breakdown_after_edit = true;
         // Keep the selection only while it still names a cell.
         if let Some(sel) = &self.selected {
             let shown = self.shown();
@@ -480,6 +499,35 @@ impl Playground {
 
     pub fn select(&mut self, workload: usize, node: &str) {
         self.selected = Some(Selection { workload, node: node.to_string() });
+        self.breakdown_after_edit = false;
+    }
+
+    /// Whether the selected cell's breakdown is still to compute, and if so whether an edit
+    /// (rather than a new selection) dropped it.
+    pub fn breakdown_wanted(&self) -> Option<BreakdownWanted> {
+        let sel = self.selected.as_ref()?;
+        if self.breakdown.as_ref().is_some_and(|(s, _)| s == sel) {
+            return None;
+        }
+        Some(if self.breakdown_after_edit { BreakdownWanted::AfterEdit } else { BreakdownWanted::Now })
+    }
+
+    /// Computes the selected cell's breakdown (a simulation: the UI calls it after the frame);
+    /// returns whether there was anything to do.
+    pub fn compute_breakdown(&mut self) -> bool {
+        if self.breakdown_wanted().is_none() {
+            return false;
+        }
+        let Some(sel) = self.selected.clone() else { return false };
+        let breakdown = self.shown().breakdown(sel.workload, &sel.node);
+        self.breakdown = Some((sel, breakdown));
+        true
+    }
+
+    /// The selected cell's breakdown, when computed.
+    pub fn selected_breakdown(&self) -> Option<&CellBreakdown> {
+        let (sel, b) = self.breakdown.as_ref()?;
+        (self.selected.as_ref() == Some(sel)).then_some(b.as_ref()).flatten()
     }
 
     /// Every column the matrix's filter keeps, grouped by pool, before paging.
@@ -784,6 +832,31 @@ impl Playground {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_selected_cell_breakdown_is_computed_on_demand_and_dropped_by_edits() {
+        // Workload 1 is a Deployment (a DaemonSet's cell has no breakdown: see `breakdown`).
+        let mut p = Playground::new(evaluation::synthetic(4, 2), None);
+        assert_eq!(p.breakdown_wanted(), None, "nothing selected");
+        let node = p.shown().workloads[1].cells[0].node.clone();
+        p.select(1, &node);
+        assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::Now));
+        assert!(p.selected_breakdown().is_none(), "not computed by the selection itself");
+        assert!(p.compute_breakdown());
+        assert!(!p.compute_breakdown(), "computed once");
+        let b = p.selected_breakdown().expect("a Deployment's cell has one");
+        assert_eq!(b.node, node);
+        // An edit drops it; it is computed again once typing pauses.
+        p.set_workloads(format!("{}# typed\n", p.state.workloads));
+        assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::AfterEdit));
+        assert!(p.selected_breakdown().is_none());
+        assert!(p.compute_breakdown() && p.selected_breakdown().is_some());
+        // Another cell: at once.
+        let other = p.shown().workloads[1].cells[1].node.clone();
+        p.select(1, &other);
+        assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::Now));
+        assert!(p.selected_breakdown().is_none(), "never the previous cell's");
+    }
 
     #[test]
     fn share_round_trip_restores_the_state() {
