@@ -57,6 +57,15 @@ pub struct EditorError {
     pub severity: Severity,
 }
 
+/// The 1-based lines of `text` that hold a tab character: the editor shows them, since a tab
+/// looks like spaces and YAML does not allow it in indentation.
+pub fn tab_lines(text: &str) -> Vec<usize> {
+    if !text.contains('\t') {
+        return Vec::new();
+    }
+    text.lines().enumerate().filter(|(_, l)| l.contains('\t')).map(|(i, _)| i + 1).collect()
+}
+
 /// Whether a diagnostic stops the simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
@@ -1213,6 +1222,17 @@ mod tests {
         assert_eq!(eval.nodes.len(), 1);
         assert_eq!(eval.workloads[1].cells.len(), 1);
         assert_eq!(eval.pools.len(), 1);
+    }
+
+    #[test]
+    fn a_tab_in_the_indentation_is_marked_at_its_line_and_named() {
+        let nodes = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n  \tdisk: ssd\n";
+        assert_eq!(tab_lines(nodes), [6]);
+        assert_eq!(tab_lines("a: b\n"), Vec::<usize>::new());
+        let eval = Evaluation::of(&SharedState { nodes: nodes.into(), ..Default::default() });
+        let e = eval.errors_in(Editor::Nodes).next().expect("a syntax error");
+        assert_eq!(e.line, Some(6), "{e:?}");
+        assert!(e.message.contains("the character is a tab: YAML indentation must be spaces"), "{e:?}");
     }
 
     #[test]

@@ -17,6 +17,7 @@
 //! - [`pools`]: the nodes by pool, and the what-if command each pool action stands for;
 //! - [`what_if`]: the before/after panel: the pending commands' outcomes and their changes;
 //! - [`policy_panel`]: the admission panel's requests and verdicts;
+//! - [`prune`]: what share links leave out of objects read back from a cluster;
 //! - [`share`]: share links (`#s=…`) and the page's routes;
 //! - [`glossary`]: a short glossary of the scheduler plugins, for the page;
 //! - [`gallery`]: the examples gallery.
@@ -32,6 +33,7 @@ pub mod matrix;
 pub mod node_table;
 pub mod policy_panel;
 pub mod pools;
+pub mod prune;
 pub mod share;
 pub mod state;
 pub mod what_if;

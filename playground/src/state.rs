@@ -15,6 +15,7 @@ use crate::matrix::{self, Column, MatrixFilter};
 use crate::node_table::{self, NodeRow};
 use crate::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
 use crate::pools::PoolAction;
+use crate::prune;
 use crate::share::{self, LinkSize, Route, SharedState};
 use placement_core::cluster::what_if::WhatIf;
 
@@ -743,9 +744,32 @@ impl Playground {
         }
     }
 
+    /// The state a link carries: the editors' texts with what the simulation does not read
+    /// left out ([`crate::prune`]) when they simulate to the same report (the JSON contract)
+    /// as the texts in the editors; the state as it is otherwise, and when the input has
+    /// errors.
+    pub fn link_state(&self) -> SharedState {
+        let pruned = SharedState {
+            nodes: prune::prune_text(&self.state.nodes),
+            workloads: prune::prune_text(&self.state.workloads),
+            ..self.state.clone()
+        };
+        if pruned == self.state {
+            return pruned;
+        }
+        let report = |s: &SharedState| {
+            let eval = Evaluation::unverified(s);
+            eval.is_ok().then(|| eval.report.as_ref().and_then(|r| serde_json::to_string(r).ok())).flatten()
+        };
+        match (report(&self.state), report(&pruned)) {
+            (Some(before), Some(after)) if before == after => pruned,
+            _ => self.state.clone(),
+        }
+    }
+
     /// The fragment (without `#`) that restores this state, and what to say about its size.
     pub fn share_fragment(&self, embed: bool) -> (String, LinkSize) {
-        let route = Route { embed, state: Some(share::encode(&self.state)), example: None };
+        let route = Route { embed, state: Some(share::encode(&self.link_state())), example: None };
         let fragment = route.fragment();
         let size = share::link_size(fragment.len());
         (fragment, size)
