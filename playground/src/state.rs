@@ -84,6 +84,8 @@ pub struct Playground {
     /// re-checks, and the last re-check of the fixes.
     pub eval_ms: f64,
     pub verify_ms: f64,
+    /// Milliseconds the last [`Playground::check_input`] took.
+    pub check_ms: f64,
     pub selected: Option<Selection>,
     /// The selected cell's breakdown (`None` inside: the cell has none, as a DaemonSet's),
     /// once computed for the evaluation shown ([`Playground::compute_breakdown`]).
@@ -152,6 +154,7 @@ impl Playground {
             last_good: None,
             eval_ms: 0.0,
             verify_ms: 0.0,
+            check_ms: 0.0,
             selected: None,
             breakdown: None,
             breakdown_after_edit: false,
@@ -313,6 +316,37 @@ impl Playground {
                 self.selected = None;
             }
         }
+    }
+
+    /// True while the strict checks of the edited text (unknown and duplicate fields,
+    /// mistyped kinds) have not run: [`Playground::check_input`] runs them after the frame.
+    pub fn input_pending(&self) -> bool {
+        self.eval.strict_pending()
+    }
+
+    /// [`Playground::input_pending`] for one editor.
+    pub fn input_pending_in(&self, editor: Editor) -> bool {
+        self.input_pending() && self.parsed.unchecked_in(editor)
+    }
+
+    /// Runs the strict checks an edit left for after the frame; returns whether there was
+    /// anything to do. Their warnings join the evaluation; a mistyped kind (an error, as
+    /// kubectl refuses it) evaluates the input again.
+    pub fn check_input(&mut self) -> bool {
+        if !self.input_pending() {
+            return false;
+        }
+        let start = (self.clock)();
+        let refused = self.parsed.check();
+        if refused || !self.eval.is_ok() {
+            self.reevaluate();
+        } else {
+            let eval = Arc::new(self.eval.with_checked_warnings(&self.parsed));
+            self.last_good = Some(eval.clone());
+            self.eval = eval;
+        }
+        self.check_ms = (self.clock)() - start;
+        true
     }
 
     /// True while the fixes shown are not re-checked yet (they are offered, none verified).
@@ -858,6 +892,40 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_strict_check_runs_after_the_edit_and_its_findings_arrive_then() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        assert!(p.input_pending(), "opening, too, shows the verdicts first");
+        p.check_input();
+        assert!(!p.input_pending());
+        let typo = p.state.workloads.replacen(
+            "      hostNetwork: true\n",
+            "      hostNetwork: true\n      toleration: []\n",
+            1,
+        );
+        assert_ne!(typo, p.state.workloads);
+        p.set_workloads(typo);
+        assert!(p.input_pending() && p.input_pending_in(Editor::Workloads) && !p.input_pending_in(Editor::Nodes));
+        assert!(p.eval.is_ok() && p.eval.input_warnings.is_empty(), "the verdicts first");
+        let verdicts = p.eval.workloads[0].cells.iter().map(|c| c.state).collect::<Vec<_>>();
+        assert!(p.check_input() && !p.input_pending());
+        assert!(!p.check_input(), "checked once");
+        let w = &p.eval.input_warnings;
+        assert!(w.len() == 1 && w[0].message.contains("did you mean `tolerations`?"), "{w:?}");
+        assert_eq!(
+            p.eval.workloads[0].cells.iter().map(|c| c.state).collect::<Vec<_>>(),
+            verdicts,
+            "not simulated again"
+        );
+        // As an immediate evaluation gives them.
+        assert_eq!(*w, Evaluation::unverified(&p.state).input_warnings);
+        // A mistyped kind is refused, as kubectl refuses it: an error once checked.
+        p.set_workloads(p.state.workloads.replacen("kind: DaemonSet", "kind: DaemonSett", 1));
+        let refused = p.check_input();
+        assert!(refused && !p.eval.is_ok() && p.stale(), "{:?}", p.eval.errors);
+        assert!(p.eval.errors.iter().any(|e| e.message.contains("DaemonSet")), "{:?}", p.eval.errors);
+    }
+
+    #[test]
     fn the_selected_cell_breakdown_is_computed_on_demand_and_dropped_by_edits() {
         // Workload 1 is a Deployment (a DaemonSet's cell has no breakdown: see `breakdown`).
         let mut p = Playground::new(evaluation::synthetic(4, 2), None);
@@ -1115,7 +1183,10 @@ mod tests {
         p.set_pool_label("agentpool".into());
         let (fragment, _) = p.share_fragment(false);
         let q = Playground::from_route(&Route::parse(&fragment, ""), None);
-        assert_eq!(q.state, p.state);
+        // The snapshot travels pruned of what the simulation does not read (`prune`).
+        assert_eq!(q.state, p.link_state());
+        assert_ne!(q.state.nodes, p.state.nodes, "kubectl's bookkeeping left out");
+        assert_eq!((&q.state.what_if, &q.state.pool_label), (&p.state.what_if, &p.state.pool_label));
         assert_eq!(q.shown().what_if, p.shown().what_if);
         assert_eq!(q.shown().what_if.as_ref().unwrap().applied(), 3);
 

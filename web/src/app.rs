@@ -94,6 +94,23 @@ pub fn App() -> impl IntoView {
         verify_timer.set_value(timer);
     });
 
+    // The strict checks of an edited text (unknown and duplicate fields, mistyped kinds: a
+    // second scan of the text) run once typing pauses, as the fixes' re-checks do.
+    let check_timer = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let pending = pg.with(Playground::input_pending);
+        if let Some(h) = check_timer.get_value() {
+            h.clear();
+        }
+        let check = move || {
+            pg.update(|p| {
+                p.check_input();
+            })
+        };
+        let timer = pending.then(|| set_timeout_with_handle(check, FIX_CHECK_DELAY).ok()).flatten();
+        check_timer.set_value(timer);
+    });
+
     // The selected cell's breakdown is a simulation of its own: computed after the frame for
     // a new selection, and once typing pauses after an edit.
     let breakdown_timer = StoredValue::new(None::<TimeoutHandle>);
@@ -755,6 +772,10 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                     }
                 ></textarea>
             </div>
+            {move || {
+                pg.with(|p| p.input_pending_in(editor))
+                    .then(|| view! { <p class="hint input-checking">"Checking fields… (unknown and duplicate fields, once typing pauses)"</p> })
+            }}
             <ul class="errors" id=error_id aria-live="polite">
                 {move || {
                     errors

@@ -141,6 +141,12 @@ async fn a_typo_is_a_warning_at_its_line_and_the_result_stays_live() {
     area.set_value(&typo);
     area.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
     settle().await;
+    // The verdicts first; the strict check (a second scan of the text) once typing pauses.
+    if all(&root, "#workloads-errors li.warning").is_empty() {
+        assert!(text(&root).contains("Checking fields…"), "marked while pending");
+    }
+    until("the strict check's warning", || !all(&root, "#workloads-errors li.warning").is_empty()).await;
+    assert!(!text(&root).contains("Checking fields…"));
 
     assert_eq!(area.get_attribute("aria-invalid").as_deref(), Some("false"), "a warning is no error");
     let warning = text(&one(&root, "#workloads-errors li.warning"));
@@ -221,7 +227,8 @@ async fn evaluation_of_200_nodes_and_20_workloads_is_timed() {
 async fn a_cell_opens_its_breakdown_plugin_by_plugin() {
     let root = mount("example=gpu-pool");
     settle().await;
-    let row = all(&root, ".matrix tbody tr").into_iter().find(|r| text(r).contains("Deployment")).expect("a Deployment row");
+    let row =
+        all(&root, ".matrix tbody tr").into_iter().find(|r| text(r).contains("Deployment")).expect("a Deployment row");
     click(&one(&row, "td.fit button"));
     // Computed after the frame: "checking…" first, then the tables.
     until("the breakdown", || !all(&root, ".detail table.breakdown.scores").is_empty()).await;
