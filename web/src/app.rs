@@ -62,11 +62,14 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
 
-    // Autosave, half a second after the last change, in this browser only.
+    // Autosave, half a second after the last change of what is saved, in this browser only
+    // (the after-the-frame work, such as the fixes' re-checks, changes nothing saved and does
+    // not put the save off).
     let pending = StoredValue::new(None::<TimeoutHandle>);
     let embedded = route.embed;
+    let saved_state = Memo::new(move |_| pg.with(|p| (p.state.clone(), p.example.clone())));
     Effect::new(move |_| {
-        pg.track();
+        saved_state.track();
         if embedded {
             return;
         }
