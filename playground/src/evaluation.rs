@@ -15,14 +15,14 @@ use crate::what_if::WhatIfView;
 use placement_core::cluster::defaults::api_defaults;
 use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{
-    simulate_unverified, Eviction, PodReport, Report, SimulateOptions, WorkloadReport,
+    simulate_unverified, Eviction, PodReport, Report, SimulateOptions, WorkloadKey, WorkloadReport,
 };
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
 use placement_core::explain::verify::verify_fixes;
 use placement_core::input::documents::{
-    parse_manifests_checked, readable_manifests, InputError, Manifests, Workload, WorkloadKind,
+    check_parsed, parse_manifests_all, readable_manifests, InputError, Manifests, Workload, WorkloadKind,
 };
 use placement_core::input::source_map::error_line;
 use placement_core::input::strict::Finding;
@@ -55,6 +55,15 @@ pub struct EditorError {
     pub field: Option<String>,
     pub message: String,
     pub severity: Severity,
+}
+
+/// The 1-based lines of `text` that hold a tab character: the editor shows them, since a tab
+/// looks like spaces and YAML does not allow it in indentation.
+pub fn tab_lines(text: &str) -> Vec<usize> {
+    if !text.contains('\t') {
+        return Vec::new();
+    }
+    text.lines().enumerate().filter(|(_, l)| l.contains('\t')).map(|(i, _)| i + 1).collect()
 }
 
 /// Whether a diagnostic stops the simulation.
@@ -248,13 +257,18 @@ const PAGE_FIX_RESIMULATIONS: usize = 4;
 
 /// Each editor's last text and what reading it gave, so that an edit in one editor does not
 /// read the other again (at 13,000 lines of nodes, reading them is a large part of an edit).
+///
+/// The page reads an edited text without the strict check (unknown and duplicate fields, a
+/// mistyped kind: a second scan of the text), and runs that check after the frame
+/// ([`ParseCache::check`]); [`Evaluation::unverified`] and [`Evaluation::of`] check at once.
 #[derive(Debug, Clone, Default)]
 pub struct ParseCache {
     nodes: Option<Parsed>,
     workloads: Option<Parsed>,
 }
 
-/// A text read with its strict-decoding findings ([`parse_manifests_checked`], warn mode).
+/// A text read with its strict-decoding findings
+/// ([`placement_core::input::documents::parse_manifests_checked`], warn mode).
 type Checked = Result<(Manifests, Vec<Finding>), Vec<InputError>>;
 
 type ParseResult = (Checked, Option<Vec<NodeRow>>);
@@ -263,21 +277,77 @@ type ParseResult = (Checked, Option<Vec<NodeRow>>);
 struct Parsed {
     text: String,
     result: Checked,
+    /// The strict check has run ([`check_parsed`]); until then `result` has no findings.
+    checked: bool,
     /// The node table's rows of the nodes text (nodes editor only).
     rows: Option<Vec<NodeRow>>,
 }
 
 impl ParseCache {
-    /// `text` read as the documents of `source`: from the cache when it is the text read last.
-    fn read(slot: &mut Option<Parsed>, text: &str, source: &str) -> ParseResult {
-        if let Some(p) = slot.as_ref().filter(|p| p.text == text) {
+    /// `text` read as the documents of `source`: from the cache when it is the text read
+    /// last. With `strict`, the strict check runs now if it has not yet.
+    fn read(slot: &mut Option<Parsed>, text: &str, source: &str, strict: bool) -> ParseResult {
+        if let Some(p) = slot.as_mut().filter(|p| p.text == text) {
+            if strict && !p.checked {
+                Self::check_slot(p, source);
+            }
             return (p.result.clone(), p.rows.clone());
         }
-        let result = parse_manifests_checked(text, source, false);
-        let rows =
-            (source == NODES_SOURCE).then(|| result.as_ref().ok().map(|(m, _)| node_table::rows(&m.nodes))).flatten();
-        *slot = Some(Parsed { text: text.to_string(), result: result.clone(), rows: rows.clone() });
+        let parsed = parse_manifests_all(text, source);
+        let rows = (source == NODES_SOURCE).then(|| parsed.as_ref().ok().map(|m| node_table::rows(&m.nodes))).flatten();
+        let (result, checked) = if strict {
+            (check_parsed(parsed, text, source, false), true)
+        } else {
+            (parsed.map(|m| (m, Vec::new())), false)
+        };
+        *slot = Some(Parsed { text: text.to_string(), result: result.clone(), checked, rows: rows.clone() });
         (result, rows)
+    }
+
+    fn check_slot(p: &mut Parsed, source: &str) {
+        let parsed = match std::mem::replace(&mut p.result, Err(Vec::new())) {
+            Ok((m, _)) => Ok(m),
+            // Reading failed: the strict check's errors join the reading's.
+            Err(_) => parse_manifests_all(&p.text, source),
+        };
+        p.result = check_parsed(parsed, &p.text, source, false);
+        p.checked = true;
+    }
+
+    /// Whether either editor's last text still waits for its strict check.
+    pub fn unchecked(&self) -> bool {
+        [&self.nodes, &self.workloads].into_iter().flatten().any(|p| !p.checked)
+    }
+
+    /// Whether `editor`'s last text still waits for its strict check.
+    pub fn unchecked_in(&self, editor: Editor) -> bool {
+        let slot = if editor == Editor::Nodes { &self.nodes } else { &self.workloads };
+        slot.as_ref().is_some_and(|p| !p.checked)
+    }
+
+    /// Runs the strict checks still to run; returns whether either text now fails to read
+    /// (a mistyped kind), which calls for evaluating again.
+    pub fn check(&mut self) -> bool {
+        let mut refused = false;
+        for (slot, source) in [(&mut self.nodes, NODES_SOURCE), (&mut self.workloads, WORKLOADS_SOURCE)] {
+            if let Some(p) = slot.as_mut().filter(|p| !p.checked) {
+                let was_ok = p.result.is_ok();
+                Self::check_slot(p, source);
+                refused |= was_ok && p.result.is_err();
+            }
+        }
+        refused
+    }
+
+    /// The strict findings of the texts that read, as the editors mark them.
+    pub fn warnings(&self) -> Vec<EditorError> {
+        let mut out = Vec::new();
+        for (slot, editor) in [(&self.nodes, Editor::Nodes), (&self.workloads, Editor::Workloads)] {
+            if let Some(Parsed { result: Ok((_, findings)), .. }) = slot {
+                out.extend(findings.iter().map(|f| EditorError::warning(editor, f)));
+            }
+        }
+        out
     }
 }
 
@@ -309,6 +379,8 @@ pub struct Evaluation {
     input: Option<Arc<SimInput>>,
     /// The fixes are not re-checked yet ([`Evaluation::unverified`]).
     fixes_pending: bool,
+    /// See [`Evaluation::strict_pending`].
+    strict_pending: bool,
 }
 
 /// The cluster a report is of, and the simulation's options.
@@ -382,12 +454,29 @@ impl Evaluation {
     /// [`Evaluation::fixes_verified`] is false. With what-if commands the fixes are re-checked
     /// here (the commands' own simulation does it).
     pub fn unverified(state: &SharedState) -> Evaluation {
-        Evaluation::unverified_cached(state, &mut ParseCache::default())
+        Evaluation::evaluate(state, &mut ParseCache::default(), true)
     }
 
-    /// [`Evaluation::unverified`], reading only the editors whose text changed since `cache`
-    /// last read them.
+    /// [`Evaluation::unverified`] as the page runs it on an edit: reading only the editors
+    /// whose text changed since `cache` last read them, and without their strict check
+    /// ([`Evaluation::strict_pending`]: the page runs it after the frame with
+    /// [`ParseCache::check`]).
     pub fn unverified_cached(state: &SharedState, cache: &mut ParseCache) -> Evaluation {
+        Evaluation::evaluate(state, cache, false)
+    }
+
+    /// The strict checks (unknown and duplicate fields, mistyped kinds) of an editor's text
+    /// have not run yet: its warnings are still to come.
+    pub fn strict_pending(&self) -> bool {
+        self.strict_pending
+    }
+
+    /// This evaluation with the warnings of the strict checks `cache` has run since.
+    pub fn with_checked_warnings(&self, cache: &ParseCache) -> Evaluation {
+        Evaluation { input_warnings: cache.warnings(), strict_pending: cache.unchecked(), ..self.clone() }
+    }
+
+    fn evaluate(state: &SharedState, cache: &mut ParseCache, strict: bool) -> Evaluation {
         let mut eval = Evaluation::default();
         let mut opts = SimulateOptions::default();
         if !state.kube_version.trim().is_empty() {
@@ -409,8 +498,9 @@ impl Evaluation {
 
         // Every invalid document gets its marker, not only the first of each editor; unknown
         // and duplicate fields are warnings, as `kubectl apply --validate=warn` gives them.
-        let (nodes, node_rows) = ParseCache::read(&mut cache.nodes, &state.nodes, NODES_SOURCE);
-        let (workloads, _) = ParseCache::read(&mut cache.workloads, &state.workloads, WORKLOADS_SOURCE);
+        let (nodes, node_rows) = ParseCache::read(&mut cache.nodes, &state.nodes, NODES_SOURCE, strict);
+        let (workloads, _) = ParseCache::read(&mut cache.workloads, &state.workloads, WORKLOADS_SOURCE, strict);
+        eval.strict_pending = cache.unchecked();
         eval.node_rows = node_rows;
         eval.misplaced = nodes.as_ref().map(|(m, _)| m.workloads.len()).unwrap_or(0)
             + workloads.as_ref().map(|(m, _)| m.nodes.len()).unwrap_or(0);
@@ -492,6 +582,19 @@ impl Evaluation {
     /// The cluster the report is of, when the input was valid.
     pub fn input(&self) -> Option<&SimInput> {
         self.input.as_deref()
+    }
+
+    /// The plugin-by-plugin breakdown of a matrix cell: the input simulated again, recording
+    /// the cycle the workload's verdicts come from ([`crate::breakdown::of_cell`]). `None` for
+    /// a DaemonSet (each daemon pod is pinned to its node: no node is chosen among others) and
+    /// when the workload had no such cycle.
+    pub fn breakdown(&self, workload: usize, node: &str) -> Option<crate::breakdown::CellBreakdown> {
+        let (input, w) = (self.input.as_deref()?, self.workloads.get(workload)?);
+        if w.kind == WorkloadKind::DaemonSet.as_str() {
+            return None;
+        }
+        let key = WorkloadKey { kind: w.kind.clone(), namespace: w.namespace.clone(), name: w.name.clone() };
+        crate::breakdown::of_cell(&input.manifests, &input.opts, key, node)
     }
 
     /// This evaluation with its fixes re-checked by simulating again (what [`Evaluation::of`]
@@ -1200,6 +1303,17 @@ mod tests {
         assert_eq!(eval.nodes.len(), 1);
         assert_eq!(eval.workloads[1].cells.len(), 1);
         assert_eq!(eval.pools.len(), 1);
+    }
+
+    #[test]
+    fn a_tab_in_the_indentation_is_marked_at_its_line_and_named() {
+        let nodes = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels:\n  \tdisk: ssd\n";
+        assert_eq!(tab_lines(nodes), [6]);
+        assert_eq!(tab_lines("a: b\n"), Vec::<usize>::new());
+        let eval = Evaluation::of(&SharedState { nodes: nodes.into(), ..Default::default() });
+        let e = eval.errors_in(Editor::Nodes).next().expect("a syntax error");
+        assert_eq!(e.line, Some(6), "{e:?}");
+        assert!(e.message.contains("the character is a tab: YAML indentation must be spaces"), "{e:?}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //!
 //! - [`evaluation`]: two manifest texts and the options in, the views out (errors placed on
 //!   editor lines, the workloads × nodes matrix, node capacity, fixes);
+//! - [`breakdown`]: a matrix cell plugin by plugin (filters, raw and normalized scores, rank);
 //! - [`export`]: the downloads: the report as the CLI writes it (JSON, Markdown), a fix's patch;
 //! - [`state`]: the playground as a value with methods, which the UI holds in a signal;
 //! - [`apply_fix`]: a fix's patch applied to the manifest text, with core's
@@ -16,11 +17,13 @@
 //! - [`pools`]: the nodes by pool, and the what-if command each pool action stands for;
 //! - [`what_if`]: the before/after panel: the pending commands' outcomes and their changes;
 //! - [`policy_panel`]: the admission panel's requests and verdicts;
+//! - [`prune`]: what share links leave out of objects read back from a cluster;
 //! - [`share`]: share links (`#s=…`) and the page's routes;
 //! - [`glossary`]: a short glossary of the scheduler plugins, for the page;
 //! - [`gallery`]: the examples gallery.
 
 pub mod apply_fix;
+pub mod breakdown;
 pub mod evaluation;
 pub mod export;
 pub mod gallery;
@@ -30,6 +33,7 @@ pub mod matrix;
 pub mod node_table;
 pub mod policy_panel;
 pub mod pools;
+pub mod prune;
 pub mod share;
 pub mod state;
 pub mod what_if;

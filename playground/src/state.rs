@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::breakdown::CellBreakdown;
 use crate::evaluation::{self, Editor, Evaluation};
 use crate::export::{self, Download, ReportFormat};
 use crate::gallery;
@@ -14,6 +15,7 @@ use crate::matrix::{self, Column, MatrixFilter};
 use crate::node_table::{self, NodeRow};
 use crate::policy_panel::{self, PolicyVerdict, ReviewRequest, ReviewResponse, WorkloadVerdict};
 use crate::pools::PoolAction;
+use crate::prune;
 use crate::share::{self, LinkSize, Route, SharedState};
 use placement_core::cluster::what_if::WhatIf;
 
@@ -27,6 +29,14 @@ pub enum NodesView {
     Table,
     /// The nodes by pool, with the pool actions (what-if commands).
     Pools,
+}
+
+/// Why the selected cell's breakdown is to be computed: the UI computes it at once for a new
+/// selection and once typing pauses after an edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakdownWanted {
+    Now,
+    AfterEdit,
 }
 
 /// The selected matrix cell: workload index and node name.
@@ -74,7 +84,15 @@ pub struct Playground {
     /// re-checks, and the last re-check of the fixes.
     pub eval_ms: f64,
     pub verify_ms: f64,
+    /// Milliseconds the last [`Playground::check_input`] took.
+    pub check_ms: f64,
     pub selected: Option<Selection>,
+    /// The selected cell's breakdown (`None` inside: the cell has none, as a DaemonSet's),
+    /// once computed for the evaluation shown ([`Playground::compute_breakdown`]).
+    pub breakdown: Option<(Selection, Option<CellBreakdown>)>,
+    /// The breakdown was dropped by an edit (not by a new selection): the UI recomputes it
+    /// once typing pauses rather than after every keystroke.
+    breakdown_after_edit: bool,
     pub nodes_view: NodesView,
     pub notice: Option<Notice>,
     /// The example last loaded, for the gallery.
@@ -136,7 +154,10 @@ impl Playground {
             last_good: None,
             eval_ms: 0.0,
             verify_ms: 0.0,
+            check_ms: 0.0,
             selected: None,
+            breakdown: None,
+            breakdown_after_edit: false,
             nodes_view: NodesView::Yaml,
             notice: None,
             example: None,
@@ -285,6 +306,8 @@ impl Playground {
             self.last_good = Some(eval.clone());
         }
         self.eval = eval;
+        self.breakdown = None;
+        self.breakdown_after_edit = true;
         // Keep the selection only while it still names a cell.
         if let Some(sel) = &self.selected {
             let shown = self.shown();
@@ -293,6 +316,37 @@ impl Playground {
                 self.selected = None;
             }
         }
+    }
+
+    /// True while the strict checks of the edited text (unknown and duplicate fields,
+    /// mistyped kinds) have not run: [`Playground::check_input`] runs them after the frame.
+    pub fn input_pending(&self) -> bool {
+        self.eval.strict_pending()
+    }
+
+    /// [`Playground::input_pending`] for one editor.
+    pub fn input_pending_in(&self, editor: Editor) -> bool {
+        self.input_pending() && self.parsed.unchecked_in(editor)
+    }
+
+    /// Runs the strict checks an edit left for after the frame; returns whether there was
+    /// anything to do. Their warnings join the evaluation; a mistyped kind (an error, as
+    /// kubectl refuses it) evaluates the input again.
+    pub fn check_input(&mut self) -> bool {
+        if !self.input_pending() {
+            return false;
+        }
+        let start = (self.clock)();
+        let refused = self.parsed.check();
+        if refused || !self.eval.is_ok() {
+            self.reevaluate();
+        } else {
+            let eval = Arc::new(self.eval.with_checked_warnings(&self.parsed));
+            self.last_good = Some(eval.clone());
+            self.eval = eval;
+        }
+        self.check_ms = (self.clock)() - start;
+        true
     }
 
     /// True while the fixes shown are not re-checked yet (they are offered, none verified).
@@ -480,6 +534,35 @@ impl Playground {
 
     pub fn select(&mut self, workload: usize, node: &str) {
         self.selected = Some(Selection { workload, node: node.to_string() });
+        self.breakdown_after_edit = false;
+    }
+
+    /// Whether the selected cell's breakdown is still to compute, and if so whether an edit
+    /// (rather than a new selection) dropped it.
+    pub fn breakdown_wanted(&self) -> Option<BreakdownWanted> {
+        let sel = self.selected.as_ref()?;
+        if self.breakdown.as_ref().is_some_and(|(s, _)| s == sel) {
+            return None;
+        }
+        Some(if self.breakdown_after_edit { BreakdownWanted::AfterEdit } else { BreakdownWanted::Now })
+    }
+
+    /// Computes the selected cell's breakdown (a simulation: the UI calls it after the frame);
+    /// returns whether there was anything to do.
+    pub fn compute_breakdown(&mut self) -> bool {
+        if self.breakdown_wanted().is_none() {
+            return false;
+        }
+        let Some(sel) = self.selected.clone() else { return false };
+        let breakdown = self.shown().breakdown(sel.workload, &sel.node);
+        self.breakdown = Some((sel, breakdown));
+        true
+    }
+
+    /// The selected cell's breakdown, when computed.
+    pub fn selected_breakdown(&self) -> Option<&CellBreakdown> {
+        let (sel, b) = self.breakdown.as_ref()?;
+        (self.selected.as_ref() == Some(sel)).then_some(b.as_ref()).flatten()
     }
 
     /// Every column the matrix's filter keeps, grouped by pool, before paging.
@@ -695,9 +778,32 @@ impl Playground {
         }
     }
 
+    /// The state a link carries: the editors' texts with what the simulation does not read
+    /// left out ([`crate::prune`]) when they simulate to the same report (the JSON contract)
+    /// as the texts in the editors; the state as it is otherwise, and when the input has
+    /// errors.
+    pub fn link_state(&self) -> SharedState {
+        let pruned = SharedState {
+            nodes: prune::prune_text(&self.state.nodes),
+            workloads: prune::prune_text(&self.state.workloads),
+            ..self.state.clone()
+        };
+        if pruned == self.state {
+            return pruned;
+        }
+        let report = |s: &SharedState| {
+            let eval = Evaluation::unverified(s);
+            eval.is_ok().then(|| eval.report.as_ref().and_then(|r| serde_json::to_string(r).ok())).flatten()
+        };
+        match (report(&self.state), report(&pruned)) {
+            (Some(before), Some(after)) if before == after => pruned,
+            _ => self.state.clone(),
+        }
+    }
+
     /// The fragment (without `#`) that restores this state, and what to say about its size.
     pub fn share_fragment(&self, embed: bool) -> (String, LinkSize) {
-        let route = Route { embed, state: Some(share::encode(&self.state)), example: None };
+        let route = Route { embed, state: Some(share::encode(&self.link_state())), example: None };
         let fragment = route.fragment();
         let size = share::link_size(fragment.len());
         (fragment, size)
@@ -784,6 +890,65 @@ impl Playground {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_strict_check_runs_after_the_edit_and_its_findings_arrive_then() {
+        let mut p = Playground::from_route(&Route::default(), None);
+        assert!(p.input_pending(), "opening, too, shows the verdicts first");
+        p.check_input();
+        assert!(!p.input_pending());
+        let typo = p.state.workloads.replacen(
+            "      hostNetwork: true\n",
+            "      hostNetwork: true\n      toleration: []\n",
+            1,
+        );
+        assert_ne!(typo, p.state.workloads);
+        p.set_workloads(typo);
+        assert!(p.input_pending() && p.input_pending_in(Editor::Workloads) && !p.input_pending_in(Editor::Nodes));
+        assert!(p.eval.is_ok() && p.eval.input_warnings.is_empty(), "the verdicts first");
+        let verdicts = p.eval.workloads[0].cells.iter().map(|c| c.state).collect::<Vec<_>>();
+        assert!(p.check_input() && !p.input_pending());
+        assert!(!p.check_input(), "checked once");
+        let w = &p.eval.input_warnings;
+        assert!(w.len() == 1 && w[0].message.contains("did you mean `tolerations`?"), "{w:?}");
+        assert_eq!(
+            p.eval.workloads[0].cells.iter().map(|c| c.state).collect::<Vec<_>>(),
+            verdicts,
+            "not simulated again"
+        );
+        // As an immediate evaluation gives them.
+        assert_eq!(*w, Evaluation::unverified(&p.state).input_warnings);
+        // A mistyped kind is refused, as kubectl refuses it: an error once checked.
+        p.set_workloads(p.state.workloads.replacen("kind: DaemonSet", "kind: DaemonSett", 1));
+        let refused = p.check_input();
+        assert!(refused && !p.eval.is_ok() && p.stale(), "{:?}", p.eval.errors);
+        assert!(p.eval.errors.iter().any(|e| e.message.contains("DaemonSet")), "{:?}", p.eval.errors);
+    }
+
+    #[test]
+    fn the_selected_cell_breakdown_is_computed_on_demand_and_dropped_by_edits() {
+        // Workload 1 is a Deployment (a DaemonSet's cell has no breakdown: see `breakdown`).
+        let mut p = Playground::new(evaluation::synthetic(4, 2), None);
+        assert_eq!(p.breakdown_wanted(), None, "nothing selected");
+        let node = p.shown().workloads[1].cells[0].node.clone();
+        p.select(1, &node);
+        assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::Now));
+        assert!(p.selected_breakdown().is_none(), "not computed by the selection itself");
+        assert!(p.compute_breakdown());
+        assert!(!p.compute_breakdown(), "computed once");
+        let b = p.selected_breakdown().expect("a Deployment's cell has one");
+        assert_eq!(b.node, node);
+        // An edit drops it; it is computed again once typing pauses.
+        p.set_workloads(format!("{}# typed\n", p.state.workloads));
+        assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::AfterEdit));
+        assert!(p.selected_breakdown().is_none());
+        assert!(p.compute_breakdown() && p.selected_breakdown().is_some());
+        // Another cell: at once.
+        let other = p.shown().workloads[1].cells[1].node.clone();
+        p.select(1, &other);
+        assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::Now));
+        assert!(p.selected_breakdown().is_none(), "never the previous cell's");
+    }
 
     #[test]
     fn share_round_trip_restores_the_state() {
@@ -1018,7 +1183,10 @@ mod tests {
         p.set_pool_label("agentpool".into());
         let (fragment, _) = p.share_fragment(false);
         let q = Playground::from_route(&Route::parse(&fragment, ""), None);
-        assert_eq!(q.state, p.state);
+        // The snapshot travels pruned of what the simulation does not read (`prune`).
+        assert_eq!(q.state, p.link_state());
+        assert_ne!(q.state.nodes, p.state.nodes, "kubectl's bookkeeping left out");
+        assert_eq!((&q.state.what_if, &q.state.pool_label), (&p.state.what_if, &p.state.pool_label));
         assert_eq!(q.shown().what_if, p.shown().what_if);
         assert_eq!(q.shown().what_if.as_ref().unwrap().applied(), 3);
 

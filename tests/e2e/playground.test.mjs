@@ -299,7 +299,15 @@ test("paste a cluster snapshot, drain and remove a node pool, read the before/af
   await open(fresh, link.slice(baseUrl.length));
   await fresh.locator(".what-if table.coverage").waitFor();
   assert.equal(await fresh.locator(".what-if .commands li").count(), 2);
-  assert.equal(await fresh.inputValue("#nodes-text"), nodesText);
+  // The snapshot's nodes travel without kubectl's bookkeeping, and the commands read the same.
+  const shared = await fresh.inputValue("#nodes-text");
+  assert.doesNotMatch(shared, /resourceVersion|providerID|nodeInfo/);
+  assert.match(nodesText, /resourceVersion/);
+  for (const name of nodesText.match(/^    name: .*$/gm)) assert.ok(shared.includes(name), name);
+  assert.equal(
+    await fresh.locator(".what-if table.evicted").textContent(),
+    await page.locator(".what-if table.evicted").textContent(),
+  );
 
   // Removing the second command undoes it; clearing them shows the cluster as it is.
   await page.getByRole("button", { name: /Remove command 2:/ }).click();
@@ -749,6 +757,26 @@ test("a cell's breakdown ranks its score among the nodes it fits on, and plugin 
   const deployment = page.locator(".matrix tbody tr").filter({ hasText: "Deployment" });
   await deployment.locator("td.fit button").first().click();
   assert.match(await page.locator(".detail dd.score").textContent(), /^\d+ \(rank \d+ of \d+ nodes? it fits on\)$/);
+  // The breakdown: every filter plugin in order, every score plugin's raw and normalised
+  // score and weight; the total is the matrix's score.
+  const scores = page.locator(".detail table.breakdown.scores");
+  await scores.waitFor();
+  assert.equal(await page.locator(".detail table.breakdown.filters tbody tr").count(), 8);
+  assert.equal(await page.locator(".detail table.breakdown.filters tr.passed, .detail table.breakdown.filters tr.skipped").count(), 8);
+  assert.equal(await scores.locator("tbody tr").count(), 6);
+  const total = Number(await scores.locator("td.total").textContent());
+  assert.equal(String(total), (await page.locator(".detail dd.score").textContent()).split(" ")[0]);
+  const weighted = await scores.locator("td.weighted").allTextContents();
+  assert.equal(weighted.map(Number).reduce((a, b) => a + b, 0), total);
+  assert.match(await scores.locator("td.rank").textContent(), /^rank \d+ of \d+ nodes? scored$/);
+  // A blocked cell of the Deployment: the rejecting filter, and those after it not run.
+  await deployment.locator("td.blocked button").first().click();
+  await page.locator(".detail table.breakdown.filters tr.rejected").waitFor();
+  assert.equal(await page.locator(".detail table.breakdown.filters tr.rejected").count(), 1);
+  assert.equal(await page.locator(".detail table.breakdown.scores").count(), 0);
+  // Plugin names in the breakdown lead to the glossary too.
+  await page.locator(".detail table.breakdown.filters tr.rejected .plugin-link").click();
+  await page.waitForFunction(() => document.activeElement?.id?.startsWith("glossary-"));
   // A DaemonSet's cells do not rank (each daemon pod has one node).
   const ds = await newPage();
   await open(ds, "#example=daemonset-tainted-pool");
@@ -763,6 +791,57 @@ test("a cell's breakdown ranks its score among the nodes it fits on, and plugin 
     /^Filter: rejects a node with a NoSchedule or NoExecute taint the pod does not tolerate\./,
   );
   assert.equal(await ds.locator(".glossary dt").count(), 9);
+});
+
+test("a YAML syntax error is marked on the broken line, and tabs are shown", async () => {
+  const page = await newPage();
+  await open(page, "#example=daemonset-tainted-pool");
+  // Line 5 is a sequence entry inside the mapping begun on line 4: the mark is on line 5,
+  // not on the line of the mapping the parser was reading.
+  await paste(page, "#workloads-text", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  - x\n");
+  const error = page.locator("#workloads-errors li").first();
+  await error.waitFor();
+  assert.match(await error.textContent(), /^line 5 .*did not find expected key at line 5/);
+  // A tab in the indentation: the gutter and a strip mark its line, and the error names it.
+  await paste(page, "#workloads-text", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  labels:\n  \tapp: web\n");
+  await page.locator("#workloads-errors li").first().getByText("the character is a tab").waitFor();
+  assert.match(await page.locator("#workloads-errors li").first().textContent(), /^line 6 /);
+  await page.locator('.mark.tab[data-line="6"]').waitFor();
+  assert.match(await page.locator(".editor-block:has(#workloads-text) .gutter").textContent(), /(^|\n)→ 6($|\n)/);
+});
+
+/// `kubectl get nodes -o yaml` as a cluster returns it: managedFields, images, addresses,
+/// condition times, each node with its own ids.
+function kubectlNodes(n) {
+  let s = "# prod-eu: kubectl get nodes -o yaml\napiVersion: v1\nitems:\n";
+  for (let i = 0; i < n; i++) {
+    const name = `aks-userpool-${String(i).padStart(3, "0")}`;
+    const id = (k) => ((i + 1) * 2654435761 * k).toString(16).padStart(12, "0");
+    s += `- apiVersion: v1\n  kind: Node\n  metadata:\n    annotations:\n      node.alpha.kubernetes.io/ttl: "0"\n    creationTimestamp: "2024-03-11T09:14:${String(i % 60).padStart(2, "0")}Z"\n    labels:\n      kubernetes.io/hostname: ${name}\n      kubernetes.azure.com/agentpool: userpool\n      topology.kubernetes.io/zone: westeurope-${1 + (i % 3)}\n    managedFields:\n    - apiVersion: v1\n      fieldsType: FieldsV1\n      fieldsV1:\n        f:metadata:\n          f:labels:\n            f:kubernetes.io/hostname: {}\n      manager: kubelet\n      operation: Update\n      time: "2024-09-02T07:${String(i % 60).padStart(2, "0")}:12Z"\n    name: ${name}\n    resourceVersion: "${48211907 + i * 7919}"\n    uid: ${id(1)}-${id(2)}\n  spec:\n    providerID: azure:///subscriptions/${id(3)}/virtualMachines/${i}\n  status:\n    addresses:\n    - address: 10.224.0.${i + 4}\n      type: InternalIP\n    allocatable:\n      cpu: 3860m\n      memory: 12003904Ki\n      pods: "110"\n    capacity:\n      cpu: "4"\n      memory: 16374336Ki\n      pods: "110"\n    conditions:\n    - lastHeartbeatTime: "2024-09-02T07:${String(i % 60).padStart(2, "0")}:12Z"\n      lastTransitionTime: "2024-03-11T09:15:02Z"\n      message: kubelet is posting ready status\n      reason: KubeletReady\n      status: "True"\n      type: Ready\n    images:\n    - names:\n      - mcr.microsoft.com/oss/kubernetes/kube-proxy@sha256:${id(5)}${id(6)}\n      sizeBytes: ${29035454 + i}\n    nodeInfo:\n      bootID: ${id(7)}\n      machineID: ${id(8)}\n      kubeletVersion: v1.30.4\n`;
+  }
+  return s + 'kind: List\nmetadata:\n  resourceVersion: ""\n';
+}
+
+test("a share link keeps what the simulation reads of kubectl output, and what was written by hand", async () => {
+  const page = await newPage();
+  await open(page, "#example=daemonset-tainted-pool");
+  const workloads = await page.inputValue("#workloads-text");
+  await paste(page, "#nodes-text", kubectlNodes(55));
+  await page.waitForFunction(() => document.querySelector("td[data-col=desired]")?.textContent === "55");
+  const verdicts = async (p) => [await desired(p), await current(p), await p.locator("td.fit").count(), await p.locator("td.blocked").count()];
+  const before = await verdicts(page);
+  await page.getByRole("button", { name: "Share link" }).click();
+  const link = await page.inputValue(".share-url");
+  const fragment = link.slice(link.indexOf("#"));
+  assert.ok(fragment.length < 2000, `55 nodes: ${fragment.length} characters`);
+  const fresh = await newPage();
+  await open(fresh, link.slice(baseUrl.length));
+  assert.equal(await fresh.inputValue("#workloads-text"), workloads, "written by hand: kept as typed");
+  const nodes = await fresh.inputValue("#nodes-text");
+  assert.match(nodes, /^# prod-eu: kubectl get nodes -o yaml\n/);
+  assert.doesNotMatch(nodes, /managedFields|resourceVersion|images/);
+  await fresh.waitForFunction(() => document.querySelector("td[data-col=desired]")?.textContent === "55");
+  assert.deepEqual(await verdicts(fresh), before, "the same verdicts");
 });
 
 test("a loading message shows while the module downloads", async () => {

@@ -17,7 +17,8 @@ use placement_playground::share::{LinkSize, Route, WARN_FRAGMENT_CHARS};
 use placement_playground::what_if::{CommandStatus, WhatIfView};
 
 use crate::browser;
-use crate::state::{NodesView, Notice, Playground};
+use crate::state::{BreakdownWanted, NodesView, Notice, Playground};
+use placement_playground::breakdown::{CellBreakdown, FilterOutcome};
 
 /// Editor line height in px; the CSS uses the same value.
 pub const LINE_HEIGHT: f64 = 20.0;
@@ -61,11 +62,14 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
 
-    // Autosave, half a second after the last change, in this browser only.
+    // Autosave, half a second after the last change of what is saved, in this browser only
+    // (the after-the-frame work, such as the fixes' re-checks, changes nothing saved and does
+    // not put the save off).
     let pending = StoredValue::new(None::<TimeoutHandle>);
     let embedded = route.embed;
+    let saved_state = Memo::new(move |_| pg.with(|p| (p.state.clone(), p.example.clone())));
     Effect::new(move |_| {
-        pg.track();
+        saved_state.track();
         if embedded {
             return;
         }
@@ -91,6 +95,45 @@ pub fn App() -> impl IntoView {
         };
         let timer = pending.then(|| set_timeout_with_handle(verify, FIX_CHECK_DELAY).ok()).flatten();
         verify_timer.set_value(timer);
+    });
+
+    // The strict checks of an edited text (unknown and duplicate fields, mistyped kinds: a
+    // second scan of the text) run once typing pauses, as the fixes' re-checks do.
+    let check_timer = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let pending = pg.with(Playground::input_pending);
+        if let Some(h) = check_timer.get_value() {
+            h.clear();
+        }
+        let check = move || {
+            pg.update(|p| {
+                p.check_input();
+            })
+        };
+        let timer = pending.then(|| set_timeout_with_handle(check, FIX_CHECK_DELAY).ok()).flatten();
+        check_timer.set_value(timer);
+    });
+
+    // The selected cell's breakdown is a simulation of its own: computed after the frame for
+    // a new selection, and once typing pauses after an edit.
+    let breakdown_timer = StoredValue::new(None::<TimeoutHandle>);
+    Effect::new(move |_| {
+        let wanted = pg.with(Playground::breakdown_wanted);
+        if let Some(h) = breakdown_timer.get_value() {
+            h.clear();
+        }
+        let compute = move || {
+            pg.update(|p| {
+                p.compute_breakdown();
+            })
+        };
+        let delay = match wanted {
+            Some(BreakdownWanted::Now) => Some(std::time::Duration::ZERO),
+            Some(BreakdownWanted::AfterEdit) => Some(FIX_CHECK_DELAY),
+            None => None,
+        };
+        let timer = delay.and_then(|d| set_timeout_with_handle(compute, d).ok());
+        breakdown_timer.set_value(timer);
     });
 
     let theme = RwSignal::new(browser::saved_theme());
@@ -231,7 +274,9 @@ fn ShareButton(pg: Pg) -> impl IntoView {
         }
         browser::replace_fragment(&fragment);
         let url = format!("{}#{fragment}", browser::base_url());
-        let (embed_fragment, _) = pg.with_untracked(|p| p.share_fragment(true));
+        // The same state behind `embed&` (`Route::fragment`): pruning it again would simulate
+        // twice more.
+        let embed_fragment = format!("embed&{fragment}");
         let snippet = format!(
             "<iframe src=\"{}#{embed_fragment}\" title=\"Placement\" width=\"100%\" height=\"420\" style=\"border:0\" loading=\"lazy\"></iframe>",
             browser::base_url()
@@ -628,7 +673,25 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
     // Errors first, then warnings (unknown or duplicate fields): both marked at their lines.
     let errors = Memo::new(move |_| pg.with(|p| p.diagnostics_in(editor)));
     let has_errors = move || errors.with(|d| d.iter().any(|e| e.severity == Severity::Error));
-    let gutter = move || (1..=line_count.get()).map(|n| n.to_string()).collect::<Vec<_>>().join("\n");
+    // Lines holding a tab: marked in the gutter (`→`) and with a strip, since a tab looks like
+    // spaces in the textarea and YAML does not allow it in indentation.
+    let tabs = Memo::new(move |_| text.with(|t| placement_playground::evaluation::tab_lines(t)));
+    let gutter = move || {
+        tabs.with(|tabs| {
+            let mut tabs = tabs.iter().copied().peekable();
+            (1..=line_count.get())
+                .map(|n| {
+                    let tab = tabs.next_if_eq(&n).is_some();
+                    if tab {
+                        format!("→ {n}")
+                    } else {
+                        n.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+    };
     let error_id = format!("{id}-errors");
     let hint_id = format!("{id}-hint");
     let described = format!("{hint_id} {error_id}");
@@ -669,6 +732,22 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                             })
                             .collect_view()
                     }}
+                    {move || {
+                        tabs.get()
+                            .into_iter()
+                            .map(|line| {
+                                let top = (line as f64 - 1.0) * LINE_HEIGHT + 8.0 - f64::from(scroll.get().0);
+                                view! {
+                                    <div
+                                        class="mark tab"
+                                        data-line=line
+                                        style:top=format!("{top}px")
+                                        title="This line holds a tab character: YAML indentation must be spaces"
+                                    ></div>
+                                }
+                            })
+                            .collect_view()
+                    }}
                 </div>
                 <textarea
                     id=format!("{id}-text")
@@ -696,6 +775,10 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                     }
                 ></textarea>
             </div>
+            {move || {
+                pg.with(|p| p.input_pending_in(editor))
+                    .then(|| view! { <p class="hint input-checking">"Checking fields… (unknown and duplicate fields, once typing pauses)"</p> })
+            }}
             <ul class="errors" id=error_id aria-live="polite">
                 {move || {
                     errors
@@ -1691,6 +1774,18 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                             })}
                             {(!c.pods.is_empty()).then(|| view! { <dt>"Pods here"</dt><dd>{c.pods.join(", ")}</dd> })}
                         </dl>
+                        {if w.kind == "DaemonSet" {
+                            view! {
+                                <p class="hint">
+                                    "A DaemonSet's pod is pinned to its node: the verdict above is that node's whole cycle, and no score chooses among nodes."
+                                </p>
+                            }
+                                .into_any()
+                        } else if p.breakdown_wanted().is_some() {
+                            view! { <p class="hint breakdown-pending">"Breakdown: checking…"</p> }.into_any()
+                        } else {
+                            p.selected_breakdown().cloned().map(breakdown_view).into_any()
+                        }}
                         {if fixes.is_empty() {
                             (c.state == CellState::Blocked)
                                 .then(|| view! { <p class="hint">"No fix reaches this node."</p> })
@@ -1712,7 +1807,93 @@ fn CellDetail(pg: Pg) -> impl IntoView {
     }
 }
 
-/// One fix; `checking`: the fixes are not re-checked yet (none is verified or applicable).
+/// A cell's cycle, plugin by plugin: the Filter plugins in order, then the Score plugins.
+fn breakdown_view(b: CellBreakdown) -> AnyView {
+    let filters = b
+        .filters
+        .into_iter()
+        .map(|f| {
+            let (class, text) = match f.outcome {
+                FilterOutcome::Passed => ("passed", "passed".to_string()),
+                FilterOutcome::Skipped => ("skipped", "skipped (its PreFilter returned Skip)".to_string()),
+                FilterOutcome::Rejected(reason) => ("rejected", format!("rejected: {reason}")),
+                FilterOutcome::NotRun => ("not-run", "not run (the node was already rejected)".to_string()),
+            };
+            view! {
+                <tr class=class data-plugin=f.plugin>
+                    <td>{plugin_link(f.plugin.to_string())}</td>
+                    <td>{text}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    let pre_filter = b.pre_filter.map(|(plugin, reason)| {
+        view! {
+            <p class="pre-filter">
+                "PreFilter of " {plugin_link(plugin)} " rejected the pod or left this node out: " <code>{reason}</code>
+                " (no Filter plugin ran on it)."
+            </p>
+        }
+    });
+    let number = |n: Option<i64>| n.map_or_else(|| "–".to_string(), |n| n.to_string());
+    let scores = (!b.scores.is_empty()).then(|| {
+        let rows = b
+            .scores
+            .iter()
+            .map(|r| {
+                view! {
+                    <tr data-plugin=r.plugin>
+                        <td>{plugin_link(r.plugin.to_string())}</td>
+                        <td class="num raw">{number(r.raw)}</td>
+                        <td class="num normalized">{number(r.normalized)}</td>
+                        <td class="num">{r.weight}</td>
+                        <td class="num weighted">{number(r.weighted())}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        let rank = b
+            .rank
+            .map(|(r, n)| format!("rank {r} of {n} node{} scored", if n == 1 { "" } else { "s" }))
+            .unwrap_or_default();
+        view! {
+            <table class="breakdown scores">
+                <caption>"Score plugins"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Plugin"</th>
+                        <th scope="col" title="What the plugin's Score returned">"Raw"</th>
+                        <th scope="col" title="After the plugin's NormalizeScore (0-100)">"Normalized"</th>
+                        <th scope="col">"Weight"</th>
+                        <th scope="col">"Weighted"</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+                <tfoot>
+                    <tr>
+                        <th scope="row" colspan="4">"Total"</th>
+                        <td class="num total">{number(b.total)}</td>
+                    </tr>
+                    <tr>
+                        <td colspan="5" class="rank">{rank}</td>
+                    </tr>
+                </tfoot>
+            </table>
+        }
+    });
+    view! {
+        <div class="breakdown-card">
+            {pre_filter}
+            <table class="breakdown filters">
+                <caption>"Filter plugins, in order"</caption>
+                <tbody>{filters}</tbody>
+            </table>
+            {scores}
+        </div>
+    }
+    .into_any()
+}
+
 /// A plugin's name, linked to its glossary entry when it has one.
 fn plugin_link(name: String) -> AnyView {
     if placement_playground::glossary::entry(&name).is_none() {
@@ -1759,6 +1940,7 @@ fn Glossary() -> impl IntoView {
     }
 }
 
+/// One fix; `checking`: the fixes are not re-checked yet (none is verified or applicable).
 fn fix_view(pg: Pg, wi: usize, fi: usize, f: Fix, stale: bool, checking: bool) -> impl IntoView {
     let patch = f.patch.clone();
     let verified = f.verified;

@@ -141,6 +141,12 @@ async fn a_typo_is_a_warning_at_its_line_and_the_result_stays_live() {
     area.set_value(&typo);
     area.dispatch_event(&web_sys::Event::new("input").unwrap()).unwrap();
     settle().await;
+    // The verdicts first; the strict check (a second scan of the text) once typing pauses.
+    if all(&root, "#workloads-errors li.warning").is_empty() {
+        assert!(text(&root).contains("Checking fields…"), "marked while pending");
+    }
+    until("the strict check's warning", || !all(&root, "#workloads-errors li.warning").is_empty()).await;
+    assert!(!text(&root).contains("Checking fields…"));
 
     assert_eq!(area.get_attribute("aria-invalid").as_deref(), Some("false"), "a warning is no error");
     let warning = text(&one(&root, "#workloads-errors li.warning"));
@@ -215,4 +221,40 @@ async fn evaluation_of_200_nodes_and_20_workloads_is_timed() {
     assert_eq!(v["ok"], true);
     assert!(v["medianMs"].as_f64().unwrap() > 0.0);
     web_sys::console::log_1(&format!("placementBench(200, 20): {json}").into());
+}
+
+#[wasm_bindgen_test]
+async fn a_cell_opens_its_breakdown_plugin_by_plugin() {
+    let root = mount("example=gpu-pool");
+    settle().await;
+    let row =
+        all(&root, ".matrix tbody tr").into_iter().find(|r| text(r).contains("Deployment")).expect("a Deployment row");
+    click(&one(&row, "td.fit button"));
+    // Computed after the frame: "checking…" first, then the tables.
+    until("the breakdown", || !all(&root, ".detail table.breakdown.scores").is_empty()).await;
+    let filters = all(&root, ".detail table.breakdown.filters tbody tr");
+    let names: Vec<String> = filters.iter().map(|r| r.get_attribute("data-plugin").unwrap_or_default()).collect();
+    assert_eq!(
+        names,
+        [
+            "NodeUnschedulable",
+            "NodeName",
+            "TaintToleration",
+            "NodeAffinity",
+            "NodePorts",
+            "NodeResourcesFit",
+            "PodTopologySpread",
+            "InterPodAffinity"
+        ]
+    );
+    let scores = one(&root, ".detail table.breakdown.scores");
+    let weighted: i64 = all(&scores, "td.weighted").iter().map(|c| text(c).parse::<i64>().unwrap()).sum();
+    let total: i64 = text(&one(&scores, "td.total")).parse().unwrap();
+    assert_eq!(weighted, total, "the total is the weighted sum");
+    let score = text(&one(&root, ".detail dd.score"));
+    assert!(score.starts_with(&format!("{total} ")), "the matrix's score: {score}");
+    assert!(text(&one(&scores, "td.rank")).starts_with("rank "), "{}", text(&scores));
+    // Each plugin name links to the glossary.
+    assert_eq!(all(&scores, "tbody .plugin-link").len(), 6);
+    root.remove();
 }

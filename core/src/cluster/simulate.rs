@@ -46,6 +46,24 @@ pub struct SimulateOptions {
     /// ([`crate::explain::verify`]); fewer on large inputs. Fixes past it are offered
     /// unverified, saying so.
     pub max_fix_resimulations: usize,
+    /// Keep this workload's first scheduling cycle whole ([`Report::recorded_cycle`]): every
+    /// node's verdict with each score plugin's raw and normalized score. Off by default: the
+    /// playground asks for it only for the matrix cell a user opens.
+    pub record_cycle: Option<WorkloadKey>,
+}
+
+/// A workload as the report names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadKey {
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl WorkloadKey {
+    fn names(&self, report: &WorkloadReport) -> bool {
+        self.kind == report.kind && self.namespace == report.namespace && self.name == report.name
+    }
 }
 
 impl Default for SimulateOptions {
@@ -62,6 +80,7 @@ impl SimulateOptions {
             admission_defaults: true,
             percentage_of_nodes_to_score: 0,
             max_fix_resimulations: crate::explain::verify::MAX_RESIMULATIONS,
+            record_cycle: None,
         }
     }
 
@@ -88,6 +107,10 @@ pub struct Report {
     /// the report is the cluster after them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<crate::cluster::changes::Changes>,
+    /// With [`SimulateOptions::record_cycle`]: that workload's first cycle (the one its
+    /// `nodes` verdicts come from), whole. Not part of the JSON contract.
+    #[serde(skip)]
+    pub recorded_cycle: Option<ScheduleResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -551,6 +574,7 @@ struct Simulation<'a> {
     /// The existing pods by namespace once step 1 bound them, for the first spreading count
     /// of each workload scheduled after.
     pod_index: Option<std::sync::Arc<PodIndex>>,
+    recorded_cycle: Option<ScheduleResult>,
 }
 
 /// The requests of the last pod asked about, with the spec fields they are computed from: a
@@ -661,6 +685,7 @@ impl<'a> Simulation<'a> {
             reports: Vec::new(),
             until: None,
             pod_index: None,
+            recorded_cycle: None,
         }
     }
 
@@ -892,6 +917,7 @@ impl<'a> Simulation<'a> {
             schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.search));
         if explain {
             report.nodes = node_map(&result);
+            self.record(report, &result);
         }
         let Some(pod_report) = report.pods.get_mut(position) else { return };
         if let Some(waiting) = waiting {
@@ -1008,6 +1034,13 @@ impl<'a> Simulation<'a> {
         }
     }
 
+    /// Keeps the cycle that gave `report` its verdicts, when it is the one asked for.
+    fn record(&mut self, report: &WorkloadReport, result: &ScheduleResult) {
+        if self.opts.record_cycle.as_ref().is_some_and(|key| key.names(report)) {
+            self.recorded_cycle = Some(result.clone());
+        }
+    }
+
     fn finish(self) -> Report {
         Report {
             kube_version: self.opts.version.to_string(),
@@ -1015,6 +1048,7 @@ impl<'a> Simulation<'a> {
             warnings: self.warnings,
             evictions: self.evictions,
             changes: None,
+            recorded_cycle: self.recorded_cycle,
         }
     }
 
@@ -1165,6 +1199,7 @@ impl<'a> Simulation<'a> {
             );
             if explain {
                 report.nodes = node_map(&result);
+                self.record(report, &result);
             }
             if result.node.is_none() {
                 report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
@@ -1490,6 +1525,76 @@ mod tests {
 
     fn run(yaml: &str, opts: &SimulateOptions) -> Report {
         simulate(&parse_manifests(yaml, "").unwrap(), opts).unwrap()
+    }
+
+    /// Recording a workload's first cycle changes nothing in the report, and the recorded
+    /// cycle is the one the workload's `nodes` verdicts come from, scores included.
+    #[test]
+    fn a_recorded_cycle_is_the_one_behind_the_verdicts() {
+        let yaml = "\
+apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {disk: ssd}}
+status: {allocatable: {cpu: '2', memory: 4Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: c}
+spec: {taints: [{key: k, effect: NoSchedule}]}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: first}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: first}}
+  template:
+    metadata: {labels: {app: first}}
+    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 500m}}}]}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: second}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: second}}
+  template:
+    metadata: {labels: {app: second}}
+    spec:
+      affinity:
+        nodeAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - {weight: 5, preference: {matchExpressions: [{key: disk, operator: Exists}]}}
+      containers: [{name: c, image: i, resources: {requests: {cpu: 250m}}}]
+";
+        let manifests = parse_manifests(yaml, "").unwrap();
+        let plain = simulate(&manifests, &SimulateOptions::default()).unwrap();
+        let key = WorkloadKey { kind: "Deployment".into(), namespace: "default".into(), name: "second".into() };
+        let opts = SimulateOptions { record_cycle: Some(key), ..SimulateOptions::default() };
+        let recorded = simulate(&manifests, &opts).unwrap();
+        assert_eq!(serde_json::to_string(&plain).unwrap(), serde_json::to_string(&recorded).unwrap());
+        assert!(plain.recorded_cycle.is_none());
+        let cycle = recorded.recorded_cycle.expect("recorded");
+        let second = &recorded.workloads[1];
+        assert_eq!(second.name, "second");
+        let json = |r: &NodeReport| serde_json::to_value(r).unwrap();
+        let from_cycle: Vec<_> = cycle.verdicts.iter().map(|v| (v.node.as_str(), json(&node_report(v)))).collect();
+        let shown: Vec<_> = second.nodes.iter().map(|(n, r)| (n, json(r))).collect();
+        assert_eq!(from_cycle, shown);
+        // Each fitting node's total is its plugins' weighted normalized scores; NodeAffinity's
+        // raw score is the matching preferred terms' weight (the first workload's pods on `a`
+        // and `b` do not change it).
+        for v in cycle.verdicts.iter().filter(|v| v.score.is_some()) {
+            assert_eq!(v.score, Some(v.plugin_scores.iter().map(|p| p.score * p.weight).sum()));
+            let affinity = v.plugin_scores.iter().find(|p| p.plugin == "NodeAffinity").unwrap();
+            assert_eq!(affinity.raw, Some(if v.node == "a" { 5 } else { 0 }));
+        }
     }
 
     /// From 100 nodes up, a cycle stops searching once it has `numFeasibleNodesToFind`

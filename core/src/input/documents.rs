@@ -715,7 +715,18 @@ pub fn parse_manifests_checked(
     source: &str,
     strict: bool,
 ) -> Result<(Manifests, Vec<Finding>), Vec<InputError>> {
-    let parsed = parse_manifests_all(text, source);
+    check_parsed(parse_manifests_all(text, source), text, source, strict)
+}
+
+/// The second half of [`parse_manifests_checked`]: what [`parse_manifests_all`] gave for
+/// `text`, with the strict check's findings. The playground reads a text at once and runs
+/// this after the frame.
+pub fn check_parsed(
+    parsed: Result<Manifests, Vec<InputError>>,
+    text: &str,
+    source: &str,
+    strict: bool,
+) -> Result<(Manifests, Vec<Finding>), Vec<InputError>> {
     let findings = match &parsed {
         // A snapshot read back from a cluster: nothing to find, and no second reading.
         Ok(manifests) if !crate::input::strict::needs_check(manifests) => Vec::new(),

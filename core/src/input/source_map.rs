@@ -217,11 +217,38 @@ pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
     }
 }
 
-/// `... at line 7 column 3` in parser messages.
-fn syntax_line(message: &str) -> Option<usize> {
-    let at = message.rfind("line ")?;
-    let digits: String = message[at + 5..].chars().take_while(char::is_ascii_digit).collect();
-    digits.parse().ok().filter(|n: &usize| *n > 0)
+/// The line a parser message points at. libyaml (through serde_yaml) writes `<problem> at
+/// line 7 column 3`, then, when it differs, `, while parsing <context> at line 2 column 1`:
+/// the problem's mark is where the text breaks, the context's where the construct being read
+/// began. That is the line to show, except when the problem is a construct opened earlier and
+/// never closed (a flow collection, a quoted scalar, the stream ending inside one): then the
+/// line that opened it is the broken one.
+pub(crate) fn syntax_line(message: &str) -> Option<usize> {
+    let marks = line_marks(message);
+    let (problem, context) = (marks.first().map(|m| m.0), marks.get(1).map(|m| m.0));
+    let unclosed = message.contains("end of stream")
+        || message.contains("while parsing a flow")
+        || message.contains("while scanning a quoted scalar");
+    match context {
+        Some(opened) if unclosed => Some(opened),
+        _ => problem,
+    }
+}
+
+/// Every `line L column C` in a parser message, in order (1-based, as serde_yaml prints them).
+pub(crate) fn line_marks(message: &str) -> Vec<(usize, usize)> {
+    let mut marks = Vec::new();
+    let mut rest = message;
+    while let Some(at) = rest.find("line ") {
+        rest = &rest[at + 5..];
+        let number = |s: &str| s.chars().take_while(char::is_ascii_digit).collect::<String>().parse::<usize>().ok();
+        let Some(line) = number(rest).filter(|n| *n > 0) else { continue };
+        let column = rest
+            .split_once(" column ")
+            .and_then(|(between, after)| between.chars().all(|c| c.is_ascii_digit()).then(|| number(after)).flatten());
+        marks.push((line, column.unwrap_or(0)));
+    }
+    marks
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -400,6 +427,61 @@ mod tests {
     use crate::input::documents::parse_manifests;
 
     const TEXT: &str = "# two documents\nkind: Node\nmetadata:\n  name: a\n---\n---\napiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: b}\n- kind: Pod\n  metadata:\n    name: p\n  spec:\n    tolerations:\n    - key: k\n      operator: Eq\n    containers:\n    - name: c\n      resources:\n        requests:\n          cpu: lots\n";
+
+    /// A syntax error is marked where the text breaks (libyaml's problem mark), not where the
+    /// construct it was reading began, except for a construct left open; a tab is named.
+    #[test]
+    fn syntax_errors_point_at_the_broken_line() {
+        let head = "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n";
+        // (what, the text after `head` (lines 1-4), the line, what the message says)
+        let rows = [
+            ("a key indented less than its siblings", " labels: x\n", 5, "did not find expected key at line 5"),
+            (
+                "a key indented more, after a nested mapping",
+                "  labels:\n    x: y\n   z: w\n",
+                7,
+                "did not find expected key at line 7",
+            ),
+            ("a second colon on a line", "  x: y: z\n", 5, "mapping values are not allowed in this context at line 5"),
+            ("a sequence entry in a mapping", "  - x\n", 5, "did not find expected key at line 5"),
+            (
+                "a flow sequence never closed",
+                "  labels: [a, b\nstatus: {}\n",
+                5,
+                "while parsing a flow sequence at line 5",
+            ),
+            (
+                "a quoted scalar never closed",
+                "  labels: \"x\nstatus: {}\n",
+                5,
+                "while scanning a quoted scalar at line 5",
+            ),
+            (
+                "a tab indenting a key",
+                "  labels:\n  \tx: y\n",
+                6,
+                "(the character is a tab: YAML indentation must be spaces)",
+            ),
+            (
+                "a tab after a plain scalar",
+                "\tlabels: {}\n",
+                5,
+                "found a tab character that violates indentation at line 5",
+            ),
+        ];
+        for (what, rest, line, says) in rows {
+            let text = format!("{head}{rest}");
+            let error = parse_manifests(&text, "f.yaml").expect_err(what);
+            assert!(error.to_string().contains(says), "{what}: {error}");
+            assert_eq!(error_line(&text, &error), Some(line), "{what}: {error}");
+        }
+        // A tab at the start of a document's own line, named once.
+        let text = "apiVersion: v1\nkind: Node\nmetadata:\n\tname: a\n";
+        let error = parse_manifests(text, "f.yaml").unwrap_err().to_string();
+        assert_eq!(error.matches("the character is a tab").count(), 1, "{error}");
+        assert_eq!(syntax_line("no mark here"), None);
+        assert_eq!(line_marks("x at line 3 column 9, while y at line 1 column 2"), [(3, 9), (1, 2)]);
+    }
 
     #[test]
     fn spans_number_documents_like_split_documents() {

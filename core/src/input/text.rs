@@ -283,14 +283,34 @@ fn describe_command(text: &str) -> String {
 
 /// `error`, or the [`InputError::KubectlOutput`] that says what `text` really is when it failed
 /// to read because it is kubectl's output for people. Errors of size and of encoding stay.
+///
+/// A syntax error at a tab says so: libyaml calls a tab where indentation is read "a character
+/// that cannot start any token", without naming it.
 pub(crate) fn explain(error: InputError, text: &str, source: &str) -> InputError {
     if !matches!(error, InputError::Syntax { .. } | InputError::Decode { .. } | InputError::NotSet { .. }) {
         return error;
     }
     match kubectl_output(text) {
         Some((output, command)) => InputError::KubectlOutput { source_name: source_name(source), output, command },
-        None => error,
+        None => name_a_tab(error, text),
     }
+}
+
+const TAB_NOTE: &str = "the character is a tab: YAML indentation must be spaces";
+
+/// Appends what the character at a syntax error's mark is when it is a tab the message does
+/// not already name.
+fn name_a_tab(error: InputError, text: &str) -> InputError {
+    let InputError::Syntax { source_name, index, format, message } = error else { return error };
+    let at_tab = crate::input::source_map::line_marks(&message).first().is_some_and(|&(line, column)| {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let found = text.lines().nth(line - 1).and_then(|l| l.chars().nth(column.checked_sub(1)?));
+        found == Some('\t')
+    });
+    // `explain` may see the same error twice (a reading inside a reading).
+    let named = message.contains("tab character") || message.contains(TAB_NOTE);
+    let message = if at_tab && !named { format!("{message} ({TAB_NOTE})") } else { message };
+    InputError::Syntax { source_name, index, format, message }
 }
 
 #[cfg(test)]

@@ -39,11 +39,22 @@ pub struct NodeVerdict {
     pub score: Option<i64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub plugin_scores: Vec<PluginScore>,
+    /// Rejected at PreFilter: the pod's PreFilter failed, or a PreFilter result left this node
+    /// out (`status.plugin` is that PreFilter's plugin). No Filter plugin ran on the node.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pre_filter: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PluginScore {
     pub plugin: &'static str,
+    /// What the plugin's Score returned, before its NormalizeScore: the same as `score` for
+    /// plugins without one (NodeResourcesFit, NodeResourcesBalancedAllocation). `None` where
+    /// the plugin did not score: PodTopologySpread's PreScore skipped or ignored the node
+    /// (missing a topology key), or InterPodAffinity with a single feasible node (which
+    /// normalizes to 0 whatever it scored, so Placement does not compute it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw: Option<i64>,
     /// After the plugin's NormalizeScore, before the weight.
     pub score: i64,
     pub weight: i64,
@@ -58,6 +69,9 @@ pub struct ScheduleResult {
     pub verdicts: Vec<NodeVerdict>,
     /// The FailedScheduling message when no node fits.
     pub message: Option<String>,
+    /// The Filter plugins whose PreFilter returned Skip: they did not filter any node.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<&'static str>,
 }
 
 /// How much of the per-node outcome a caller needs. The decision and the FailedScheduling
@@ -284,7 +298,12 @@ pub fn schedule_searching(
 ) -> ScheduleResult {
     if nodes.is_empty() {
         // `ErrNoNodesAvailable`, returned before any plugin runs.
-        return ScheduleResult { node: None, verdicts: Vec::new(), message: Some(ERR_NO_NODES_AVAILABLE.into()) };
+        return ScheduleResult {
+            node: None,
+            verdicts: Vec::new(),
+            message: Some(ERR_NO_NODES_AVAILABLE.into()),
+            skipped: Vec::new(),
+        };
     }
     let spec = &pod.spec;
     let pre = match run_pre_filters(pod, nodes, cfg) {
@@ -410,15 +429,18 @@ pub fn schedule_searching(
             outcomes.iter().map(|(i, o)| (*i, Some(o))).collect()
         }
     };
-    let unscored = |i: usize, (status, insufficient): (Status, Vec<InsufficientResource>)| NodeVerdict {
-        node: node_name(nodes, i),
-        status,
-        insufficient,
-        score: None,
-        plugin_scores: Vec::new(),
-    };
+    // A node that was not scored; `o` is `None` for an absent node.
+    let unscored =
+        |i: usize, o: Option<&Outcome>, (status, insufficient): (Status, Vec<InsufficientResource>)| NodeVerdict {
+            node: node_name(nodes, i),
+            status,
+            insufficient,
+            score: None,
+            plugin_scores: Vec::new(),
+            pre_filter: o.is_none(),
+        };
     let failing_verdicts = |list_absent: bool| -> Vec<NodeVerdict> {
-        listed(list_absent).into_iter().filter_map(|(i, o)| status_of(i, o).map(|s| unscored(i, s))).collect()
+        listed(list_absent).into_iter().filter_map(|(i, o)| status_of(i, o).map(|s| unscored(i, o, s))).collect()
     };
 
     if feasible.is_empty() {
@@ -439,7 +461,7 @@ pub fn schedule_searching(
             restricted.is_some(),
             PostFilter::after_pre_filter(cfg),
         );
-        return ScheduleResult { node: None, verdicts, message: Some(message) };
+        return ScheduleResult { node: None, verdicts, message: Some(message), skipped: skipped.into_iter().collect() };
     }
 
     let breakdown = matches!(detail, Detail::Explain | Detail::Candidates { .. });
@@ -464,6 +486,7 @@ pub fn schedule_searching(
                         insufficient: Vec::new(),
                         score: totals.get(*k).copied(),
                         plugin_scores: parts.next().unwrap_or_default(),
+                        pre_filter: false,
                     },
                     Some(Outcome::Unscored) => NodeVerdict {
                         node: node_name(nodes, i),
@@ -474,13 +497,14 @@ pub fn schedule_searching(
                         insufficient: Vec::new(),
                         score: None,
                         plugin_scores: Vec::new(),
+                        pre_filter: false,
                     },
-                    _ => unscored(i, status_of(i, o).unwrap_or((Status::success(), Vec::new()))),
+                    _ => unscored(i, o, status_of(i, o).unwrap_or((Status::success(), Vec::new()))),
                 })
                 .collect()
         }
     };
-    ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None }
+    ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None, skipped: skipped.into_iter().collect() }
 }
 
 /// What the PreFilter stage leaves for Filter: the plugins that skipped, the nodes PreFilter
@@ -706,9 +730,9 @@ fn score_nodes(
     breakdown: bool,
     mut spread_cache: Option<&mut pod_topology_spread::ScoreCache>,
 ) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
-    // Each plugin's normalized score per feasible node; `None` where the plugin does not
-    // score the node (BalancedAllocation for a best-effort pod).
-    let per_plugin: Vec<(ScorePlugin, i64, Vec<Option<i64>>)> = cfg
+    // Each plugin's raw and normalized scores per feasible node; `None` where the plugin does
+    // not score the node (BalancedAllocation for a best-effort pod).
+    let per_plugin: Vec<(ScorePlugin, i64, Vec<Option<Scored>>)> = cfg
         .profile
         .scores
         .iter()
@@ -723,10 +747,17 @@ fn score_nodes(
         let scored = per_plugin.iter().filter_map(move |(plugin, weight, scores)| {
             scores.get(k).copied().flatten().map(|s| (*plugin, *weight, s))
         });
-        totals.push(scored.clone().map(|(_, weight, score)| score * weight).sum());
+        totals.push(scored.clone().map(|(_, weight, s)| s.normalized * weight).sum());
         if breakdown {
             all_parts.push(
-                scored.map(|(plugin, weight, score)| PluginScore { plugin: plugin.name(), score, weight }).collect(),
+                scored
+                    .map(|(plugin, weight, s)| PluginScore {
+                        plugin: plugin.name(),
+                        raw: s.raw,
+                        score: s.normalized,
+                        weight,
+                    })
+                    .collect(),
             );
         }
     }
@@ -738,7 +769,27 @@ fn node_name(nodes: &[NodeInfo], i: usize) -> String {
     nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default()
 }
 
-/// One score plugin's normalized scores for the feasible nodes, in `feasible` order.
+/// One plugin's score for one node: what its Score returned and what its NormalizeScore
+/// made of it.
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    raw: Option<i64>,
+    normalized: i64,
+}
+
+impl Scored {
+    /// A plugin without NormalizeScore: the raw score is the score.
+    fn plain(score: i64) -> Self {
+        Self { raw: Some(score), normalized: score }
+    }
+
+    /// Pairs raw scores with their normalized values, node by node.
+    fn pairs(raw: Vec<Option<i64>>, normalized: Vec<i64>) -> Vec<Option<Scored>> {
+        raw.into_iter().zip(normalized).map(|(raw, normalized)| Some(Scored { raw, normalized })).collect()
+    }
+}
+
+/// One score plugin's raw and normalized scores for the feasible nodes, in `feasible` order.
 fn plugin_scores(
     plugin: ScorePlugin,
     ctx: &PodContext,
@@ -747,33 +798,50 @@ fn plugin_scores(
     raw_static: &[(i64, i64)],
     cfg: &SchedulerConfig,
     spread_cache: Option<&mut pod_topology_spread::ScoreCache>,
-) -> Vec<Option<i64>> {
-    let all = |v: Vec<i64>| v.into_iter().map(Some).collect();
+) -> Vec<Option<Scored>> {
+    let normalized_default = |raw: Vec<i64>, reverse: bool| {
+        let mut normalized = raw.clone();
+        default_normalize_score(crate::scheduler::plugins::MAX_NODE_SCORE, reverse, &mut normalized);
+        Scored::pairs(raw.into_iter().map(Some).collect(), normalized)
+    };
     match plugin {
-        ScorePlugin::TaintToleration => {
-            let mut taint: Vec<i64> = raw_static.iter().map(|r| r.0).collect();
-            default_normalize_score(crate::scheduler::plugins::MAX_NODE_SCORE, true, &mut taint);
-            all(taint)
-        }
-        ScorePlugin::NodeAffinity => {
-            let mut affinity: Vec<i64> = raw_static.iter().map(|r| r.1).collect();
-            default_normalize_score(crate::scheduler::plugins::MAX_NODE_SCORE, false, &mut affinity);
-            all(affinity)
-        }
+        ScorePlugin::TaintToleration => normalized_default(raw_static.iter().map(|r| r.0).collect(), true),
+        ScorePlugin::NodeAffinity => normalized_default(raw_static.iter().map(|r| r.1).collect(), false),
         ScorePlugin::NodeResourcesFit => feasible
             .iter()
             .map(|&i| {
-                nodes.get(i).map(|node| node_resources_fit::least_allocated_score(&ctx.least_allocated_request, node))
+                nodes.get(i).map(|node| {
+                    Scored::plain(node_resources_fit::least_allocated_score(&ctx.least_allocated_request, node))
+                })
             })
             .collect(),
-        ScorePlugin::PodTopologySpread => all(pod_topology_spread::score(ctx.pod, nodes, feasible, cfg, spread_cache)),
+        ScorePlugin::PodTopologySpread => {
+            match pod_topology_spread::raw_scores(ctx.pod, nodes, feasible, cfg, spread_cache) {
+                Some(raw) => {
+                    let normalized = pod_topology_spread::normalize_score(&raw);
+                    Scored::pairs(raw, normalized)
+                }
+                // PreScore returned Skip: every node scores 0.
+                None => vec![Some(Scored { raw: None, normalized: 0 }); feasible.len()],
+            }
+        }
         // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node
         // (a daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
-        ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(0)],
-        ScorePlugin::InterPodAffinity => all(inter_pod_affinity::score(ctx.pod, nodes, feasible, cfg)),
+        ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(Scored { raw: None, normalized: 0 })],
+        ScorePlugin::InterPodAffinity => {
+            let raw = inter_pod_affinity::raw_scores(ctx.pod, nodes, feasible, cfg);
+            let mut normalized = raw.clone();
+            inter_pod_affinity::normalize_score(&mut normalized);
+            Scored::pairs(raw.into_iter().map(Some).collect(), normalized)
+        }
         ScorePlugin::NodeResourcesBalancedAllocation => feasible
             .iter()
-            .map(|&i| nodes.get(i).and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node)))
+            .map(|&i| {
+                nodes
+                    .get(i)
+                    .and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node))
+                    .map(Scored::plain)
+            })
             .collect(),
     }
 }
@@ -789,6 +857,7 @@ fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFil
             insufficient: Vec::new(),
             score: None,
             plugin_scores: Vec::new(),
+            pre_filter: true,
         })
         .collect();
     let (not_helpful, no_victims) =
@@ -799,7 +868,7 @@ fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFil
         post_filter_msg: post_filter.message(not_helpful, no_victims),
         ..Default::default()
     };
-    ScheduleResult { node: None, verdicts, message: Some(fit_error.message()) }
+    ScheduleResult { node: None, verdicts, message: Some(fit_error.message()), skipped: Vec::new() }
 }
 
 /// The PostFilter plugins of the profile, in order, as they stand when a cycle finds no node.

@@ -52,7 +52,7 @@ mod scoring;
 pub(crate) use common::describe_selector;
 use common::*;
 pub use filtering::{filter, pre_filter, PreFilterState};
-pub use scoring::score;
+pub use scoring::{normalize_score, raw_scores, score};
 
 #[cfg(test)]
 mod tests;

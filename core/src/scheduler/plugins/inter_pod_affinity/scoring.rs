@@ -43,6 +43,13 @@ pub(super) fn process_terms(
 /// (anti-)affinity against the pod, summed per topology pair. Score sums the pairs of the
 /// node; NormalizeScore scales min..max to 0..100. All zeros when PreScore would Skip.
 pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerConfig) -> Vec<i64> {
+    let mut scores = raw_scores(pod, nodes, feasible, cfg);
+    normalize_score(&mut scores);
+    scores
+}
+
+/// [`score`] before NormalizeScore: each feasible node's sum over its topology pairs.
+pub fn raw_scores(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerConfig) -> Vec<i64> {
     let (incoming, errors) = PodTerms::of_pod(pod, cfg);
     if !errors.is_empty() {
         // Upstream fails PreScore; PreFilter has already rejected such a pod.
@@ -85,7 +92,7 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
         return vec![0; feasible.len()];
     }
 
-    let mut scores: Vec<i64> = feasible
+    feasible
         .iter()
         .map(|&i| {
             // `feasible` indexes `nodes`; an index outside it would be a node without labels.
@@ -96,14 +103,12 @@ pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerC
                 .filter_map(|(key, values)| node_labels.get(key).map(|v| values.get(v).copied().unwrap_or(0)))
                 .sum()
         })
-        .collect();
-    normalize_score(&mut scores);
-    scores
+        .collect()
 }
 
 /// `NormalizeScore`: `MaxNodeScore * (s - min) / (max - min)` in floating point, truncated;
 /// all zeros when every node scored the same.
-pub(super) fn normalize_score(scores: &mut [i64]) {
+pub fn normalize_score(scores: &mut [i64]) {
     let (Some(&min), Some(&max)) = (scores.iter().min(), scores.iter().max()) else { return };
     let diff = max - min;
     for s in scores.iter_mut() {

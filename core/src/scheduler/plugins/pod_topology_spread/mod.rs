@@ -52,7 +52,7 @@ pub use common::{
     default_selector, ControllerKey, ControllerSelector, Listers, LABEL_TOPOLOGY_ZONE, SYSTEM_DEFAULT_CONSTRAINTS,
 };
 pub use filtering::{filter, pre_filter, PreFilterState};
-pub use scoring::{score, NodeFacts, ScoreCache};
+pub use scoring::{normalize_score, raw_scores, score, NodeFacts, ScoreCache};
 
 #[cfg(test)]
 mod tests;

@@ -235,9 +235,23 @@ pub fn score(
     cfg: &SchedulerConfig,
     cache: Option<&mut ScoreCache>,
 ) -> Vec<i64> {
-    let zeros = vec![0; feasible.len()];
+    match raw_scores(pod, nodes, feasible, cfg, cache) {
+        Some(raw) => normalize_score(&raw),
+        None => vec![0; feasible.len()],
+    }
+}
+
+/// [`score`] before NormalizeScore, in `feasible` order: `None` for the nodes PreScore
+/// ignores; `None` instead of the list when PreScore would Skip (every node then scores 0).
+pub fn raw_scores(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    feasible: &[usize],
+    cfg: &SchedulerConfig,
+    cache: Option<&mut ScoreCache>,
+) -> Option<Vec<Option<i64>>> {
     if nodes.is_empty() {
-        return zeros;
+        return None;
     }
     // The pod's own constraints, or the system defaults. Only the pod's own require a node to
     // have every topology key (`requireAllTopologies`): under the defaults a node without a
@@ -247,12 +261,12 @@ pub fn score(
     } else {
         let Ok(constraints) = constraints_of(pod, SCHEDULE_ANYWAY, cfg) else {
             // Upstream fails PreScore with an error; Placement leaves the plugin out.
-            return zeros;
+            return None;
         };
         (constraints, true)
     };
     if constraints.is_empty() {
-        return zeros;
+        return None;
     }
     let ctx = ScoreContext {
         pod,
@@ -266,7 +280,7 @@ pub fn score(
     let cache = cache.unwrap_or(&mut fresh);
     cache.prepare(&ctx, nodes);
     cache.update(&ctx, nodes);
-    let Some(facts) = cache.facts.as_deref() else { return zeros };
+    let facts = cache.facts.as_deref()?;
     let k = ctx.constraints.len();
 
     // The feasible nodes in order, `None` for those PreScore ignores (missing a required
@@ -310,7 +324,7 @@ pub fn score(
         }
     }
 
-    let raw: Vec<Option<i64>> = scored
+    let raw = scored
         .iter()
         .map(|scored| {
             let i = (*scored)?;
@@ -330,11 +344,11 @@ pub fn score(
             Some(s.round() as i64)
         })
         .collect();
-    normalize_score(&raw)
+    Some(raw)
 }
 
 /// `NormalizeScore`: ignored nodes (`None`) get 0; the rest `100 * (max + min - s) / max`.
-pub(super) fn normalize_score(raw: &[Option<i64>]) -> Vec<i64> {
+pub fn normalize_score(raw: &[Option<i64>]) -> Vec<i64> {
     let min = raw.iter().flatten().copied().min().unwrap_or(i64::MAX);
     let max = raw.iter().flatten().copied().max().unwrap_or(0).max(0);
     raw.iter()
