@@ -26,9 +26,10 @@ use serde_json::Value;
 use super::gatekeeper;
 use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
 use crate::cluster::simulate::SimulateOptions;
+pub use crate::gatekeeper::Compile;
 use crate::input::documents::{type_name, DocRef};
-use crate::input::field::FieldPath;
 use crate::input::field::FieldError;
+use crate::input::field::FieldPath;
 use crate::input::validation::{validate_node, validate_node_name, validate_node_shape};
 use crate::model::labels::{validate_label_key, validate_label_value, Selector};
 use crate::model::quantity::Quantity;
@@ -275,13 +276,24 @@ impl Settings {
     /// Reads and checks settings JSON (`null` reads as `{}`). With `inventory: cluster`, the
     /// checks that need the nodes wait for them ([`Settings::with_cluster_nodes`]).
     pub fn from_value(value: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, None)
+        Self::read(value, None, Compile::Now)
+    }
+
+    /// [`Settings::from_value`] for answering requests: Gatekeeper templates are compiled when
+    /// a request first needs them (a fresh policy instance per request compiles only what the
+    /// request matches), so a Rego error in a template is reported by the first request that
+    /// evaluates it, as the same `invalid settings` error, rather than by every request.
+    /// Kubewarden's policy-server checks the settings with `validate_settings`
+    /// ([`Settings::from_value`]) before it serves a request.
+    pub fn for_requests(value: &Value) -> Result<Settings, SettingsError> {
+        Self::read(value, None, Compile::WhenUsed)
     }
 
     /// The settings with `inventory: cluster`, over the cluster's Nodes (`items` of the List
     /// the host answered).
+    /// Read as [`Settings::for_requests`] reads them.
     pub fn with_cluster_nodes(value: &Value, nodes: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, Some(nodes))
+        Self::read(value, Some(nodes), Compile::WhenUsed)
     }
 
     /// Whether a request must list the cluster's Nodes first: `inventory: cluster` and a
@@ -294,7 +306,7 @@ impl Settings {
                 || self.daemonset_coverage.as_ref().is_some_and(|p| !p.blanket))
     }
 
-    fn read(value: &Value, cluster_nodes: Option<&Value>) -> Result<Settings, SettingsError> {
+    fn read(value: &Value, cluster_nodes: Option<&Value>, compile: Compile) -> Result<Settings, SettingsError> {
         if !(value.is_object() || value.is_null()) {
             return Err(SettingsError::new(
                 "settings",
@@ -357,8 +369,11 @@ impl Settings {
             .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
             .transpose()?;
         #[cfg(feature = "admission-gatekeeper")]
-        let gatekeeper =
-            member(raw.gatekeeper, "gatekeeper").map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"))).transpose()?;
+        let gatekeeper = member(raw.gatekeeper, "gatekeeper")
+            .map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"), compile))
+            .transpose()?;
+        #[cfg(not(feature = "admission-gatekeeper"))]
+        let _ = compile; // nothing to compile without Gatekeeper
         #[cfg(not(feature = "admission-gatekeeper"))]
         if raw.gatekeeper.is_some() {
             return Err(SettingsError::new(path("gatekeeper"), NO_GATEKEEPER));
@@ -567,8 +582,8 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
     for (i, (entry_at, value, text)) in entries.into_iter().enumerate() {
         let node = match (text, value) {
             (Some(text), _) => {
-                let (name, rest) = compact_name(text)
-                    .map_err(|m| SettingsError::new(entry_at.path(at), format!("{text:?}: {m}")))?;
+                let (name, rest) =
+                    compact_name(text).map_err(|m| SettingsError::new(entry_at.path(at), format!("{text:?}: {m}")))?;
                 let shape = shapes.entry(rest).or_insert_with(|| {
                     compact_shape(rest).map(|n| {
                         let first = validate_node_shape(&n).into_iter().next();

@@ -38,7 +38,7 @@ pub use constraint::{Constraint, EnforcementAction};
 pub use expansion::{default_expansion_templates, ExpansionTemplate};
 pub use inventory::Inventory;
 pub use matching::{glob_match, Match, MatchError};
-pub use template::{Engine, EvalError, Template};
+pub use template::{Compile, Engine, EvalError, Template};
 
 use crate::input::documents::split_documents;
 
@@ -350,6 +350,9 @@ fn evaluate_review(
         }
         let Some(template) = policy.templates.get(&constraint.kind) else { continue };
         let Some(engine) = template.engine(policy.k8s_native_validation) else { continue };
+        if engine == Engine::Rego {
+            template.compile()?;
+        }
         let results =
             template.violations(review, &constraint.parameters, data, policy.limits, engine).map_err(|error| {
                 GatekeeperError::Eval {

@@ -2,6 +2,7 @@
 //! `violation` rule.
 
 use std::num::NonZeroU32;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -29,12 +30,43 @@ pub struct Template {
     pub notes: Vec<String>,
 }
 
+/// A template's Rego: its source, and the engine compiled from it, at once
+/// ([`Template::from_value`]) or on first use ([`Template::from_value_deferred`]).
 #[derive(Debug, Clone)]
 struct RegoCode {
+    source: RegoSource,
+    compiled: OnceLock<Result<CompiledRego, GatekeeperError>>,
+}
+
+#[derive(Debug, Clone)]
+struct RegoSource {
+    /// The template's `metadata.name`.
+    template: String,
+    rego: String,
+    libs: Vec<String>,
+    /// `version: v1` (Rego v1 syntax); Rego v0 otherwise.
+    v1: bool,
+    /// Where the code is in the template (`spec.targets[0].rego`).
+    location: String,
+}
+
+#[derive(Debug, Clone)]
+struct CompiledRego {
     /// `data.<package>.violation`.
     rule: String,
     /// Prepared engine (modules analysed); cloned for each evaluation.
     engine: regorus::Engine,
+}
+
+/// When a template's Rego is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compile {
+    /// While the template is read: every error is reported then.
+    Now,
+    /// On the first evaluation that needs it ([`Template::compile`]): a policy instance that
+    /// lives for one request (Kubewarden's policy-server makes a fresh one per request)
+    /// compiles only the templates whose constraints match that request.
+    WhenUsed,
 }
 
 /// The code of a template that is evaluated: gator's drivers, by their engine names.
@@ -108,6 +140,25 @@ fn err(template: &str, message: impl Into<String>) -> GatekeeperError {
 impl Template {
     /// Parses and compiles one ConstraintTemplate object.
     pub fn from_value(value: &Value) -> Result<Template, GatekeeperError> {
+        Self::read(value, Compile::Now)
+    }
+
+    /// Parses one ConstraintTemplate object and checks everything but its Rego, which is
+    /// compiled on first use ([`Template::compile`]); a Rego error is then reported there.
+    pub fn from_value_deferred(value: &Value) -> Result<Template, GatekeeperError> {
+        Self::read(value, Compile::WhenUsed)
+    }
+
+    /// Compiles the template's Rego if it was deferred and not compiled yet; the error is the
+    /// one [`Template::from_value`] would have given. Nothing to do for CEL-only templates.
+    pub fn compile(&self) -> Result<(), GatekeeperError> {
+        match &self.rego {
+            Some(rego) => rego.compiled().map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    fn read(value: &Value, when: Compile) -> Result<Template, GatekeeperError> {
         let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
         if name.is_empty() {
             return Err(err("(unnamed)", "metadata.name is required"));
@@ -190,7 +241,13 @@ impl Template {
         #[cfg(not(feature = "gatekeeper-cel"))]
         let has_cel = false;
         let rego = match code {
-            Some((rego, libs, v1, location)) => Some(compile_rego(&name, rego, libs, v1, &location)?),
+            Some((rego, libs, v1, location)) => {
+                let code = RegoCode::new(RegoSource { template: name.clone(), rego, libs, v1, location })?;
+                if when == Compile::Now {
+                    code.compiled()?;
+                }
+                Some(code)
+            }
             None if has_cel => None,
             None if cfg!(feature = "gatekeeper-cel") => {
                 return Err(err(&name, format!("no Rego or K8sNativeValidation code for target {ADMISSION_TARGET}")))
@@ -228,32 +285,42 @@ impl Template {
     }
 }
 
-/// Compiles a template's Rego (`rego` and its `libs`) with regorus.
-fn compile_rego(
-    name: &str,
-    rego: String,
-    libs: Vec<String>,
-    v1: bool,
-    location: &str,
-) -> Result<RegoCode, GatekeeperError> {
-    let name = name.to_string();
-    {
-        let total = rego.len() + libs.iter().map(String::len).sum::<usize>();
+impl RegoCode {
+    /// The source, its size checked (the rest waits for [`RegoCode::compiled`]).
+    fn new(source: RegoSource) -> Result<Self, GatekeeperError> {
+        let total = source.rego.len() + source.libs.iter().map(String::len).sum::<usize>();
         if total > MAX_REGO_BYTES {
-            return Err(err(&name, format!("Rego code is {total} bytes, over the {MAX_REGO_BYTES}-byte limit")));
+            return Err(err(
+                &source.template,
+                format!("Rego code is {total} bytes, over the {MAX_REGO_BYTES}-byte limit"),
+            ));
         }
+        Ok(RegoCode { source, compiled: OnceLock::new() })
+    }
+
+    /// The compiled code, compiling it on first use.
+    fn compiled(&self) -> Result<&CompiledRego, GatekeeperError> {
+        self.compiled.get_or_init(|| self.source.compile()).as_ref().map_err(Clone::clone)
+    }
+}
+
+impl RegoSource {
+    /// Compiles the Rego (`rego` and its `libs`) with regorus.
+    fn compile(&self) -> Result<CompiledRego, GatekeeperError> {
+        let RegoSource { template: name, rego, libs, v1, location } = self;
         let mut engine = regorus::Engine::new();
         engine.set_rego_v0(!v1);
         let path = format!("{name}:{location}");
-        let package = engine.add_policy(path.clone(), rego).map_err(|e| err(&name, rego_error(&e.to_string())))?;
-        for (k, lib) in libs.into_iter().enumerate() {
+        let package =
+            engine.add_policy(path.clone(), rego.clone()).map_err(|e| err(name, rego_error(&e.to_string())))?;
+        for (k, lib) in libs.iter().enumerate() {
             engine
-                .add_policy(format!("{name}:{location}.libs[{k}]"), lib)
-                .map_err(|e| err(&name, rego_error(&e.to_string())))?;
+                .add_policy(format!("{name}:{location}.libs[{k}]"), lib.clone())
+                .map_err(|e| err(name, rego_error(&e.to_string())))?;
         }
         if !engine.has_declared_rule_rooted_at(&path, "violation").unwrap_or(false) {
             return Err(err(
-                &name,
+                name,
                 format!(
                     "{location}: package {} has no `violation` rule (Gatekeeper collects violation[{{\"msg\": msg, \"details\": details}}])",
                     package.trim_start_matches("data.")
@@ -264,8 +331,8 @@ fn compile_rego(
         // evaluating any rule (a hostile rule must not run unbounded here); each evaluation
         // clones the prepared engine.
         engine.set_input(regorus::Value::new_object());
-        engine.eval_query("true".to_string(), false).map_err(|e| err(&name, rego_error(&e.to_string())))?;
-        Ok(RegoCode { rule: format!("{package}.violation"), engine })
+        engine.eval_query("true".to_string(), false).map_err(|e| err(name, rego_error(&e.to_string())))?;
+        Ok(CompiledRego { rule: format!("{package}.violation"), engine })
     }
 }
 
@@ -300,7 +367,10 @@ impl Template {
         match engine {
             Engine::Rego => {
                 let rego = self.rego.as_ref().ok_or(EvalError::NoCode(Engine::Rego))?;
-                rego.violations(review, parameters, data, limits)
+                // Compiled by now when read with `from_value`; a deferred template is compiled
+                // by `evaluate` first (`Template::compile`), which reports its error as such.
+                let compiled = rego.compiled().map_err(|e| EvalError::Rego(e.to_string()))?;
+                compiled.violations(review, parameters, data, limits)
             }
             #[cfg(feature = "gatekeeper-cel")]
             Engine::K8sNativeValidation => {
@@ -314,7 +384,7 @@ impl Template {
     }
 }
 
-impl RegoCode {
+impl CompiledRego {
     fn violations(
         &self,
         review: &Value,
