@@ -575,12 +575,13 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
         ));
     }
     let mut out: Vec<(DocRef, Node)> = Vec::with_capacity(entries.len());
-    let mut seen: BTreeMap<String, EntryAt> = BTreeMap::new();
+    // Names borrowed from the settings text where they can be (the compact form).
+    let mut seen: BTreeMap<std::borrow::Cow<'_, str>, EntryAt> = BTreeMap::new();
     // Nodes of a pool differ by name (and zone): each distinct shape is read and checked once,
     // which gives the same nodes and the same first error as reading every node in full.
     let mut shapes: BTreeMap<&str, Shape> = BTreeMap::new();
     for (i, (entry_at, value, text)) in entries.into_iter().enumerate() {
-        let node = match (text, value) {
+        let (node, name) = match (text, value) {
             (Some(text), _) => {
                 let (name, rest) =
                     compact_name(text).map_err(|m| SettingsError::new(entry_at.path(at), format!("{text:?}: {m}")))?;
@@ -603,7 +604,7 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
                         format!("node {:?}: {first}", node.metadata.name),
                     ));
                 }
-                node
+                (node, std::borrow::Cow::Borrowed(name))
             }
             (None, Value::Object(_)) => {
                 let where_ = entry_at.path(at);
@@ -611,7 +612,8 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
                 if let Some(first) = validate_node(&node).into_iter().next() {
                     return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
                 }
-                node
+                let name = std::borrow::Cow::Owned(node.metadata.name.clone());
+                (node, name)
             }
             (None, other) => {
                 return Err(SettingsError::new(
@@ -620,7 +622,7 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
                 ))
             }
         };
-        if let Some(prev) = seen.insert(node.metadata.name.clone(), entry_at) {
+        if let Some(prev) = seen.insert(name, entry_at) {
             return Err(SettingsError::new(
                 entry_at.path(at),
                 format!("duplicate node name {:?} (also {})", node.metadata.name, prev.path(at)),
@@ -861,6 +863,8 @@ mod tests {
             // Duplicate names across and within shapes.
             with(&["general-3: ; pool=general, zone=z0; cpu=8, memory=32Gi, pods=110"]),
             with(&["gpu-2: ; pool=other"]),
+            // Names at and over the 253-character limit.
+            with(&[&format!("{}: ; pool=general", "a".repeat(253)), &format!("{}: ; pool=general", "b".repeat(254))]),
             // Whitespace around the name and an empty shape.
             with(&["  spaced-1  :  ; pool=general  ", "spaced-2:"]),
         ];
@@ -876,7 +880,7 @@ mod tests {
             .iter()
             .map(|l| each_node_alone(&l.iter().map(String::as_str).collect::<Vec<_>>(), "x").is_ok())
             .collect();
-        assert!(outcomes.contains(&true) && outcomes.iter().filter(|ok| !**ok).count() >= 6, "{outcomes:?}");
+        assert!(outcomes.contains(&true) && outcomes.iter().filter(|ok| !**ok).count() >= 7, "{outcomes:?}");
     }
 
     #[test]

@@ -13,7 +13,9 @@ use serde_json::json;
 
 use crate::input::documents::{Workload, WorkloadKind};
 use crate::input::field::{FieldError, FieldPath};
-use crate::model::labels::{dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors};
+use crate::model::labels::{
+    dns1123_label_errors, dns1123_subdomain_errors, is_dns1123_subdomain, label_value_errors, qualified_name_errors,
+};
 use crate::model::quantity::Quantity;
 use crate::model::resources::{is_extended_resource, is_hugepages, is_supported_pod_level_resource};
 use crate::model::version::FeatureGates;
@@ -40,7 +42,13 @@ pub fn validate_node(node: &Node) -> Vec<FieldError> {
 /// The name part of [`validate_node`] (its first errors): `metadata.name` and
 /// `metadata.generateName`.
 pub fn validate_node_name(node: &Node) -> Vec<FieldError> {
-    object_meta(&node.metadata.name, &node.metadata.generate_name, None, &FieldPath::root("metadata"))
+    let (name, generate_name) = (&node.metadata.name, &node.metadata.generate_name);
+    // The usual case, decided without writing the field paths: `object_meta` finds nothing
+    // wrong with a valid name and no generateName.
+    if generate_name.is_empty() && !name.is_empty() && name.len() <= 253 && is_dns1123_subdomain(name) {
+        return Vec::new();
+    }
+    object_meta(name, generate_name, None, &FieldPath::root("metadata"))
 }
 
 /// The rest of [`validate_node`], after [`validate_node_name`]'s errors: labels, annotations,
