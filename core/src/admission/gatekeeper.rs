@@ -17,8 +17,11 @@
 //!
 //! Either list also takes one YAML string instead of a list. Every document is sorted by its
 //! kind, so a pasted file holding a template and its constraint works in either list.
-//! Templates are compiled when the settings are read (once per settings text in the module);
-//! an error names the setting, the template and the Rego line.
+//! `validate_settings` compiles every template; a request compiles a template's Rego when one
+//! of its constraints first matches (once per settings text in the module's validator, once
+//! per request with policy-server's fresh instance per request), so that a request pays only
+//! for the templates it needs. An error names the setting, the template and the Rego line,
+//! the same from either.
 //!
 //! On `validate`, `input.review` is the AdmissionRequest, as in Gatekeeper (for DELETE the
 //! `object` is the `oldObject`, as Gatekeeper's webhook sets it). Violations of `deny`

@@ -7,7 +7,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use super::constraint::Constraint;
-use super::{schema, GatekeeperError, Limits, MAX_REGO_BYTES, MAX_VIOLATIONS, WORK_CHECK_INTERVAL};
+use super::{
+    schema, GatekeeperError, Limits, HEAP_LIMIT_PER_EVALUATION, MAX_REGO_BYTES, MAX_VIOLATIONS, WORK_CHECK_INTERVAL,
+};
 
 /// The admission target, the only one Gatekeeper's library uses.
 pub const ADMISSION_TARGET: &str = "admission.k8s.gatekeeper.sh";
@@ -95,6 +97,10 @@ pub enum EvalError {
     /// The [`Limits::work`] budget (the counting clock, wasm32) stopped the evaluation.
     #[error("Rego evaluation exceeded its work budget ({work_units} work units) and was stopped")]
     WorkBudgetExceeded { work_units: u64 },
+    /// The evaluation's heap grew by more than [`HEAP_LIMIT_PER_EVALUATION`] (wasm32, where
+    /// the module's allocator counts its live bytes: [`super::set_heap_gauge`]).
+    #[error("Rego evaluation exceeded its memory limit ({limit_bytes} bytes of heap) and was stopped")]
+    MemoryLimitExceeded { limit_bytes: usize },
     /// Any other error regorus reports (unsafe variables, builtin errors, ...).
     #[error("{0}")]
     Rego(String),
@@ -111,7 +117,12 @@ pub enum EvalError {
 
 impl EvalError {
     pub fn is_limit_exceeded(&self) -> bool {
-        matches!(self, EvalError::TimeLimitExceeded { .. } | EvalError::WorkBudgetExceeded { .. })
+        matches!(
+            self,
+            EvalError::TimeLimitExceeded { .. }
+                | EvalError::WorkBudgetExceeded { .. }
+                | EvalError::MemoryLimitExceeded { .. }
+        )
     }
 
     /// Classifies a regorus error by its type: the execution timer reports a
@@ -124,6 +135,9 @@ impl EvalError {
             _ => None,
         });
         match (limit, budget) {
+            (Some(_), Some(_)) if work_clock::heap_exceeded() => {
+                EvalError::MemoryLimitExceeded { limit_bytes: HEAP_LIMIT_PER_EVALUATION }
+            }
             (Some(_), Some(work)) => {
                 EvalError::WorkBudgetExceeded { work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work) }
             }
@@ -407,6 +421,7 @@ impl CompiledRego {
                 check_interval: interval,
             });
             budget = Some(work);
+            work_clock::start_heap_allowance(HEAP_LIMIT_PER_EVALUATION);
         }
         let parameters = if parameters.is_null() { Value::Object(Default::default()) } else { parameters.clone() };
         let input = serde_json::json!({ "review": review, "parameters": parameters });
@@ -450,7 +465,7 @@ fn rego_error(message: &str) -> String {
 /// grows (a `u64` of nanoseconds lasts 584 years of reads).
 #[cfg(target_arch = "wasm32")]
 mod work_clock {
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     use std::time::Duration;
 
     use regorus::utils::limits::{set_time_source, TimeSource};
@@ -461,8 +476,33 @@ mod work_clock {
 
     impl TimeSource for Counter {
         fn now(&self) -> Option<Duration> {
+            // Over the evaluation's heap allowance: a reading past any budget stops it (the
+            // error is then told apart by `heap_exceeded`).
+            if let Some(gauge) = super::super::heap_gauge() {
+                if gauge() > HEAP_CEILING.load(Ordering::Relaxed) {
+                    HEAP_EXCEEDED.store(true, Ordering::Relaxed);
+                    return Some(Duration::MAX);
+                }
+            }
             Some(Duration::from_nanos(self.0.fetch_add(1, Ordering::Relaxed)))
         }
+    }
+
+    /// The live heap bytes at which the current evaluation is stopped.
+    static HEAP_CEILING: AtomicUsize = AtomicUsize::new(usize::MAX);
+    static HEAP_EXCEEDED: AtomicBool = AtomicBool::new(false);
+
+    /// Starts an evaluation's heap allowance: `limit` bytes over what is live now (no limit
+    /// without a gauge).
+    pub fn start_heap_allowance(limit: usize) {
+        HEAP_EXCEEDED.store(false, Ordering::Relaxed);
+        let ceiling = super::super::heap_gauge().map_or(usize::MAX, |gauge| gauge().saturating_add(limit));
+        HEAP_CEILING.store(ceiling, Ordering::Relaxed);
+    }
+
+    /// Whether the last evaluation was stopped by its heap allowance.
+    pub fn heap_exceeded() -> bool {
+        HEAP_EXCEEDED.load(Ordering::Relaxed)
     }
 
     static CLOCK: Counter = Counter(AtomicU64::new(0));
@@ -485,6 +525,12 @@ mod work_clock {
     pub const INSTALLED: bool = false;
 
     pub fn install() -> bool {
+        false
+    }
+
+    pub fn start_heap_allowance(_limit: usize) {}
+
+    pub fn heap_exceeded() -> bool {
         false
     }
 }
