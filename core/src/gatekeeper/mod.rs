@@ -69,14 +69,15 @@ pub struct Limits {
 /// Work units between two reads of the execution timer's clock.
 pub const WORK_CHECK_INTERVAL: u32 = 32;
 
-/// The default work budget on wasm32: [`WORK_CHECK_INTERVAL`] x 100,000 = 3.2 million work
+/// The default work budget on wasm32: [`WORK_CHECK_INTERVAL`] x 50,000 = 1.6 million work
 /// units per constraint evaluation, so that a hostile template is stopped well within
-/// policy-server's 2 s default timeout (Placement's target: 500 ms). The earlier 32 million
-/// took a hostile template 0.9-3.2 s in the wasmtime host on a busy 2-core machine
+/// policy-server's 2 s default timeout (Placement's target: 500 ms, even on a busy machine).
+/// The earlier 32 million took a hostile template 0.9-3.2 s in the wasmtime host on a busy
+/// 2-core machine, and 3.2 million took 530 ms at a load average of 12
 /// (`hostile_template_is_stopped_by_the_work_budget`, which reports the time); the
-/// library's templates take about 0.3 ms per evaluation on a typical Pod there, three orders
-/// of magnitude under the budget.
-pub const DEFAULT_WORK_BUDGET: u64 = 100_000;
+/// library's templates take about 0.3 ms per evaluation on a typical Pod there, about 1/500
+/// of the budget's time.
+pub const DEFAULT_WORK_BUDGET: u64 = 50_000;
 
 /// How much one Rego evaluation may grow the heap on wasm32: 64 MiB over what is live when it
 /// starts. Checked at every read of the counting clock (every [`WORK_CHECK_INTERVAL`] work
