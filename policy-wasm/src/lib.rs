@@ -131,6 +131,8 @@ mod guest {
     /// waPC's entry point: returns 1 after `__guest_response`, 0 after `__guest_error`.
     #[no_mangle]
     pub extern "C" fn __guest_call(op_len: i32, req_len: i32) -> i32 {
+        #[cfg(feature = "gatekeeper")]
+        placement_core::gatekeeper::set_heap_gauge(crate::heap::live_bytes);
         let (Ok(op_len), Ok(req_len)) = (usize::try_from(op_len), usize::try_from(req_len)) else {
             return fail(b"placement-policy: negative operation or payload length");
         };
@@ -162,6 +164,63 @@ mod guest {
         // SAFETY: a valid slice of guest memory; the host copies it before returning.
         unsafe { __guest_error(msg.as_ptr(), msg.len()) };
         0
+    }
+}
+
+/// The module's allocator: the default one (dlmalloc), counting the live heap bytes so that a
+/// Rego evaluation can be stopped when it grows the heap by more than
+/// `placement_core::gatekeeper::HEAP_LIMIT_PER_EVALUATION` (the evaluation reads the count
+/// with its work clock). policy-server's own limits on a wasm instance are not the policy's
+/// to set, so the module bounds itself; a limit error is a response, never a trap.
+#[cfg(target_arch = "wasm32")]
+mod heap {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Counting;
+
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+    // SAFETY: every call is forwarded to `System` unchanged; only the count is added.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            let p = System.alloc(layout);
+            if !p.is_null() {
+                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            }
+            p
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            let p = System.alloc_zeroed(layout);
+            if !p.is_null() {
+                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            }
+            p
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            System.dealloc(ptr, layout);
+            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let p = System.realloc(ptr, layout, new_size);
+            if !p.is_null() {
+                LIVE.fetch_add(new_size, Ordering::Relaxed);
+                LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+            }
+            p
+        }
+    }
+
+    #[global_allocator]
+    static ALLOCATOR: Counting = Counting;
+
+    /// The bytes allocated and not yet freed.
+    #[cfg_attr(not(feature = "gatekeeper"), allow(dead_code))]
+    pub fn live_bytes() -> usize {
+        LIVE.load(Ordering::Relaxed)
     }
 }
 

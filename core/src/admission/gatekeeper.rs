@@ -18,8 +18,11 @@
 //!
 //! Either list also takes one YAML string instead of a list. Every document is sorted by its
 //! kind, so a pasted file holding a template and its constraint works in either list.
-//! Templates are compiled when the settings are read (once per settings text in the module);
-//! an error names the setting, the template and the Rego line.
+//! `validate_settings` compiles every template; a request compiles a template's Rego when one
+//! of its constraints first matches (once per settings text in the module's validator, once
+//! per request with policy-server's fresh instance per request), so that a request pays only
+//! for the templates it needs. An error names the setting, the template and the Rego line,
+//! the same from either.
 //!
 //! On `validate`, `input.review` is the AdmissionRequest, as in Gatekeeper (for DELETE the
 //! `object` is the `oldObject`, as Gatekeeper's webhook sets it). Violations of `deny`
@@ -33,7 +36,7 @@ use serde_json::Value;
 
 use super::settings::{decode_setting, SettingsError};
 use crate::gatekeeper::{
-    evaluate, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, PolicySet, Template,
+    evaluate, Compile, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, PolicySet, Template,
 };
 use crate::input::documents::type_name;
 use crate::input::documents::{split_documents, strip_nulls};
@@ -72,6 +75,20 @@ fn yes() -> bool {
 pub struct Policy {
     pub set: PolicySet,
     inventory: Inventory,
+    /// Each template's setting (`settings.gatekeeper.templates[0]`), by template name: where
+    /// the error of a template compiled on first use is reported.
+    template_at: std::collections::BTreeMap<String, String>,
+}
+
+/// Why [`Policy::check`] failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CheckError {
+    /// A template compiled on first use ([`Compile::WhenUsed`]) has an error: the settings
+    /// are invalid, as [`Policy::from_settings`] with [`Compile::Now`] reports.
+    #[error(transparent)]
+    Settings(SettingsError),
+    #[error(transparent)]
+    Gatekeeper(GatekeeperError),
 }
 
 /// The violations of one request, each as Gatekeeper words it: `[constraint-name] message`.
@@ -89,7 +106,9 @@ struct Item {
 }
 
 impl Policy {
-    pub fn from_settings(value: &Value, at: &str) -> Result<Self, SettingsError> {
+    /// Reads the `gatekeeper` setting; `compile` says when the templates' Rego is compiled
+    /// (`validate_settings` compiles all of it, a request only what it matches).
+    pub fn from_settings(value: &Value, at: &str, compile: Compile) -> Result<Self, SettingsError> {
         if !value.is_object() {
             return Err(SettingsError::new(
                 at,
@@ -148,11 +167,19 @@ impl Policy {
                 format!("{} constraints, over the limit of {MAX_CONSTRAINTS}", constraints.len()),
             ));
         }
+        let mut template_at = std::collections::BTreeMap::new();
         for item in templates {
             let compiled = if item.value.get("kind").and_then(Value::as_str) == Some("ExpansionTemplate") {
                 ExpansionTemplate::from_value(&item.value).map(|e| set.expansions.push(e))
             } else {
-                Template::from_value(&item.value).and_then(|t| set.add_template(t))
+                let template = match compile {
+                    Compile::Now => Template::from_value(&item.value),
+                    Compile::WhenUsed => Template::from_value_deferred(&item.value),
+                };
+                template.and_then(|t| {
+                    template_at.insert(t.name.clone(), item.at.clone());
+                    set.add_template(t)
+                })
             };
             compiled.map_err(|e| SettingsError::new(&item.at, e.to_string()))?;
         }
@@ -177,13 +204,21 @@ impl Policy {
         if raw.default_expansions {
             set = set.with_default_expansions();
         }
-        Ok(Policy { set, inventory: Inventory::default() })
+        Ok(Policy { set, inventory: Inventory::default(), template_at })
     }
 
     /// Evaluates the constraints against `review` (an AdmissionRequest as JSON).
-    pub fn check(&self, review: &Value) -> Result<Verdict, GatekeeperError> {
+    pub fn check(&self, review: &Value) -> Result<Verdict, CheckError> {
         let mut verdict = Verdict::default();
-        for v in evaluate(&self.set, review, &self.inventory)? {
+        let violations = evaluate(&self.set, review, &self.inventory).map_err(|e| match &e {
+            // Evaluation reports template errors only from compiling a deferred template.
+            GatekeeperError::Template { template, .. } => match self.template_at.get(template) {
+                Some(at) => CheckError::Settings(SettingsError::new(at, e.to_string())),
+                None => CheckError::Gatekeeper(e),
+            },
+            _ => CheckError::Gatekeeper(e),
+        })?;
+        for v in violations {
             let line = v.to_string();
             match v.enforcement_action {
                 EnforcementAction::Deny => verdict.deny.push(line),

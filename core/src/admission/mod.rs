@@ -68,7 +68,7 @@ pub fn validate_with(payload: &[u8], host: &dyn HostCapabilities) -> ValidationR
         Ok(r) => r,
         Err(e) => return invalid_request(&e),
     };
-    match Settings::from_value(&req.settings) {
+    match Settings::for_requests(&req.settings) {
         Ok(s) if s.needs_cluster_nodes() && needs_inventory(&req.request) => {
             review_with_cluster_nodes(req.request, &req.settings, host)
         }
@@ -168,7 +168,7 @@ impl Validator {
             let Ok(value) = serde_json::from_slice::<serde_json::Value>(settings) else {
                 return validate(payload);
             };
-            self.cached = Some((settings.to_vec(), Settings::from_value(&value)));
+            self.cached = Some((settings.to_vec(), Settings::for_requests(&value)));
         }
         let request: AdmissionRequest = match serde_json::from_slice(request) {
             Ok(r) => r,
@@ -377,7 +377,10 @@ fn review_owned(request: AdmissionRequest, settings: &Settings) -> ValidationRes
         if review.get("object").is_some_and(serde_json::Value::is_object) {
             match policy.check(review) {
                 Ok(verdict) => findings.gatekeeper(verdict),
-                Err(e) => return ValidationResponse::error(500, format!("placement policy: gatekeeper: {e}")),
+                Err(gatekeeper::CheckError::Settings(e)) => return invalid_settings(&e),
+                Err(gatekeeper::CheckError::Gatekeeper(e)) => {
+                    return ValidationResponse::error(500, format!("placement policy: gatekeeper: {e}"))
+                }
             }
         }
     }

@@ -18,7 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use serde::de::DeserializeOwned;
+use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -26,9 +26,11 @@ use serde_json::Value;
 use super::gatekeeper;
 use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
 use crate::cluster::simulate::SimulateOptions;
+pub use crate::gatekeeper::Compile;
 use crate::input::documents::{type_name, DocRef};
+use crate::input::field::FieldError;
 use crate::input::field::FieldPath;
-use crate::input::validation::validate_node;
+use crate::input::validation::{validate_node, validate_node_name, validate_node_shape};
 use crate::model::labels::{validate_label_key, validate_label_value, Selector};
 use crate::model::quantity::Quantity;
 use crate::model::version::{FeatureGates, KubeVersion};
@@ -216,19 +218,29 @@ impl CompiledSelector {
 // ---------------------------------------------------------------------------------------------
 // The settings document
 
+/// The top level of the settings. The inventory and the policies' settings, the bulk of the
+/// document, are only checked for presence here (`null` counts as absent) and read where they
+/// are in the settings value ([`RawSettings::member`]) rather than copied out of it.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields, default)]
 struct RawSettings {
-    nodes: Value,
+    nodes: Option<IgnoredAny>,
     inventory: Option<InventorySource>,
     pool_label: Option<String>,
     kube_version: Option<String>,
     feature_gates: BTreeMap<String, bool>,
-    disallowed_tolerations: Option<Value>,
-    required_placement: Option<Value>,
-    schedulable: Option<Value>,
-    daemonset_coverage: Option<Value>,
-    gatekeeper: Option<Value>,
+    disallowed_tolerations: Option<IgnoredAny>,
+    required_placement: Option<IgnoredAny>,
+    schedulable: Option<IgnoredAny>,
+    daemonset_coverage: Option<IgnoredAny>,
+    gatekeeper: Option<IgnoredAny>,
+}
+
+impl RawSettings {
+    /// The value of a member that `present` says is there and not `null`.
+    fn member<'a>(value: &'a Value, present: Option<IgnoredAny>, key: &str) -> Option<&'a Value> {
+        present.and_then(|_| value.get(key)).filter(|v| !v.is_null())
+    }
 }
 
 /// Where the node inventory comes from: `settings` (default: `nodes`) or `cluster` (the
@@ -264,13 +276,24 @@ impl Settings {
     /// Reads and checks settings JSON (`null` reads as `{}`). With `inventory: cluster`, the
     /// checks that need the nodes wait for them ([`Settings::with_cluster_nodes`]).
     pub fn from_value(value: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, None)
+        Self::read(value, None, Compile::Now)
+    }
+
+    /// [`Settings::from_value`] for answering requests: Gatekeeper templates are compiled when
+    /// a request first needs them (a fresh policy instance per request compiles only what the
+    /// request matches), so a Rego error in a template is reported by the first request that
+    /// evaluates it, as the same `invalid settings` error, rather than by every request.
+    /// Kubewarden's policy-server checks the settings with `validate_settings`
+    /// ([`Settings::from_value`]) before it serves a request.
+    pub fn for_requests(value: &Value) -> Result<Settings, SettingsError> {
+        Self::read(value, None, Compile::WhenUsed)
     }
 
     /// The settings with `inventory: cluster`, over the cluster's Nodes (`items` of the List
     /// the host answered).
+    /// Read as [`Settings::for_requests`] reads them.
     pub fn with_cluster_nodes(value: &Value, nodes: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, Some(nodes))
+        Self::read(value, Some(nodes), Compile::WhenUsed)
     }
 
     /// Whether a request must list the cluster's Nodes first: `inventory: cluster` and a
@@ -283,7 +306,7 @@ impl Settings {
                 || self.daemonset_coverage.as_ref().is_some_and(|p| !p.blanket))
     }
 
-    fn read(value: &Value, cluster_nodes: Option<&Value>) -> Result<Settings, SettingsError> {
+    fn read(value: &Value, cluster_nodes: Option<&Value>, compile: Compile) -> Result<Settings, SettingsError> {
         if !(value.is_object() || value.is_null()) {
             return Err(SettingsError::new(
                 "settings",
@@ -318,8 +341,10 @@ impl Settings {
                 Some(l.clone())
             }
         };
+        let member = |present: Option<IgnoredAny>, key: &str| RawSettings::member(value, present, key);
+        let nodes_value = member(raw.nodes, "nodes").unwrap_or(&Value::Null);
         let from_cluster = raw.inventory == Some(InventorySource::Cluster);
-        if from_cluster && !raw.nodes.is_null() {
+        if from_cluster && !nodes_value.is_null() {
             return Err(SettingsError::new(
                 path("nodes"),
                 "inventory: cluster reads the cluster's Nodes: leave out nodes (or set inventory: settings)",
@@ -327,33 +352,28 @@ impl Settings {
         }
         let nodes = match cluster_nodes {
             Some(items) if from_cluster => parse_inventory(items, "the cluster's Nodes")?,
-            _ => parse_inventory(&raw.nodes, &path("nodes"))?,
+            _ => parse_inventory(nodes_value, &path("nodes"))?,
         };
         let inventory = NodeInventory { nodes, pool_label, from_cluster };
 
-        let disallowed_tolerations = raw
-            .disallowed_tolerations
-            .as_ref()
+        let disallowed_tolerations = member(raw.disallowed_tolerations, "disallowedTolerations")
             .map(|v| disallowed_tolerations::Policy::from_settings(v, &path("disallowedTolerations")))
             .transpose()?;
-        let required_placement = raw
-            .required_placement
-            .as_ref()
+        let required_placement = member(raw.required_placement, "requiredPlacement")
             .map(|v| required_placement::Policy::from_settings(v, &path("requiredPlacement"), &inventory, &options))
             .transpose()?;
-        let schedulable = raw
-            .schedulable
-            .as_ref()
+        let schedulable = member(raw.schedulable, "schedulable")
             .map(|v| schedulable::Policy::from_settings(v, &path("schedulable"), &inventory))
             .transpose()?;
-        let daemonset_coverage = raw
-            .daemonset_coverage
-            .as_ref()
+        let daemonset_coverage = member(raw.daemonset_coverage, "daemonsetCoverage")
             .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
             .transpose()?;
         #[cfg(feature = "admission-gatekeeper")]
-        let gatekeeper =
-            raw.gatekeeper.as_ref().map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"))).transpose()?;
+        let gatekeeper = member(raw.gatekeeper, "gatekeeper")
+            .map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"), compile))
+            .transpose()?;
+        #[cfg(not(feature = "admission-gatekeeper"))]
+        let _ = compile; // nothing to compile without Gatekeeper
         #[cfg(not(feature = "admission-gatekeeper"))]
         if raw.gatekeeper.is_some() {
             return Err(SettingsError::new(path("gatekeeper"), NO_GATEKEEPER));
@@ -504,17 +524,40 @@ impl fmt::Display for PoolSet {
     }
 }
 
+/// Where an inventory entry is, for its errors (the path is only written when one is reported).
+#[derive(Debug, Clone, Copy)]
+enum EntryAt {
+    /// A line of the multi-line string form (0-based).
+    Line(usize),
+    /// An item of the list form.
+    Index(usize),
+}
+
+impl EntryAt {
+    fn path(self, at: &str) -> String {
+        match self {
+            EntryAt::Line(i) => format!("{at} (line {})", i + 1),
+            EntryAt::Index(i) => format!("{at}[{i}]"),
+        }
+    }
+}
+
+/// A compact node's shape (everything after its name: taints, labels, resources), read and
+/// checked: the node without its name and the first of [`validate_node_shape`]'s errors, or
+/// the compact form's error.
+type Shape = Result<(Node, Option<FieldError>), String>;
+
 fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, SettingsError> {
-    let entries: Vec<(String, Value)> = match nodes {
+    let entries: Vec<(EntryAt, &Value, Option<&str>)> = match nodes {
         Value::Null => Vec::new(),
         Value::String(text) => text
             .lines()
             .enumerate()
-            .map(|(i, l)| (i, l.split_once('#').map_or(l, |(before, _)| before).trim()))
+            .map(|(i, l)| (EntryAt::Line(i), l.split_once('#').map_or(l, |(before, _)| before).trim()))
             .filter(|(_, l)| !l.is_empty())
-            .map(|(i, l)| (format!("{at} (line {})", i + 1), Value::String(l.to_string())))
+            .map(|(i, l)| (i, nodes, Some(l)))
             .collect(),
-        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (format!("{at}[{i}]"), v.clone())).collect(),
+        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (EntryAt::Index(i), v, v.as_str())).collect(),
         other => {
             return Err(SettingsError::new(
                 at,
@@ -532,25 +575,57 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
         ));
     }
     let mut out: Vec<(DocRef, Node)> = Vec::with_capacity(entries.len());
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    for (i, (where_, value)) in entries.into_iter().enumerate() {
-        let node = match &value {
-            Value::String(s) => parse_compact_node(s, &where_)?,
-            Value::Object(_) => node_object(&value, &where_)?,
-            other => {
+    // Names borrowed from the settings text where they can be (the compact form).
+    let mut seen: BTreeMap<std::borrow::Cow<'_, str>, EntryAt> = BTreeMap::new();
+    // Nodes of a pool differ by name (and zone): each distinct shape is read and checked once,
+    // which gives the same nodes and the same first error as reading every node in full.
+    let mut shapes: BTreeMap<&str, Shape> = BTreeMap::new();
+    for (i, (entry_at, value, text)) in entries.into_iter().enumerate() {
+        let (node, name) = match (text, value) {
+            (Some(text), _) => {
+                let (name, rest) =
+                    compact_name(text).map_err(|m| SettingsError::new(entry_at.path(at), format!("{text:?}: {m}")))?;
+                let shape = shapes.entry(rest).or_insert_with(|| {
+                    compact_shape(rest).map(|n| {
+                        let first = validate_node_shape(&n).into_iter().next();
+                        (n, first)
+                    })
+                });
+                let (nameless, shape_error) = match shape {
+                    Ok(s) => s,
+                    Err(m) => return Err(SettingsError::new(entry_at.path(at), format!("{text:?}: {m}"))),
+                };
+                let mut node = nameless.clone();
+                node.metadata.name = name.to_string();
+                // `validate_node`'s order: the name's errors, then the shape's.
+                if let Some(first) = validate_node_name(&node).into_iter().next().or_else(|| shape_error.clone()) {
+                    return Err(SettingsError::new(
+                        entry_at.path(at),
+                        format!("node {:?}: {first}", node.metadata.name),
+                    ));
+                }
+                (node, std::borrow::Cow::Borrowed(name))
+            }
+            (None, Value::Object(_)) => {
+                let where_ = entry_at.path(at);
+                let node = node_object(value, &where_)?;
+                if let Some(first) = validate_node(&node).into_iter().next() {
+                    return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
+                }
+                let name = std::borrow::Cow::Owned(node.metadata.name.clone());
+                (node, name)
+            }
+            (None, other) => {
                 return Err(SettingsError::new(
-                    where_,
+                    entry_at.path(at),
                     format!("expected a compact node string or a Node object, found {}", type_name(other)),
                 ))
             }
         };
-        if let Some(first) = validate_node(&node).into_iter().next() {
-            return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
-        }
-        if let Some(prev) = seen.insert(node.metadata.name.clone(), where_.clone()) {
+        if let Some(prev) = seen.insert(name, entry_at) {
             return Err(SettingsError::new(
-                where_,
-                format!("duplicate node name {:?} (also {prev})", node.metadata.name),
+                entry_at.path(at),
+                format!("duplicate node name {:?} (also {})", node.metadata.name, prev.path(at)),
             ));
         }
         let doc = DocRef {
@@ -583,6 +658,14 @@ pub fn parse_compact_node(text: &str, path: &str) -> Result<Node, SettingsError>
 }
 
 fn compact_node(text: &str) -> Result<Node, String> {
+    let (name, rest) = compact_name(text)?;
+    let mut node = compact_shape(rest)?;
+    node.metadata.name = name.to_string();
+    Ok(node)
+}
+
+/// A compact node's name and the text after it (its shape), the name checked.
+fn compact_name(text: &str) -> Result<(&str, &str), String> {
     let (name, rest) = match text.split_once(':') {
         Some((n, r)) => (n.trim(), r),
         None => (text.trim(), ""),
@@ -595,8 +678,12 @@ fn compact_node(text: &str) -> Result<Node, String> {
             "node name {name:?} is not a valid name: expected NAME[: TAINTS[; LABELS[; RESOURCES]]], e.g. \"gpu-1: sku=gpu:NoSchedule; pool=gpu\""
         ));
     }
+    Ok((name, rest))
+}
+
+/// `TAINTS[; LABELS[; RESOURCES]]`: a node without a name.
+fn compact_shape(rest: &str) -> Result<Node, String> {
     let mut node = Node::default();
-    node.metadata.name = name.to_string();
     let mut sections = rest.split(';');
     let taints = sections.next().unwrap_or_default();
     let labels = sections.next().unwrap_or_default();
@@ -729,6 +816,71 @@ mod tests {
         assert!(err.to_string().starts_with("settings.nodes: expected a list"), "{err}");
         let err = Settings::from_value(&json!({"nodes": [{"kind": "Node", "metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "Bad"}]}}], "schedulable": {}})).unwrap_err();
         assert!(err.to_string().contains("metadata.taints[0].effect: Unsupported value: \"Bad\""), "{err}");
+    }
+
+    /// Every node read alone, in full: the inventory as it was read before shapes were shared.
+    fn each_node_alone(list: &[&str], at: &str) -> Result<Vec<Node>, SettingsError> {
+        let mut out: Vec<Node> = Vec::new();
+        for (i, text) in list.iter().enumerate() {
+            let where_ = format!("{at}[{i}]");
+            let node = parse_compact_node(text, &where_)?;
+            if let Some(first) = validate_node(&node).into_iter().next() {
+                return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
+            }
+            if let Some(prev) = out.iter().position(|n| n.metadata.name == node.metadata.name) {
+                return Err(SettingsError::new(
+                    where_,
+                    format!("duplicate node name {:?} (also {at}[{prev}])", node.metadata.name),
+                ));
+            }
+            out.push(node);
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn shared_shapes_read_as_each_node_alone() {
+        let general = |i: usize| format!("general-{i}: ; pool=general, zone=z{}; cpu=8, memory=32Gi, pods=110", i % 3);
+        let mut typical: Vec<String> = (0..40).map(general).collect();
+        typical.extend((0..10).map(|i| format!("gpu-{i}: sku=gpu:NoSchedule; pool=gpu; cpu=16, nvidia.com/gpu=4")));
+        typical.push("bare".into());
+        typical.push("bare-2".into());
+        let with = |extra: &[&str]| -> Vec<String> {
+            let mut v = typical.clone();
+            v.splice(5..5, extra.iter().map(|s| s.to_string()));
+            v
+        };
+        let cases: Vec<Vec<String>> = vec![
+            typical.clone(),
+            // A name the compact form accepts but the API server does not, in a valid shape.
+            with(&["Bad_Name: ; pool=general, zone=z0; cpu=8, memory=32Gi, pods=110"]),
+            // A shape that fails validation (a negative quantity, a fractional GPU), first met
+            // on a node whose name is also bad, then on good names.
+            with(&["UPPER: ; pool=x; cpu=-1", "ok-1: ; pool=x; cpu=-1"]),
+            with(&["ok-2: ; pool=x; nvidia.com/gpu=1.5"]),
+            // A shape the compact form refuses, shared by two nodes.
+            with(&["a-1: sku=gpu:NoSchedul; pool=gpu", "a-2: sku=gpu:NoSchedul; pool=gpu"]),
+            // Duplicate names across and within shapes.
+            with(&["general-3: ; pool=general, zone=z0; cpu=8, memory=32Gi, pods=110"]),
+            with(&["gpu-2: ; pool=other"]),
+            // Names at and over the 253-character limit.
+            with(&[&format!("{}: ; pool=general", "a".repeat(253)), &format!("{}: ; pool=general", "b".repeat(254))]),
+            // Whitespace around the name and an empty shape.
+            with(&["  spaced-1  :  ; pool=general  ", "spaced-2:"]),
+        ];
+        for list in &cases {
+            let texts: Vec<&str> = list.iter().map(String::as_str).collect();
+            let want = each_node_alone(&texts, "settings.nodes");
+            let got = parse_inventory(&json!(texts), "settings.nodes")
+                .map(|nodes| nodes.into_iter().map(|(_, n)| n).collect::<Vec<_>>());
+            assert_eq!(got, want, "{texts:?}");
+        }
+        // The cases above cover both outcomes.
+        let outcomes: Vec<bool> = cases
+            .iter()
+            .map(|l| each_node_alone(&l.iter().map(String::as_str).collect::<Vec<_>>(), "x").is_ok())
+            .collect();
+        assert!(outcomes.contains(&true) && outcomes.iter().filter(|ok| !**ok).count() >= 7, "{outcomes:?}");
     }
 
     #[test]

@@ -607,6 +607,50 @@ mod gatekeeper_policy {
         assert!(validate(&payload(&connect, &settings)).accepted);
     }
 
+    /// Requests compile only the templates their constraints match (a fresh instance per
+    /// request pays for nothing else); a broken template is then reported, by the requests
+    /// that need it, with `validate_settings`' own error.
+    #[test]
+    fn requests_compile_only_the_templates_they_match() {
+        let broken = "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sbroken\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sBroken\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    rego: |\n      package k8sbroken\n      violation[{\"msg\": msg}] {\n        msg := \"x\"\n        input.review.object.spec ==\n      }\n";
+        let broken_constraint = "apiVersion: constraints.gatekeeper.sh/v1beta1\nkind: K8sBroken\nmetadata:\n  name: broken\nspec:\n  match:\n    kinds: [{apiGroups: [apps], kinds: [Deployment]}]\n";
+        let settings = json!({"gatekeeper": {
+            "templates": [PRIVILEGED_TEMPLATE, broken],
+            "constraints": [privileged_constraint(""), broken_constraint],
+        }});
+        let settings_error = match validate_settings(&serde_json::to_vec(&settings).unwrap()) {
+            response::SettingsValidationResponse { valid: false, message: Some(m) } => m,
+            other => panic!("valid: {other:?}"),
+        };
+        assert!(settings_error.starts_with("settings.gatekeeper.templates[1]: ConstraintTemplate k8sbroken: "));
+
+        // Only the privileged-container constraint matches a Pod: its template is compiled,
+        // the broken one is not, and the Pod is judged.
+        let pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "securityContext": {"privileged": true}}]}});
+        let pod_request = json!({"uid": "1", "kind": {"group": "", "version": "v1", "kind": "Pod"}, "operation": "CREATE",
+            "name": "p", "namespace": "default", "object": pod});
+        let resp = validate(&payload(&pod_request, &settings));
+        assert!(!resp.accepted && resp.code.is_none(), "{resp:?}");
+        assert!(
+            resp.message
+                .as_deref()
+                .unwrap_or_default()
+                .starts_with("[no-privileged] Privileged container is not allowed"),
+            "{resp:?}"
+        );
+
+        // A Deployment matches the broken template's constraint: the same error as
+        // `validate_settings`, from the stateless path and from the validator alike.
+        let deployment = json_of("deployment-web.json");
+        let want = ValidationResponse::error(500, format!("placement policy: invalid settings: {settings_error}"));
+        assert_eq!(validate(&payload(&deployment, &settings)), want);
+        let mut validator = Validator::new();
+        assert_eq!(validator.validate(&payload(&pod_request, &settings)), resp);
+        assert_eq!(validator.validate(&payload(&deployment, &settings)), want);
+        assert_eq!(validator.validate(&payload(&pod_request, &settings)), resp);
+    }
+
     #[test]
     fn gatekeeper_settings_errors_name_setting_template_and_line() {
         let broken = "apiVersion: templates.gatekeeper.sh/v1\nkind: ConstraintTemplate\nmetadata:\n  name: k8sbroken\nspec:\n  crd:\n    spec:\n      names:\n        kind: K8sBroken\n  targets:\n  - target: admission.k8s.gatekeeper.sh\n    rego: |\n      package k8sbroken\n      violation[{\"msg\": msg}] {\n        msg := \"x\"\n        input.review.object.spec ==\n      }\n";

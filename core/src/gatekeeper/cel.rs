@@ -33,7 +33,8 @@ use super::{Limits, WORK_CHECK_INTERVAL};
 pub const MAX_CEL_BYTES: usize = 1024 * 1024;
 
 /// Comprehension iterations per unit of [`Limits::work`] where there is no clock (wasm32):
-/// one, so the default budget allows a million iterations. A CEL iteration (binding the
+/// one, so the default budget allows 50,000 iterations (about 0.5 s in the waPC host on a
+/// busy machine, at about 10 µs an iteration). A CEL iteration (binding the
 /// variable, the counter's call, the loop body) costs far more than one of regorus' work units,
 /// which come 32 to a unit of [`Limits::work`]; how long the budget takes in the waPC host is
 /// in BENCHMARKS.md, "Gatekeeper". The library's CEL templates iterate over a workload's

@@ -38,7 +38,7 @@ pub use constraint::{Constraint, EnforcementAction};
 pub use expansion::{default_expansion_templates, ExpansionTemplate};
 pub use inventory::Inventory;
 pub use matching::{glob_match, Match, MatchError};
-pub use template::{Engine, EvalError, Template};
+pub use template::{Compile, Engine, EvalError, Template};
 
 use crate::input::documents::split_documents;
 
@@ -69,11 +69,34 @@ pub struct Limits {
 /// Work units between two reads of the execution timer's clock.
 pub const WORK_CHECK_INTERVAL: u32 = 32;
 
-/// The default work budget on wasm32: [`WORK_CHECK_INTERVAL`] x 1,000,000 = 32 million work
-/// units per constraint evaluation. In the wasmtime host a hostile template used them up in
-/// 3.2 s on a busy 2-core machine (`hostile_template_is_stopped_by_the_work_budget`); the
-/// library's templates take about 0.3 ms per evaluation on a typical Pod there.
-pub const DEFAULT_WORK_BUDGET: u64 = 1_000_000;
+/// The default work budget on wasm32: [`WORK_CHECK_INTERVAL`] x 50,000 = 1.6 million work
+/// units per constraint evaluation, so that a hostile template is stopped well within
+/// policy-server's 2 s default timeout (Placement's target: 500 ms, even on a busy machine).
+/// The earlier 32 million took a hostile template 0.9-3.2 s in the wasmtime host on a busy
+/// 2-core machine, and 3.2 million took 530 ms at a load average of 12
+/// (`hostile_template_is_stopped_by_the_work_budget`, which reports the time); the
+/// library's templates take about 0.3 ms per evaluation on a typical Pod there, about 1/500
+/// of the budget's time.
+pub const DEFAULT_WORK_BUDGET: u64 = 50_000;
+
+/// How much one Rego evaluation may grow the heap on wasm32: 64 MiB over what is live when it
+/// starts. Checked at every read of the counting clock (every [`WORK_CHECK_INTERVAL`] work
+/// units) against the module's live heap bytes, which its allocator counts and hands over
+/// with [`set_heap_gauge`]; natively there is no such limit (the wall-clock one applies).
+pub const HEAP_LIMIT_PER_EVALUATION: usize = 64 * 1024 * 1024;
+
+static HEAP_GAUGE: std::sync::OnceLock<fn() -> usize> = std::sync::OnceLock::new();
+
+/// Gives the Rego evaluations a reading of the live heap bytes (the policy module's counting
+/// allocator), which turns on [`HEAP_LIMIT_PER_EVALUATION`] on wasm32. The first gauge stays.
+pub fn set_heap_gauge(gauge: fn() -> usize) {
+    let _ = HEAP_GAUGE.set(gauge);
+}
+
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+fn heap_gauge() -> Option<fn() -> usize> {
+    HEAP_GAUGE.get().copied()
+}
 
 impl Default for Limits {
     fn default() -> Self {
@@ -350,6 +373,9 @@ fn evaluate_review(
         }
         let Some(template) = policy.templates.get(&constraint.kind) else { continue };
         let Some(engine) = template.engine(policy.k8s_native_validation) else { continue };
+        if engine == Engine::Rego {
+            template.compile()?;
+        }
         let results =
             template.violations(review, &constraint.parameters, data, policy.limits, engine).map_err(|error| {
                 GatekeeperError::Eval {

@@ -2,11 +2,14 @@
 //! `violation` rule.
 
 use std::num::NonZeroU32;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use super::constraint::Constraint;
-use super::{schema, GatekeeperError, Limits, MAX_REGO_BYTES, MAX_VIOLATIONS, WORK_CHECK_INTERVAL};
+use super::{
+    schema, GatekeeperError, Limits, HEAP_LIMIT_PER_EVALUATION, MAX_REGO_BYTES, MAX_VIOLATIONS, WORK_CHECK_INTERVAL,
+};
 
 /// The admission target, the only one Gatekeeper's library uses.
 pub const ADMISSION_TARGET: &str = "admission.k8s.gatekeeper.sh";
@@ -29,12 +32,43 @@ pub struct Template {
     pub notes: Vec<String>,
 }
 
+/// A template's Rego: its source, and the engine compiled from it, at once
+/// ([`Template::from_value`]) or on first use ([`Template::from_value_deferred`]).
 #[derive(Debug, Clone)]
 struct RegoCode {
+    source: RegoSource,
+    compiled: OnceLock<Result<CompiledRego, GatekeeperError>>,
+}
+
+#[derive(Debug, Clone)]
+struct RegoSource {
+    /// The template's `metadata.name`.
+    template: String,
+    rego: String,
+    libs: Vec<String>,
+    /// `version: v1` (Rego v1 syntax); Rego v0 otherwise.
+    v1: bool,
+    /// Where the code is in the template (`spec.targets[0].rego`).
+    location: String,
+}
+
+#[derive(Debug, Clone)]
+struct CompiledRego {
     /// `data.<package>.violation`.
     rule: String,
     /// Prepared engine (modules analysed); cloned for each evaluation.
     engine: regorus::Engine,
+}
+
+/// When a template's Rego is compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compile {
+    /// While the template is read: every error is reported then.
+    Now,
+    /// On the first evaluation that needs it ([`Template::compile`]): a policy instance that
+    /// lives for one request (Kubewarden's policy-server makes a fresh one per request)
+    /// compiles only the templates whose constraints match that request.
+    WhenUsed,
 }
 
 /// The code of a template that is evaluated: gator's drivers, by their engine names.
@@ -73,6 +107,10 @@ pub enum EvalError {
     /// The [`Limits::work`] budget (the counting clock, wasm32) stopped the evaluation.
     #[error("{language} evaluation exceeded its work budget ({work_units} work units) and was stopped", language = .engine.language())]
     WorkBudgetExceeded { engine: Engine, work_units: u64 },
+    /// The evaluation's heap grew by more than [`HEAP_LIMIT_PER_EVALUATION`] (wasm32, where
+    /// the module's allocator counts its live bytes: [`super::set_heap_gauge`]).
+    #[error("{language} evaluation exceeded its memory limit ({limit_bytes} bytes of heap) and was stopped", language = .engine.language())]
+    MemoryLimitExceeded { engine: Engine, limit_bytes: usize },
     /// Any other error regorus reports (unsafe variables, builtin errors, ...).
     #[error("{0}")]
     Rego(String),
@@ -89,7 +127,12 @@ pub enum EvalError {
 
 impl EvalError {
     pub fn is_limit_exceeded(&self) -> bool {
-        matches!(self, EvalError::TimeLimitExceeded { .. } | EvalError::WorkBudgetExceeded { .. })
+        matches!(
+            self,
+            EvalError::TimeLimitExceeded { .. }
+                | EvalError::WorkBudgetExceeded { .. }
+                | EvalError::MemoryLimitExceeded { .. }
+        )
     }
 
     /// Classifies a regorus error by its type: the execution timer reports a
@@ -102,6 +145,9 @@ impl EvalError {
             _ => None,
         });
         match (limit, budget) {
+            (Some(_), Some(_)) if work_clock::heap_exceeded() => {
+                EvalError::MemoryLimitExceeded { engine: Engine::Rego, limit_bytes: HEAP_LIMIT_PER_EVALUATION }
+            }
             (Some(_), Some(work)) => EvalError::WorkBudgetExceeded {
                 engine: Engine::Rego,
                 work_units: u64::from(WORK_CHECK_INTERVAL).saturating_mul(work),
@@ -119,6 +165,25 @@ fn err(template: &str, message: impl Into<String>) -> GatekeeperError {
 impl Template {
     /// Parses and compiles one ConstraintTemplate object.
     pub fn from_value(value: &Value) -> Result<Template, GatekeeperError> {
+        Self::read(value, Compile::Now)
+    }
+
+    /// Parses one ConstraintTemplate object and checks everything but its Rego, which is
+    /// compiled on first use ([`Template::compile`]); a Rego error is then reported there.
+    pub fn from_value_deferred(value: &Value) -> Result<Template, GatekeeperError> {
+        Self::read(value, Compile::WhenUsed)
+    }
+
+    /// Compiles the template's Rego if it was deferred and not compiled yet; the error is the
+    /// one [`Template::from_value`] would have given. Nothing to do for CEL-only templates.
+    pub fn compile(&self) -> Result<(), GatekeeperError> {
+        match &self.rego {
+            Some(rego) => rego.compiled().map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    fn read(value: &Value, when: Compile) -> Result<Template, GatekeeperError> {
         let name = value.pointer("/metadata/name").and_then(Value::as_str).unwrap_or_default().to_string();
         if name.is_empty() {
             return Err(err("(unnamed)", "metadata.name is required"));
@@ -201,7 +266,13 @@ impl Template {
         #[cfg(not(feature = "gatekeeper-cel"))]
         let has_cel = false;
         let rego = match code {
-            Some((rego, libs, v1, location)) => Some(compile_rego(&name, rego, libs, v1, &location)?),
+            Some((rego, libs, v1, location)) => {
+                let code = RegoCode::new(RegoSource { template: name.clone(), rego, libs, v1, location })?;
+                if when == Compile::Now {
+                    code.compiled()?;
+                }
+                Some(code)
+            }
             None if has_cel => None,
             None if cfg!(feature = "gatekeeper-cel") => {
                 return Err(err(&name, format!("no Rego or K8sNativeValidation code for target {ADMISSION_TARGET}")))
@@ -239,32 +310,42 @@ impl Template {
     }
 }
 
-/// Compiles a template's Rego (`rego` and its `libs`) with regorus.
-fn compile_rego(
-    name: &str,
-    rego: String,
-    libs: Vec<String>,
-    v1: bool,
-    location: &str,
-) -> Result<RegoCode, GatekeeperError> {
-    let name = name.to_string();
-    {
-        let total = rego.len() + libs.iter().map(String::len).sum::<usize>();
+impl RegoCode {
+    /// The source, its size checked (the rest waits for [`RegoCode::compiled`]).
+    fn new(source: RegoSource) -> Result<Self, GatekeeperError> {
+        let total = source.rego.len() + source.libs.iter().map(String::len).sum::<usize>();
         if total > MAX_REGO_BYTES {
-            return Err(err(&name, format!("Rego code is {total} bytes, over the {MAX_REGO_BYTES}-byte limit")));
+            return Err(err(
+                &source.template,
+                format!("Rego code is {total} bytes, over the {MAX_REGO_BYTES}-byte limit"),
+            ));
         }
+        Ok(RegoCode { source, compiled: OnceLock::new() })
+    }
+
+    /// The compiled code, compiling it on first use.
+    fn compiled(&self) -> Result<&CompiledRego, GatekeeperError> {
+        self.compiled.get_or_init(|| self.source.compile()).as_ref().map_err(Clone::clone)
+    }
+}
+
+impl RegoSource {
+    /// Compiles the Rego (`rego` and its `libs`) with regorus.
+    fn compile(&self) -> Result<CompiledRego, GatekeeperError> {
+        let RegoSource { template: name, rego, libs, v1, location } = self;
         let mut engine = regorus::Engine::new();
         engine.set_rego_v0(!v1);
         let path = format!("{name}:{location}");
-        let package = engine.add_policy(path.clone(), rego).map_err(|e| err(&name, rego_error(&e.to_string())))?;
-        for (k, lib) in libs.into_iter().enumerate() {
+        let package =
+            engine.add_policy(path.clone(), rego.clone()).map_err(|e| err(name, rego_error(&e.to_string())))?;
+        for (k, lib) in libs.iter().enumerate() {
             engine
-                .add_policy(format!("{name}:{location}.libs[{k}]"), lib)
-                .map_err(|e| err(&name, rego_error(&e.to_string())))?;
+                .add_policy(format!("{name}:{location}.libs[{k}]"), lib.clone())
+                .map_err(|e| err(name, rego_error(&e.to_string())))?;
         }
         if !engine.has_declared_rule_rooted_at(&path, "violation").unwrap_or(false) {
             return Err(err(
-                &name,
+                name,
                 format!(
                     "{location}: package {} has no `violation` rule (Gatekeeper collects violation[{{\"msg\": msg, \"details\": details}}])",
                     package.trim_start_matches("data.")
@@ -275,8 +356,8 @@ fn compile_rego(
         // evaluating any rule (a hostile rule must not run unbounded here); each evaluation
         // clones the prepared engine.
         engine.set_input(regorus::Value::new_object());
-        engine.eval_query("true".to_string(), false).map_err(|e| err(&name, rego_error(&e.to_string())))?;
-        Ok(RegoCode { rule: format!("{package}.violation"), engine })
+        engine.eval_query("true".to_string(), false).map_err(|e| err(name, rego_error(&e.to_string())))?;
+        Ok(CompiledRego { rule: format!("{package}.violation"), engine })
     }
 }
 
@@ -311,7 +392,10 @@ impl Template {
         match engine {
             Engine::Rego => {
                 let rego = self.rego.as_ref().ok_or(EvalError::NoCode(Engine::Rego))?;
-                rego.violations(review, parameters, data, limits)
+                // Compiled by now when read with `from_value`; a deferred template is compiled
+                // by `evaluate` first (`Template::compile`), which reports its error as such.
+                let compiled = rego.compiled().map_err(|e| EvalError::Rego(e.to_string()))?;
+                compiled.violations(review, parameters, data, limits)
             }
             #[cfg(feature = "gatekeeper-cel")]
             Engine::K8sNativeValidation => {
@@ -325,7 +409,7 @@ impl Template {
     }
 }
 
-impl RegoCode {
+impl CompiledRego {
     fn violations(
         &self,
         review: &Value,
@@ -348,6 +432,7 @@ impl RegoCode {
                 check_interval: interval,
             });
             budget = Some(work);
+            work_clock::start_heap_allowance(HEAP_LIMIT_PER_EVALUATION);
         }
         let parameters = if parameters.is_null() { Value::Object(Default::default()) } else { parameters.clone() };
         let input = serde_json::json!({ "review": review, "parameters": parameters });
@@ -391,7 +476,7 @@ fn rego_error(message: &str) -> String {
 /// grows (a `u64` of nanoseconds lasts 584 years of reads).
 #[cfg(target_arch = "wasm32")]
 mod work_clock {
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
     use std::time::Duration;
 
     use regorus::utils::limits::{set_time_source, TimeSource};
@@ -402,8 +487,33 @@ mod work_clock {
 
     impl TimeSource for Counter {
         fn now(&self) -> Option<Duration> {
+            // Over the evaluation's heap allowance: a reading past any budget stops it (the
+            // error is then told apart by `heap_exceeded`).
+            if let Some(gauge) = super::super::heap_gauge() {
+                if gauge() > HEAP_CEILING.load(Ordering::Relaxed) {
+                    HEAP_EXCEEDED.store(true, Ordering::Relaxed);
+                    return Some(Duration::MAX);
+                }
+            }
             Some(Duration::from_nanos(self.0.fetch_add(1, Ordering::Relaxed)))
         }
+    }
+
+    /// The live heap bytes at which the current evaluation is stopped.
+    static HEAP_CEILING: AtomicUsize = AtomicUsize::new(usize::MAX);
+    static HEAP_EXCEEDED: AtomicBool = AtomicBool::new(false);
+
+    /// Starts an evaluation's heap allowance: `limit` bytes over what is live now (no limit
+    /// without a gauge).
+    pub fn start_heap_allowance(limit: usize) {
+        HEAP_EXCEEDED.store(false, Ordering::Relaxed);
+        let ceiling = super::super::heap_gauge().map_or(usize::MAX, |gauge| gauge().saturating_add(limit));
+        HEAP_CEILING.store(ceiling, Ordering::Relaxed);
+    }
+
+    /// Whether the last evaluation was stopped by its heap allowance.
+    pub fn heap_exceeded() -> bool {
+        HEAP_EXCEEDED.load(Ordering::Relaxed)
     }
 
     static CLOCK: Counter = Counter(AtomicU64::new(0));
@@ -426,6 +536,12 @@ mod work_clock {
     pub const INSTALLED: bool = false;
 
     pub fn install() -> bool {
+        false
+    }
+
+    pub fn start_heap_allowance(_limit: usize) {}
+
+    pub fn heap_exceeded() -> bool {
         false
     }
 }

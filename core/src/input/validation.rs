@@ -13,7 +13,9 @@ use serde_json::json;
 
 use crate::input::documents::{Workload, WorkloadKind};
 use crate::input::field::{FieldError, FieldPath};
-use crate::model::labels::{dns1123_label_errors, dns1123_subdomain_errors, label_value_errors, qualified_name_errors};
+use crate::model::labels::{
+    dns1123_label_errors, dns1123_subdomain_errors, is_dns1123_subdomain, label_value_errors, qualified_name_errors,
+};
 use crate::model::quantity::Quantity;
 use crate::model::resources::{is_extended_resource, is_hugepages, is_supported_pod_level_resource};
 use crate::model::version::FeatureGates;
@@ -32,8 +34,29 @@ const PORT_RANGE: &str = "must be between 1 and 65535, inclusive";
 /// `ValidateNode` on create: metadata, taints (at upstream's `metadata.taints` path) and the
 /// resource quantities in status.
 pub fn validate_node(node: &Node) -> Vec<FieldError> {
+    let mut errs = validate_node_name(node);
+    errs.extend(validate_node_shape(node));
+    errs
+}
+
+/// The name part of [`validate_node`] (its first errors): `metadata.name` and
+/// `metadata.generateName`.
+pub fn validate_node_name(node: &Node) -> Vec<FieldError> {
+    let (name, generate_name) = (&node.metadata.name, &node.metadata.generate_name);
+    // The usual case, decided without writing the field paths: `object_meta` finds nothing
+    // wrong with a valid name and no generateName.
+    if generate_name.is_empty() && !name.is_empty() && name.len() <= 253 && is_dns1123_subdomain(name) {
+        return Vec::new();
+    }
+    object_meta(name, generate_name, None, &FieldPath::root("metadata"))
+}
+
+/// The rest of [`validate_node`], after [`validate_node_name`]'s errors: labels, annotations,
+/// taints and status quantities, none of which depends on the name, so that nodes of the same
+/// shape are checked once (the policy's inventory).
+pub fn validate_node_shape(node: &Node) -> Vec<FieldError> {
     let meta = FieldPath::root("metadata");
-    let mut errs = object_meta(&node.metadata.name, &node.metadata.generate_name, None, &meta);
+    let mut errs = Vec::new();
     errs.extend(labels_errors(&node.metadata.labels, &meta.child("labels")));
     errs.extend(annotations_errors(&node.metadata.annotations, &meta.child("annotations")));
     errs.extend(node_taints(node, &meta.child("taints")));

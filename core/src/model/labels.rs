@@ -778,7 +778,8 @@ fn is_dns1123_label(l: &str) -> bool {
         && b.iter().all(|c| alnum(c) || *c == b'-')
 }
 
-fn is_dns1123_subdomain(s: &str) -> bool {
+/// The pattern of `validation.IsDNS1123Subdomain` (its length limit is checked apart).
+pub fn is_dns1123_subdomain(s: &str) -> bool {
     s.split('.').all(is_dns1123_label)
 }
 
