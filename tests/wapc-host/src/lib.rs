@@ -365,41 +365,6 @@ impl RawHost {
 // ---------------------------------------------------------------------------------------------
 // Benchmark inputs
 
-/// A compact-form inventory of `n` nodes in pools as a typical cluster has them: 70% general
-/// (three zones), 15% gpu (tainted), 10% infra (tainted NoExecute), 5% control plane.
-pub fn inventory(n: usize) -> Vec<Value> {
-    (0..n)
-        .map(|i| {
-            let zone = ["a", "b", "c"][i % 3];
-            let line = match i * 100 / n.max(1) {
-                0..=69 => format!("general-{i}: ; pool=general, topology.kubernetes.io/zone={zone}; cpu=8, memory=32Gi, pods=110"),
-                70..=84 => format!(
-                    "gpu-{i}: sku=gpu:NoSchedule; pool=gpu, topology.kubernetes.io/zone={zone}; cpu=16, memory=64Gi, pods=110, nvidia.com/gpu=4"
-                ),
-                85..=94 => format!(
-                    "infra-{i}: dedicated=infra:NoExecute; pool=infra, topology.kubernetes.io/zone={zone}; cpu=4, memory=16Gi, pods=110"
-                ),
-                _ => format!(
-                    "cp-{i}: node-role.kubernetes.io/control-plane:NoSchedule; pool=control-plane, node-role.kubernetes.io/control-plane=; cpu=4, memory=16Gi, pods=110"
-                ),
-            };
-            Value::String(line)
-        })
-        .collect()
-}
-
-/// Settings with every validating policy on, over an inventory of `n` nodes.
-pub fn bench_settings(n: usize) -> Value {
-    json!({
-        "poolLabel": "pool",
-        "nodes": inventory(n),
-        "disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]},
-        "requiredPlacement": {"rules": [{"name": "ml-on-gpu", "namespaces": ["ml"], "pool": "gpu"}]},
-        "schedulable": {"daemonSetPools": ["general", "gpu", "infra"]},
-        "daemonsetCoverage": {"daemonSets": [{"namespace": "twistlock"}], "pools": ["general", "gpu", "infra"]}
-    })
-}
-
 /// Latency percentiles of a sample, in microseconds.
 pub fn percentile(sorted: &[Duration], p: f64) -> f64 {
     if sorted.is_empty() {
@@ -427,72 +392,18 @@ pub fn time_calls(warmup: usize, n: usize, mut f: impl FnMut()) -> (Vec<Duration
 }
 
 // ---------------------------------------------------------------------------------------------
-// Gatekeeper benchmark inputs: the pod-security set of `core/benches/gatekeeper.rs`
+// Benchmark inputs, shared with `core/examples/admission_fresh.rs` (the same inputs natively)
 
-/// (library folder, constraint kind, parameters) of the 10-template pod-security set.
-pub const POD_SECURITY: [(&str, &str, &str); 10] = [
-    ("privileged-containers", "K8sPSPPrivilegedContainer", "{}"),
-    ("host-namespaces", "K8sPSPHostNamespace", "{}"),
-    ("host-network-ports", "K8sPSPHostNetworkingPorts", r#"{"hostNetwork": false, "min": 80, "max": 9000}"#),
-    (
-        "capabilities",
-        "K8sPSPCapabilities",
-        r#"{"allowedCapabilities": ["NET_BIND_SERVICE"], "requiredDropCapabilities": ["ALL"]}"#,
-    ),
-    ("allow-privilege-escalation", "K8sPSPAllowPrivilegeEscalationContainer", "{}"),
-    ("host-filesystem", "K8sPSPHostFilesystem", "{}"),
-    ("proc-mount", "K8sPSPProcMount", r#"{"procMount": "Default"}"#),
-    (
-        "seccompv2",
-        "K8sPSPSeccompV2",
-        r#"{"allowedProfiles": ["RuntimeDefault", "Localhost"], "allowedLocalhostFiles": ["*"]}"#,
-    ),
-    ("users", "K8sPSPAllowedUsers", r#"{"runAsUser": {"rule": "MustRunAsNonRoot"}}"#),
-    (
-        "volumes",
-        "K8sPSPVolumeTypes",
-        r#"{"volumes": ["configMap", "emptyDir", "projected", "secret", "persistentVolumeClaim"]}"#,
-    ),
-];
+#[path = "bench_inputs.rs"]
+mod bench_inputs;
+pub use bench_inputs::{bench_settings, inventory, POD_SECURITY};
 
-/// Settings with only the `gatekeeper` policy: the 10 pod-security templates (as YAML text,
-/// the way users paste them) and one constraint each on Pods.
+/// [`bench_inputs::pod_security_settings`] from this repository.
 pub fn pod_security_settings() -> Value {
-    let templates: Vec<Value> = POD_SECURITY
-        .iter()
-        .map(|(dir, _, _)| {
-            let p = repo_root().join("gatekeeper/library/pod-security-policy").join(dir).join("template.yaml");
-            Value::String(std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-        })
-        .collect();
-    let constraints: Vec<Value> = POD_SECURITY
-        .iter()
-        .enumerate()
-        .map(|(i, (_, kind, params))| {
-            json!({
-                "apiVersion": "constraints.gatekeeper.sh/v1beta1",
-                "kind": kind,
-                "metadata": {"name": format!("psp-{i}")},
-                "spec": {
-                    "match": {"kinds": [{"apiGroups": [""], "kinds": ["Pod"]}]},
-                    "parameters": serde_json::from_str::<Value>(params).expect("params"),
-                }
-            })
-        })
-        .collect();
-    json!({"gatekeeper": {"templates": templates, "constraints": constraints, "defaultExpansions": false}})
+    bench_inputs::pod_security_settings(&repo_root())
 }
 
-/// The bench Pod of `core/benches/gatekeeper.rs` (2 containers, 2 volumes, violating 3
-/// constraints) as a CREATE AdmissionRequest.
+/// [`bench_inputs::pod_security_request`] from this repository.
 pub fn pod_security_request() -> Value {
-    let pod = fixture("pod-security-bench.json");
-    json!({
-        "uid": "7d9f0000-0000-4000-8000-000000000001",
-        "kind": {"group": "", "version": "v1", "kind": "Pod"},
-        "resource": {"group": "", "version": "v1", "resource": "pods"},
-        "name": "web-7d9f", "namespace": "prod", "operation": "CREATE",
-        "userInfo": {"username": "system:serviceaccount:kube-system:replicaset-controller"},
-        "object": pod
-    })
+    bench_inputs::pod_security_request(&repo_root())
 }
