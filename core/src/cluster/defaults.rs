@@ -88,12 +88,11 @@ fn default_pod_level_requests(spec: &mut PodSpec) -> Vec<String> {
     notes
 }
 
-/// The DefaultTolerationSeconds admission plugin: tolerate not-ready and unreachable
-/// NoExecute taints for 300s unless the pod already tolerates them.
 /// Whether [`api_defaults`] and, with `admission_defaults`, [`default_toleration_seconds`]
 /// would leave `spec` as it is: true of every pod read back from a cluster, which the API
 /// server defaulted and admitted when it was created. A caller can then use the spec
-/// without a copy to default.
+/// without a copy to default. With the PodLevelResources gate on, pod-level limits answer
+/// false whether or not their requests are set (the cheap side: the caller then copies).
 pub fn admission_changes_nothing(spec: &PodSpec, gates: &FeatureGates, admission_defaults: bool) -> bool {
     let containers = || spec.containers.iter().chain(&spec.init_containers);
     let host_ports =
@@ -114,6 +113,8 @@ fn tolerates_for_a_while(spec: &PodSpec, key: &str) -> bool {
         .any(|t| (t.key == key || t.key.is_empty()) && (t.effect == NO_EXECUTE || t.effect.is_empty()))
 }
 
+/// The DefaultTolerationSeconds admission plugin: tolerate not-ready and unreachable
+/// NoExecute taints for 300s unless the pod already tolerates them.
 pub fn default_toleration_seconds(spec: &mut PodSpec) -> Vec<String> {
     let mut notes = Vec::new();
     for key in [TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE] {
@@ -130,4 +131,44 @@ pub fn default_toleration_seconds(spec: &mut PodSpec) -> Vec<String> {
         }
     }
     notes
+}
+
+#[cfg(test)]
+mod admission_changes_nothing_tests {
+    use super::*;
+
+    /// The predicate says exactly when the defaults it mirrors leave a spec as it is.
+    #[test]
+    fn agrees_with_applying_the_defaults() {
+        let spec = |yaml: &str| -> PodSpec { serde_yaml::from_str(yaml).expect("spec") };
+        let tolerated = "tolerations: [{key: node.kubernetes.io/not-ready, operator: Exists, effect: NoExecute, tolerationSeconds: 300}, {key: node.kubernetes.io/unreachable, operator: Exists, effect: NoExecute, tolerationSeconds: 300}]";
+        let specs = [
+            ("already admitted", format!("containers: [{{name: c, resources: {{requests: {{cpu: 1}}, limits: {{cpu: 1}}}}}}]\n{tolerated}")),
+            ("no tolerations", "containers: [{name: c}]".to_string()),
+            ("tolerates everything NoExecute", "containers: [{name: c}]\ntolerations: [{operator: Exists, effect: NoExecute}]".to_string()),
+            ("a limit without its request", format!("containers: [{{name: c, resources: {{limits: {{memory: 1Gi}}}}}}]\n{tolerated}")),
+            ("an init container's limit", format!("containers: [{{name: c}}]\ninitContainers: [{{name: i, resources: {{limits: {{cpu: 1}}}}}}]\n{tolerated}")),
+            ("hostNetwork without hostPort", format!("hostNetwork: true\ncontainers: [{{name: c, ports: [{{containerPort: 80}}]}}]\n{tolerated}")),
+            ("hostNetwork with hostPort", format!("hostNetwork: true\ncontainers: [{{name: c, ports: [{{containerPort: 80, hostPort: 80}}]}}]\n{tolerated}")),
+            ("pod-level limits", format!("resources: {{limits: {{cpu: 2}}}}\ncontainers: [{{name: c}}]\n{tolerated}")),
+        ];
+        for gates in [FeatureGates::default(), FeatureGates { pod_level_resources: true, ..FeatureGates::default() }] {
+            for admission_defaults in [false, true] {
+                for (why, yaml) in &specs {
+                    let before = spec(yaml);
+                    let mut after = before.clone();
+                    api_defaults(&mut after, &gates);
+                    if admission_defaults {
+                        default_toleration_seconds(&mut after);
+                    }
+                    assert_eq!(
+                        admission_changes_nothing(&before, &gates, admission_defaults),
+                        after == before,
+                        "{why} (pod-level gate {}, admission defaults {admission_defaults})",
+                        gates.pod_level_resources
+                    );
+                }
+            }
+        }
+    }
 }
