@@ -112,7 +112,10 @@ pub struct Playground {
     pub policy_pending: bool,
     /// The state and settings the last policy run was asked for: its verdicts are stale once
     /// either changes.
-    policy_ran_on: Option<(SharedState, String)>,
+    /// The input and the settings edited by hand (`None`: the defaults, which follow from the
+    /// input) of the last run: comparing these is what staleness needs, without writing the
+    /// default settings out again (a JSON copy of every node) on each edit.
+    policy_ran_on: Option<(SharedState, Option<String>)>,
     /// Which page of node columns the matrix shows (see [`MATRIX_PAGE_NODES`]).
     pub matrix_page: usize,
     /// The matrix's filter and grouping.
@@ -823,7 +826,7 @@ impl Playground {
         self.policy_workload = self.policy_workload.min(eval.workloads.len().saturating_sub(1));
         self.policy_run += 1;
         self.policy_pending = true;
-        self.policy_ran_on = Some((self.state.clone(), self.policy_settings_text()));
+        self.policy_ran_on = Some((self.state.clone(), self.policy_settings.clone()));
         let request = ReviewRequest {
             state: self.state.clone(),
             targets: policy_panel::targets(&eval),
@@ -838,7 +841,7 @@ impl Playground {
             && self
                 .policy_ran_on
                 .as_ref()
-                .is_some_and(|(state, settings)| state != &self.state || settings != &self.policy_settings_text())
+                .is_some_and(|(state, settings)| state != &self.state || settings != &self.policy_settings)
     }
 
     /// Takes the admission module's answer (or why there is none) to run `run`.

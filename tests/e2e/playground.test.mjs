@@ -382,10 +382,15 @@ test("node table: a cordon is a one-line diff, a bad cell names its row and keep
   assert.match(await page.locator(".diff-lines").textContent(), /\+    unschedulable: true/);
 
   // A bad taint in the second row: named as row 2, the typed text stays in its cell.
+  // The cordon's after-the-frame work (strict checks, fix re-checks, 250 ms after the edit)
+  // runs while the cell is being typed in: what is typed stays until it is written back.
   const taints = page.getByLabel("Taints of node-01");
   await taints.fill("dedicated=gpu:NoSchedule bad");
+  await page.waitForTimeout(600);
+  assert.equal(await taints.inputValue(), "dedicated=gpu:NoSchedule bad", "typing survives the deferred checks");
   await taints.dispatchEvent("change");
-  assert.match(await page.locator(".row-error").textContent(), /^row 2 \(node-01\), taints: "dedicated=gpu:NoSchedule bad": a taint has no spaces/);
+  await page.waitForFunction(() => document.querySelector(".node-table ~ .row-error")?.textContent !== "");
+  assert.match(await page.locator(".node-table ~ .row-error").textContent(), /^row 2 \(node-01\), taints: "dedicated=gpu:NoSchedule bad": a taint has no spaces/);
   assert.equal(await page.getByLabel("Taints of node-01").inputValue(), "dedicated=gpu:NoSchedule bad");
 
   await page.locator("#tab-yaml").click();
@@ -508,6 +513,16 @@ test("pasted Gatekeeper policies reject a privileged workload in the admission p
       "",
     ].join("\n"),
   );
+  // The default settings (a JSON copy of the nodes) are written out when their box opens,
+  // and follow edits of the nodes while it is open.
+  await page.getByText("Settings (JSON)").click();
+  const settingsBox = page.getByLabel("Policy settings JSON");
+  await page.waitForFunction(() => document.querySelector("textarea.settings")?.value.includes('"schedulable"'));
+  const settings = JSON.parse(await settingsBox.inputValue());
+  assert.ok(settings.nodes.length > 0 && settings.nodes.every((n) => n.kind === "Node"), "the inventory is the nodes above");
+  await page.fill("#nodes-text", (await page.inputValue("#nodes-text")).replace(/name: (\S+)/, "name: renamed-node"));
+  await page.waitForFunction(() => document.querySelector("textarea.settings")?.value.includes("renamed-node"));
+  await page.getByText("Settings (JSON)").click();
   await page.getByText("Gatekeeper templates and constraints (YAML)").click();
   await page.getByRole("button", { name: "Load a sample (privileged containers)" }).click();
   const row = page.locator(".verdicts tbody tr").first();
