@@ -36,7 +36,7 @@ use serde_json::{json, Value};
 
 pub use constraint::{Constraint, EnforcementAction};
 pub use expansion::{default_expansion_templates, ExpansionTemplate};
-pub use inventory::Inventory;
+pub use inventory::{Inventory, InventoryError, MAX_LISTED_OBJECTS};
 pub use matching::{glob_match, Match, MatchError};
 pub use template::{Compile, Engine, EvalError, Template};
 
