@@ -147,7 +147,10 @@ mod tests {
                 .map(|r| format!("{} {}", r["apiVersion"].as_str().unwrap(), r["kind"].as_str().unwrap()))
                 .collect()
         };
-        assert_eq!(resources(METADATA), ["v1 Node", "v1 Namespace", "v1 Service", "networking.k8s.io/v1 Ingress"]);
+        assert_eq!(
+            resources(METADATA),
+            ["v1 Node", "v1 Namespace", "v1 Service", "networking.k8s.io/v1 Ingress", "policy/v1 PodDisruptionBudget"]
+        );
         assert_eq!(resources(include_str!("../metadata-lean.yml")), ["v1 Node"]);
         // The kwctl example of gatekeeper.inventory lists only resources the metadata declares
         // (`kwctl run --allow-context-aware` grants no others).

@@ -36,7 +36,8 @@
 //! `data.inventory` holds the resources `inventory` names, as they are in the cluster when the
 //! request arrives: each one is listed through Kubewarden's host capabilities
 //! ([`super::host`]: `list_resources_all`, or `list_resources_by_namespace` with a
-//! `namespace`), in the order given, on every request Gatekeeper reviews, and filed as
+//! `namespace`), in the order given, on every request that a constraint may match (whatever
+//! the inventory holds: [`crate::gatekeeper::may_match`]; other requests list nothing), and filed as
 //! Kubewarden's Gatekeeper mode files a policy's `contextAwareResources`:
 //! `data.inventory.cluster[apiVersion][kind][name]` for objects without a namespace,
 //! `data.inventory.namespace[namespace][apiVersion][kind][name]` for the others (the listed
@@ -281,6 +282,16 @@ impl Policy {
             lists.push((resource, items));
         }
         Ok(Inventory::from_lists(lists.into_iter().map(|(r, items)| (r.api_version.as_str(), r.kind.as_str(), items)))?)
+    }
+
+    /// [`Policy::cluster_inventory`] when a constraint may match `review` (or a Pod its
+    /// expansions generate); otherwise no evaluation reads `data.inventory`, and nothing is
+    /// listed (an empty inventory).
+    pub fn cluster_inventory_for(&self, review: &Value, host: &dyn HostCapabilities) -> Result<Inventory, ListError> {
+        if self.inventory.is_empty() || !crate::gatekeeper::may_match(&self.set, review) {
+            return Ok(Inventory::default());
+        }
+        self.cluster_inventory(host)
     }
 
     /// Evaluates the constraints against `review` (an AdmissionRequest as JSON) with

@@ -381,7 +381,7 @@ fn review_owned(request: AdmissionRequest, settings: &Settings, host: &dyn HostC
             obj.insert("object".into(), t.object.clone());
         }
         if review.get("object").is_some_and(serde_json::Value::is_object) {
-            let inventory = match policy.cluster_inventory(host) {
+            let inventory = match policy.cluster_inventory_for(review, host) {
                 Ok(i) => i,
                 Err(e) => {
                     return ValidationResponse::error(500, format!("placement policy: gatekeeper.inventory: {e}"))

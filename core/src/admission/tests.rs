@@ -1103,6 +1103,11 @@ mod gatekeeper_inventory {
             assert_eq!(host.calls(), [0, 1], "{name}");
         }
 
+        // A request no constraint can match (a Deployment: the constraint is on Ingresses) lists
+        // nothing.
+        let r = answer(&json_of("deployment-web.json"), &settings, &host);
+        assert!(r.accepted && host.calls().is_empty(), "{r:?}");
+
         // Without `inventory`, data.inventory is empty and no call is made: nothing conflicts,
         // and no Namespace is known to the namespaceSelector.
         let mut without = settings.clone();

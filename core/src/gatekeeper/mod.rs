@@ -330,6 +330,18 @@ pub fn evaluate(policy: &PolicySet, object: &Value, inventory: &Inventory) -> Re
     Ok(out)
 }
 
+/// Whether some constraint of `policy` may match `object` (as [`evaluate`] takes it) or a Pod
+/// its expansion templates generate, whatever `data.inventory` holds (a `namespaceSelector`
+/// that needs a Namespace counts as matching). When not, [`evaluate`] finds no violation with
+/// any inventory, so a caller need not build one (the Kubewarden policy lists nothing).
+pub fn may_match(policy: &PolicySet, object: &Value) -> bool {
+    let review = review_for(object);
+    policy.constraints.iter().any(|c| c.matches.may_match(&review, matching::Source::Original))
+        || expansion::expand(&policy.expansions, &review).iter().any(|(_, _, generated)| {
+            policy.constraints.iter().any(|c| c.matches.may_match(generated, matching::Source::Generated))
+        })
+}
+
 /// Reviews each workload of a simulation report: the workload's object among `objects` (the
 /// input documents as JSON; a missing namespace is the report's `default`) against `policy`,
 /// its violations written into the report (`simulate --policy`).

@@ -432,6 +432,51 @@ spec:
     assert_eq!(strip(typed.data().unwrap()), strip(inv.data().unwrap()));
 }
 
+/// `may_match`: whether any inventory could make a constraint match; `false` means no listing
+/// is needed.
+#[test]
+fn may_match_whatever_the_inventory() {
+    let p = |spec: &str| policy(spec).with_default_expansions();
+    let in_ns = |ns: &str| pod(Some(ns), "p", json!({}), "x");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "prod"},
+        "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}});
+    let rows: [(&str, &str, Value, bool); 7] = [
+        ("no match criteria", "", in_ns("prod"), true),
+        ("another kind", "  match:\n    kinds: [{apiGroups: [apps], kinds: [Deployment]}]", in_ns("prod"), false),
+        (
+            "a namespaceSelector: the Namespace is unknown",
+            "  match:\n    namespaceSelector: {matchLabels: {env: prod}}",
+            in_ns("prod"),
+            true,
+        ),
+        ("an excluded namespace", "  match:\n    excludedNamespaces: [prod]", in_ns("prod"), false),
+        (
+            "a Pod constraint, through the Deployment's expansion",
+            "  match:\n    kinds: [{apiGroups: [\"\"], kinds: [Pod]}]",
+            deployment.clone(),
+            true,
+        ),
+        ("generated Pods only, on a Pod", "  match:\n    source: Generated", in_ns("prod"), false),
+        (
+            "a namespaceSelector on a Namespace decides by its labels",
+            "  match:\n    namespaceSelector: {matchLabels: {env: prod}}",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "dev", "labels": {"env": "dev"}}}),
+            false,
+        ),
+    ];
+    for (name, spec, object, want) in rows {
+        let p = p(spec);
+        assert_eq!(may_match(&p, &object), want, "{name}");
+        if !want {
+            // Then no inventory makes it match.
+            let inv = Inventory::new([
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod", "labels": {"env": "prod"}}}),
+            ]);
+            assert!(evaluate(&p, &object, &inv).unwrap().is_empty(), "{name}");
+        }
+    }
+}
+
 #[test]
 fn inventory_from_lists_errors() {
     let named = json!({"metadata": {"name": "a"}});
