@@ -60,7 +60,7 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 pub fn uncovered_nodes(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> {
     let s = settings::Settings::from_value(settings).unwrap();
     let mut m: Manifests = parse_manifests(&serde_json::to_string(object).unwrap(), "mutated").unwrap();
-    m.nodes = s.inventory.nodes.clone();
+    m.nodes = s.inventory.owned_nodes();
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
     let w = &report.workloads[0];
     s.inventory

@@ -132,7 +132,7 @@ fn protocol_version_and_settings_of(bytes: &[u8]) {
 fn uncovered(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> {
     let s = placement_core::admission::settings::Settings::from_value(settings).unwrap();
     let mut m = parse_manifests(&serde_json::to_string(object).unwrap(), "mutated").unwrap();
-    m.nodes = s.inventory.nodes.clone();
+    m.nodes = s.inventory.owned_nodes();
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
     let w = &report.workloads[0];
     s.inventory
