@@ -88,9 +88,9 @@ struct Raw {
     /// Gatekeeper's `--enable-k8s-native-validation`: see [`Policy::from_settings`].
     #[serde(default)]
     enable_k8s_native_validation: Option<bool>,
-    /// The resources listed into `data.inventory` (see the module docs).
+    /// The resources listed into `data.inventory` (see the module docs); `null` is none.
     #[serde(default)]
-    inventory: Vec<InventoryResource>,
+    inventory: Option<Vec<InventoryResource>>,
 }
 
 /// An entry of `inventory`: the shape of Kubewarden's `contextAwareResources` entries, and an
@@ -123,20 +123,12 @@ pub struct Policy {
 /// wrong with its answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ListError {
-    #[error("cannot list {} ({}): {error}", resource_name(.resource), .resource.describe())]
+    #[error("cannot list {} ({}): {error}", .resource.name(), .resource.describe())]
     Host { resource: Resource, error: String },
     #[error("cannot use the listed objects: {0}")]
     Inventory(#[from] InventoryError),
-    #[error("the listed resources are {bytes} bytes by {} ({}), over the limit of {limit} bytes per request", resource_name(.resource), .resource.describe())]
+    #[error("the listed resources are {bytes} bytes by {} ({}), over the limit of {limit} bytes per request", .resource.name(), .resource.describe())]
     TooLarge { resource: Resource, bytes: usize, limit: usize },
-}
-
-/// `networking.k8s.io/v1 Ingress` (in namespace x).
-fn resource_name(r: &Resource) -> String {
-    match &r.namespace {
-        None => format!("{} {}", r.api_version, r.kind),
-        Some(ns) => format!("{} {} in namespace {ns}", r.api_version, r.kind),
-    }
 }
 
 /// Why [`Policy::check`] failed.
@@ -263,7 +255,7 @@ impl Policy {
         if raw.default_expansions {
             set = set.with_default_expansions();
         }
-        let inventory = inventory_resources(raw.inventory, &format!("{at}.inventory"))?;
+        let inventory = inventory_resources(raw.inventory.unwrap_or_default(), &format!("{at}.inventory"))?;
         Ok(Policy { set, inventory, template_at })
     }
 
@@ -363,7 +355,7 @@ fn inventory_resources(raw: Vec<InventoryResource>, list_at: &str) -> Result<Vec
         if let Some(prev) = out.iter().position(|o| *o == resource) {
             return Err(SettingsError::new(
                 at,
-                format!("{} is listed twice (also {list_at}[{prev}])", resource_name(&resource)),
+                format!("{} is listed twice (also {list_at}[{prev}])", resource.name()),
             ));
         }
         out.push(resource);

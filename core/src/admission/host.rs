@@ -90,14 +90,18 @@ impl Resource {
         v.to_string().into_bytes()
     }
 
+    /// `networking.k8s.io/v1 Ingress`, or `v1 Service in namespace team-a`.
+    pub fn name(&self) -> String {
+        match &self.namespace {
+            None => format!("{} {}", self.api_version, self.kind),
+            Some(ns) => format!("{} {} in namespace {ns}", self.api_version, self.kind),
+        }
+    }
+
     /// `kubewarden/kubernetes/list_resources_all networking.k8s.io/v1 Ingress`, or
     /// `.../list_resources_by_namespace v1 Service in namespace team-a`: the call, for errors.
     pub fn describe(&self) -> String {
-        let call = format!("{BINDING}/{KUBERNETES}/{} {} {}", self.operation(), self.api_version, self.kind);
-        match &self.namespace {
-            None => call,
-            Some(ns) => format!("{call} in namespace {ns}"),
-        }
+        format!("{BINDING}/{KUBERNETES}/{} {}", self.operation(), self.name())
     }
 }
 

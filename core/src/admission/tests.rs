@@ -1114,6 +1114,8 @@ mod gatekeeper_inventory {
         without["gatekeeper"].as_object_mut().unwrap().remove("inventory");
         let r = answer(&request(), &without, &host);
         assert!(r.accepted && host.calls().is_empty(), "{r:?}");
+        without["gatekeeper"]["inventory"] = Value::Null;
+        assert!(validate_settings(&serde_json::to_vec(&without).unwrap()).valid, "null is none");
         // Without the selector, the template runs, over an empty data.inventory.
         without["gatekeeper"]["constraints"][0]["spec"]["match"].as_object_mut().unwrap().remove("namespaceSelector");
         let r = answer(&request(), &without, &host);
