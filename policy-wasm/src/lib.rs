@@ -62,7 +62,9 @@ const HOST: admission::host::NoHostCapabilities = admission::host::NoHostCapabil
 /// The waPC guest side of the protocol (wasm32 only).
 #[cfg(target_arch = "wasm32")]
 mod guest {
-    use placement_core::admission::host::{HostCapabilities, BINDING, KUBERNETES, LIST_RESOURCES_ALL};
+    use placement_core::admission::host::{
+        HostCapabilities, BINDING, KUBERNETES, LIST_RESOURCES_ALL, LIST_RESOURCES_BY_NAMESPACE,
+    };
 
     #[link(wasm_import_module = "wapc")]
     extern "C" {
@@ -97,6 +99,10 @@ mod guest {
     impl HostCapabilities for WapcHostCalls {
         fn list_resources_all(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
             host_call(BINDING, KUBERNETES, LIST_RESOURCES_ALL, payload)
+        }
+
+        fn list_resources_by_namespace(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
+            host_call(BINDING, KUBERNETES, LIST_RESOURCES_BY_NAMESPACE, payload)
         }
     }
 

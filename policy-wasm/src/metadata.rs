@@ -133,12 +133,33 @@ mod tests {
         );
     }
 
-    /// `inventory: cluster` lists Nodes: the metadata declares them (the same in both modules,
-    /// checked below).
+    /// What each module may list: `inventory: cluster`'s Nodes in both; in the full one also
+    /// the resources the Gatekeeper library's inventory-reading templates need, for
+    /// `gatekeeper.inventory` (the lean module has no Gatekeeper, so it declares Nodes only).
     #[test]
-    fn context_aware_resources_declare_nodes() {
-        let full = metadata_json(METADATA).unwrap();
-        assert_eq!(full["contextAwareResources"], serde_json::json!([{"apiVersion": "v1", "kind": "Node"}]));
+    fn context_aware_resources() {
+        let resources = |yaml: &str| -> Vec<String> {
+            let m = metadata_json(yaml).unwrap();
+            m["contextAwareResources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| format!("{} {}", r["apiVersion"].as_str().unwrap(), r["kind"].as_str().unwrap()))
+                .collect()
+        };
+        assert_eq!(
+            resources(METADATA),
+            ["v1 Node", "v1 Namespace", "v1 Service", "networking.k8s.io/v1 Ingress", "policy/v1 PodDisruptionBudget"]
+        );
+        assert_eq!(resources(include_str!("../metadata-lean.yml")), ["v1 Node"]);
+        // The kwctl example of gatekeeper.inventory lists only resources the metadata declares
+        // (`kwctl run --allow-context-aware` grants no others).
+        let settings: Value =
+            serde_yaml::from_str(include_str!("../examples/cluster/gatekeeper-settings.yaml")).unwrap();
+        for r in settings["gatekeeper"]["inventory"].as_array().unwrap() {
+            let name = format!("{} {}", r["apiVersion"].as_str().unwrap(), r["kind"].as_str().unwrap());
+            assert!(resources(METADATA).contains(&name), "{name}");
+        }
     }
 
     /// The lean module's metadata: the same rules and flags as the full one, other names, and
@@ -147,7 +168,7 @@ mod tests {
     fn lean_metadata_is_the_full_one_without_gatekeeper() {
         let full = metadata_json(METADATA).unwrap();
         let lean = metadata_json(include_str!("../metadata-lean.yml")).unwrap();
-        for key in ["rules", "mutating", "backgroundAudit", "contextAwareResources", "executionMode", "policyType"] {
+        for key in ["rules", "mutating", "backgroundAudit", "executionMode", "policyType"] {
             assert_eq!(lean[key], full[key], "{key}");
         }
         let (fa, la) = (full["annotations"].as_object().unwrap(), lean["annotations"].as_object().unwrap());
@@ -174,6 +195,9 @@ mod tests {
         let pkg: Value = serde_yaml::from_str(include_str!("../artifacthub-pkg.yml")).unwrap();
         let rules: Value = serde_yaml::from_str(pkg["annotations"]["kubewarden/rules"].as_str().unwrap()).unwrap();
         assert_eq!(rules, meta["rules"]);
+        let resources: Value =
+            serde_yaml::from_str(pkg["annotations"]["kubewarden/contextAwareResources"].as_str().unwrap()).unwrap();
+        assert_eq!(resources, meta["contextAwareResources"]);
         assert_eq!(pkg["annotations"]["kubewarden/mutation"], "true");
         assert_eq!(pkg["annotations"]["kubewarden/resources"], meta["annotations"]["io.artifacthub.resources"]);
         assert_eq!(pkg["version"], meta["annotations"]["io.kubewarden.policy.version"]);

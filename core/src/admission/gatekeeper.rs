@@ -14,6 +14,9 @@
 //!     - {apiVersion: constraints.gatekeeper.sh/v1beta1, kind: K8sPSPPrivilegedContainer, ...}
 //!   defaultExpansions: true # Gatekeeper's common ExpansionTemplates (the default)
 //!   enableK8sNativeValidation: true # a template's CEL code when it has some (the default)
+//!   inventory:              # data.inventory: resources listed from the cluster per request
+//!     - {apiVersion: networking.k8s.io/v1, kind: Ingress}
+//!     - {apiVersion: v1, kind: Service, namespace: team-a}  # only that namespace's
 //! ```
 //!
 //! Either list also takes one YAML string instead of a list. Every document is sorted by its
@@ -28,15 +31,31 @@
 //! `object` is the `oldObject`, as Gatekeeper's webhook sets it). Violations of `deny`
 //! constraints reject the request with Gatekeeper's message: `[constraint-name] message`, one
 //! per line; `warn` ones become warnings in the same form; `dryrun` ones are only recorded in
-//! the `gatekeeper-dryrun` audit annotation. `data.inventory` is empty (the policy sees no other
-//! objects), so templates that read it find nothing and a `namespaceSelector` never matches.
+//! the `gatekeeper-dryrun` audit annotation.
+//!
+//! `data.inventory` holds the resources `inventory` names, as they are in the cluster when the
+//! request arrives: each one is listed through Kubewarden's host capabilities
+//! ([`super::host`]: `list_resources_all`, or `list_resources_by_namespace` with a
+//! `namespace`), in the order given, on every request that a constraint may match (whatever
+//! the inventory holds: [`crate::gatekeeper::may_match`]; other requests list nothing), and filed as
+//! Kubewarden's Gatekeeper mode files a policy's `contextAwareResources`:
+//! `data.inventory.cluster[apiVersion][kind][name]` for objects without a namespace,
+//! `data.inventory.namespace[namespace][apiVersion][kind][name]` for the others (the listed
+//! `apiVersion` and `kind`). Listed Namespaces also serve `match.namespaceSelector`. The admin
+//! must allow each resource in the policy's `spec.contextAwareResources`; a listing that fails
+//! (not allowed, no such resource, over [`MAX_LISTED_BYTES`] or
+//! [`crate::gatekeeper::MAX_LISTED_OBJECTS`]) is the request's error, naming the call. Without
+//! `inventory`, `data.inventory` is empty: templates that read it find nothing and a
+//! `namespaceSelector` never matches.
 
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::host::{self, HostCapabilities, Resource};
 use super::settings::{decode_setting, SettingsError};
 use crate::gatekeeper::{
-    evaluate, Compile, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, PolicySet, Template,
+    evaluate, Compile, EnforcementAction, ExpansionTemplate, GatekeeperError, Inventory, InventoryError, PolicySet,
+    Template,
 };
 use crate::input::documents::type_name;
 use crate::input::documents::{split_documents, strip_nulls};
@@ -51,6 +70,11 @@ pub const MAX_TEMPLATES: usize = 500;
 /// Most Constraints accepted in the settings. Each is evaluated on every matching request
 /// (and on the Pod a workload expands to), each evaluation bounded by its own limit.
 pub const MAX_CONSTRAINTS: usize = 2_000;
+/// Most resources `inventory` names (each is a host call per request).
+pub const MAX_INVENTORY_RESOURCES: usize = 32;
+/// Most bytes of the host's answers to `inventory`'s listings, together, per request: the
+/// objects are then held as JSON and as Rego's `data`, several times these bytes.
+pub const MAX_LISTED_BYTES: usize = 16 << 20;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -64,6 +88,20 @@ struct Raw {
     /// Gatekeeper's `--enable-k8s-native-validation`: see [`Policy::from_settings`].
     #[serde(default)]
     enable_k8s_native_validation: Option<bool>,
+    /// The resources listed into `data.inventory` (see the module docs); `null` is none.
+    #[serde(default)]
+    inventory: Option<Vec<InventoryResource>>,
+}
+
+/// An entry of `inventory`: the shape of Kubewarden's `contextAwareResources` entries, and an
+/// optional namespace.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct InventoryResource {
+    api_version: String,
+    kind: String,
+    #[serde(default)]
+    namespace: Option<String>,
 }
 
 fn yes() -> bool {
@@ -74,10 +112,23 @@ fn yes() -> bool {
 #[derive(Debug, Clone)]
 pub struct Policy {
     pub set: PolicySet,
-    inventory: Inventory,
+    /// `inventory`: listed per request into `data.inventory`, in this order.
+    pub inventory: Vec<Resource>,
     /// Each template's setting (`settings.gatekeeper.templates[0]`), by template name: where
     /// the error of a template compiled on first use is reported.
     template_at: std::collections::BTreeMap<String, String>,
+}
+
+/// Why [`Policy::cluster_inventory`] failed: the resource, and the host's error or what is
+/// wrong with its answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ListError {
+    #[error("cannot list {} ({}): {error}", .resource.name(), .resource.describe())]
+    Host { resource: Resource, error: String },
+    #[error("cannot use the listed objects: {0}")]
+    Inventory(#[from] InventoryError),
+    #[error("the listed resources are {bytes} bytes by {} ({}), over the limit of {limit} bytes per request", .resource.name(), .resource.describe())]
+    TooLarge { resource: Resource, bytes: usize, limit: usize },
 }
 
 /// Why [`Policy::check`] failed.
@@ -204,13 +255,42 @@ impl Policy {
         if raw.default_expansions {
             set = set.with_default_expansions();
         }
-        Ok(Policy { set, inventory: Inventory::default(), template_at })
+        let inventory = inventory_resources(raw.inventory.unwrap_or_default(), &format!("{at}.inventory"))?;
+        Ok(Policy { set, inventory, template_at })
     }
 
-    /// Evaluates the constraints against `review` (an AdmissionRequest as JSON).
-    pub fn check(&self, review: &Value) -> Result<Verdict, CheckError> {
+    /// `data.inventory` for one request: the resources of `inventory` listed through `host`, in
+    /// order (empty, with no call, when `inventory` is).
+    pub fn cluster_inventory(&self, host: &dyn HostCapabilities) -> Result<Inventory, ListError> {
+        let mut lists = Vec::with_capacity(self.inventory.len());
+        let mut bytes = 0usize;
+        for resource in &self.inventory {
+            let (items, size) =
+                host::list(host, resource).map_err(|error| ListError::Host { resource: resource.clone(), error })?;
+            bytes = bytes.saturating_add(size);
+            if bytes > MAX_LISTED_BYTES {
+                return Err(ListError::TooLarge { resource: resource.clone(), bytes, limit: MAX_LISTED_BYTES });
+            }
+            lists.push((resource, items));
+        }
+        Ok(Inventory::from_lists(lists.into_iter().map(|(r, items)| (r.api_version.as_str(), r.kind.as_str(), items)))?)
+    }
+
+    /// [`Policy::cluster_inventory`] when a constraint may match `review` (or a Pod its
+    /// expansions generate); otherwise no evaluation reads `data.inventory`, and nothing is
+    /// listed (an empty inventory).
+    pub fn cluster_inventory_for(&self, review: &Value, host: &dyn HostCapabilities) -> Result<Inventory, ListError> {
+        if self.inventory.is_empty() || !crate::gatekeeper::may_match(&self.set, review) {
+            return Ok(Inventory::default());
+        }
+        self.cluster_inventory(host)
+    }
+
+    /// Evaluates the constraints against `review` (an AdmissionRequest as JSON) with
+    /// `inventory` as `data.inventory` ([`Policy::cluster_inventory`]).
+    pub fn check(&self, review: &Value, inventory: &Inventory) -> Result<Verdict, CheckError> {
         let mut verdict = Verdict::default();
-        let violations = evaluate(&self.set, review, &self.inventory).map_err(|e| match &e {
+        let violations = evaluate(&self.set, review, inventory).map_err(|e| match &e {
             // Evaluation reports template errors only from compiling a deferred template.
             GatekeeperError::Template { template, .. } => match self.template_at.get(template) {
                 Some(at) => CheckError::Settings(SettingsError::new(at, e.to_string())),
@@ -228,6 +308,59 @@ impl Policy {
         }
         Ok(verdict)
     }
+}
+
+/// `inventory`, checked: each `apiVersion` is `v1` or `group/version`, each `kind` a Kind, a
+/// `namespace` a namespace name; no resource twice.
+fn inventory_resources(raw: Vec<InventoryResource>, list_at: &str) -> Result<Vec<Resource>, SettingsError> {
+    use crate::model::labels::{dns1123_label_errors, dns1123_subdomain_errors};
+    if raw.len() > MAX_INVENTORY_RESOURCES {
+        return Err(SettingsError::new(
+            list_at,
+            format!("{} resources, over the limit of {MAX_INVENTORY_RESOURCES}", raw.len()),
+        ));
+    }
+    let mut out: Vec<Resource> = Vec::with_capacity(raw.len());
+    for (i, r) in raw.into_iter().enumerate() {
+        let at = format!("{list_at}[{i}]");
+        let bad = |field: &str, value: &str, why: String| {
+            SettingsError::new(format!("{at}.{field}"), format!("{value:?}: {why}"))
+        };
+        let (group, version) = match r.api_version.split_once('/') {
+            Some((g, v)) => (Some(g), v),
+            None => (None, r.api_version.as_str()),
+        };
+        let group_errors = group.map(dns1123_subdomain_errors).unwrap_or_default();
+        let version_errors = dns1123_label_errors(version);
+        if let Some(e) = group_errors.first().or(version_errors.first()) {
+            return Err(bad(
+                "apiVersion",
+                &r.api_version,
+                format!("expected `v1` or `group/version` (e.g. networking.k8s.io/v1): {e}"),
+            ));
+        }
+        let kind_ok = r.kind.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && r.kind.chars().all(|c| c.is_ascii_alphanumeric());
+        if !kind_ok {
+            return Err(bad(
+                "kind",
+                &r.kind,
+                "expected a Kind: a letters-and-digits name starting with a capital, such as Ingress".into(),
+            ));
+        }
+        if let Some(e) = r.namespace.as_deref().and_then(|ns| dns1123_label_errors(ns).into_iter().next()) {
+            return Err(bad("namespace", r.namespace.as_deref().unwrap_or_default(), e));
+        }
+        let resource = Resource { api_version: r.api_version, kind: r.kind, namespace: r.namespace };
+        if let Some(prev) = out.iter().position(|o| *o == resource) {
+            return Err(SettingsError::new(
+                at,
+                format!("{} is listed twice (also {list_at}[{prev}])", resource.name()),
+            ));
+        }
+        out.push(resource);
+    }
+    Ok(out)
 }
 
 /// The documents of `templates`/`constraints`: a list of objects or YAML strings, or one

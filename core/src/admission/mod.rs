@@ -63,16 +63,19 @@ pub fn validate(payload: &[u8]) -> ValidationResponse {
 
 /// [`validate`] with a host that answers Kubewarden's host capabilities calls, for
 /// `inventory: cluster`.
+/// `host` also answers `gatekeeper.inventory`'s listings. A resource both need (Nodes) is
+/// listed once per request ([`host::Memo`]).
 pub fn validate_with(payload: &[u8], host: &dyn HostCapabilities) -> ValidationResponse {
+    let host = host::Memo::new(host);
     let req: ValidationRequest = match serde_json::from_slice(payload) {
         Ok(r) => r,
         Err(e) => return invalid_request(&e),
     };
     match Settings::for_requests(&req.settings) {
         Ok(s) if s.needs_cluster_nodes() && needs_inventory(&req.request) => {
-            review_with_cluster_nodes(req.request, &req.settings, host)
+            review_with_cluster_nodes(req.request, &req.settings, &host)
         }
-        Ok(s) => review_owned(req.request, &s),
+        Ok(s) => review_owned(req.request, &s, &host),
         Err(e) => invalid_settings(&e),
     }
 }
@@ -105,7 +108,7 @@ fn review_with_cluster_nodes(
         }
     };
     match Settings::with_cluster_nodes(settings, &nodes) {
-        Ok(s) => review_owned(request, &s),
+        Ok(s) => review_owned(request, &s, host),
         Err(e) => invalid_settings(&e),
     }
 }
@@ -138,10 +141,11 @@ impl Validator {
         self.validate_with(payload, &NoHostCapabilities)
     }
 
-    /// [`Validator::validate`] with a host for `inventory: cluster` (the Nodes are listed on
-    /// every request that needs them, never cached).
+    /// [`Validator::validate`] with a host for `inventory: cluster` and `gatekeeper.inventory`
+    /// (the resources are listed on every request that needs them, never cached).
     pub fn validate_with(&mut self, payload: &[u8], host: &dyn HostCapabilities) -> ValidationResponse {
         let validate = |payload: &[u8]| validate_with(payload, host);
+        let memo = host::Memo::new(host);
         // Split the payload into its members without parsing them; anything unusual (not an
         // object, escaped or repeated keys, a member that is not valid JSON) takes the plain
         // path, so that every answer, errors included, is the plain path's. The settings, often
@@ -177,11 +181,11 @@ impl Validator {
         match &self.cached {
             Some((_, Ok(s))) if s.needs_cluster_nodes() && needs_inventory(&request) => {
                 match serde_json::from_slice::<serde_json::Value>(settings) {
-                    Ok(value) => review_with_cluster_nodes(request, &value, host),
+                    Ok(value) => review_with_cluster_nodes(request, &value, &memo),
                     Err(_) => validate(payload),
                 }
             }
-            Some((_, Ok(s))) => review_owned(request, s),
+            Some((_, Ok(s))) => review_owned(request, s, &memo),
             Some((_, Err(e))) => invalid_settings(e),
             None => validate(payload),
         }
@@ -347,14 +351,16 @@ pub fn validate_settings(payload: &[u8]) -> SettingsValidationResponse {
     }
 }
 
-/// Runs the active policies on one request.
+/// Runs the active policies on one request (with no host: `gatekeeper.inventory` fails).
 pub fn review(request: &AdmissionRequest, settings: &Settings) -> ValidationResponse {
-    review_owned(request.clone(), settings)
+    review_owned(request.clone(), settings, &NoHostCapabilities)
 }
 
-fn review_owned(request: AdmissionRequest, settings: &Settings) -> ValidationResponse {
-    // Gatekeeper reviews the request as received (any kind, DELETE included); the placement
-    // policies only workloads being created or updated.
+fn review_owned(request: AdmissionRequest, settings: &Settings, host: &dyn HostCapabilities) -> ValidationResponse {
+    #[cfg(not(feature = "admission-gatekeeper"))]
+    let _ = host; // only Gatekeeper's `data.inventory` lists resources here
+                  // Gatekeeper reviews the request as received (any kind, DELETE included); the placement
+                  // policies only workloads being created or updated.
     #[cfg(feature = "admission-gatekeeper")]
     let mut review = settings.gatekeeper.as_ref().map(|_| request.review());
     let placement = !matches!(request.operation.as_str(), "DELETE" | "CONNECT");
@@ -375,7 +381,13 @@ fn review_owned(request: AdmissionRequest, settings: &Settings) -> ValidationRes
             obj.insert("object".into(), t.object.clone());
         }
         if review.get("object").is_some_and(serde_json::Value::is_object) {
-            match policy.check(review) {
+            let inventory = match policy.cluster_inventory_for(review, host) {
+                Ok(i) => i,
+                Err(e) => {
+                    return ValidationResponse::error(500, format!("placement policy: gatekeeper.inventory: {e}"))
+                }
+            };
+            match policy.check(review, &inventory) {
                 Ok(verdict) => findings.gatekeeper(verdict),
                 Err(gatekeeper::CheckError::Settings(e)) => return invalid_settings(&e),
                 Err(gatekeeper::CheckError::Gatekeeper(e)) => {

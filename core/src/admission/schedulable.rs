@@ -108,7 +108,7 @@ impl Policy {
         }
         let template = workload.template.spec.clone();
         let manifests = Manifests {
-            nodes: settings.inventory.nodes.clone(),
+            nodes: settings.inventory.owned_nodes(),
             workloads: vec![std::sync::Arc::new(workload)],
             services: Vec::new(),
             ignored: Vec::new(),
@@ -471,7 +471,7 @@ mod tests {
             let target = Target::from_request(&req).unwrap().unwrap();
             let w = target.workload().unwrap();
             let m = Manifests {
-                nodes: settings.inventory.nodes.clone(),
+                nodes: settings.inventory.owned_nodes(),
                 workloads: vec![std::sync::Arc::new(w.clone())],
                 services: vec![],
                 ignored: vec![],

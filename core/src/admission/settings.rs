@@ -17,6 +17,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::Arc;
 
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Deserialize;
@@ -354,6 +355,7 @@ impl Settings {
             Some(items) if from_cluster => parse_inventory(items, "the cluster's Nodes")?,
             _ => parse_inventory(nodes_value, &path("nodes"))?,
         };
+        let nodes: Vec<(DocRef, Arc<Node>)> = nodes.into_iter().map(|(d, n)| (d, Arc::new(n))).collect();
         let inventory = NodeInventory { nodes, pool_label, from_cluster };
 
         let disallowed_tolerations = member(raw.disallowed_tolerations, "disallowedTolerations")
@@ -380,7 +382,7 @@ impl Settings {
         }
 
         let scheduler = options.scheduler_config();
-        let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::new(n.clone())).collect();
+        let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::shared(Arc::clone(n))).collect();
         let mut settings = Settings {
             inventory,
             options,
@@ -428,7 +430,8 @@ impl Settings {
 /// which is [`crate::gatekeeper::Inventory`]).
 #[derive(Debug, Clone, Default)]
 pub struct NodeInventory {
-    pub nodes: Vec<(DocRef, Node)>,
+    /// Shared with [`Settings::node_infos`]: one copy of each node.
+    pub nodes: Vec<(DocRef, Arc<Node>)>,
     /// `inventory: cluster`: the nodes are the cluster's, listed per request (empty until
     /// then). Pool names in the settings are then not checked against them: a pool may have
     /// no node at the moment (scaled to zero).
@@ -491,8 +494,13 @@ impl NodeInventory {
         Ok(PoolSet::Some(set))
     }
 
+    /// The nodes as a simulation's input takes them (copies).
+    pub fn owned_nodes(&self) -> Vec<(DocRef, Node)> {
+        self.nodes.iter().map(|(d, n)| (d.clone(), Node::clone(n))).collect()
+    }
+
     pub fn in_pools<'a>(&'a self, pools: &'a PoolSet) -> impl Iterator<Item = &'a Node> + 'a {
-        self.nodes.iter().map(|(_, n)| n).filter(move |n| pools.contains(self.pool_of(n)))
+        self.nodes.iter().map(|(_, n)| &**n).filter(move |n| pools.contains(self.pool_of(n)))
     }
 }
 

@@ -60,7 +60,7 @@ fn strings(v: Option<&Value>) -> Vec<String> {
 pub fn uncovered_nodes(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> {
     let s = settings::Settings::from_value(settings).unwrap();
     let mut m: Manifests = parse_manifests(&serde_json::to_string(object).unwrap(), "mutated").unwrap();
-    m.nodes = s.inventory.nodes.clone();
+    m.nodes = s.inventory.owned_nodes();
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
     let w = &report.workloads[0];
     s.inventory
@@ -956,6 +956,10 @@ impl host::HostCapabilities for ClusterHost {
         self.calls.set(self.calls.get() + 1);
         self.answer.clone()
     }
+
+    fn list_resources_by_namespace(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
+        panic!("unexpected list_resources_by_namespace {}", String::from_utf8_lossy(payload))
+    }
 }
 
 /// `inventory: cluster` over the example cluster answers every case as the same nodes given in
@@ -1012,4 +1016,305 @@ fn cluster_inventory_answers_as_the_settings_inventory() {
     both["nodes"] = json!(["a"]);
     let e = validate_settings(&serde_json::to_vec(&both).unwrap());
     assert!(e.message.unwrap().starts_with("settings.nodes: inventory: cluster reads the cluster's Nodes"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// `gatekeeper.inventory`: data.inventory from the cluster
+
+/// The kwctl example of `policy-wasm/examples/cluster/`: its settings (YAML), the session
+/// that answers its listings, and its request.
+#[cfg(feature = "admission-gatekeeper")]
+mod gatekeeper_inventory {
+    use super::*;
+    use crate::admission::host::Replay;
+
+    const SETTINGS: &str = include_str!("../../../policy-wasm/examples/cluster/gatekeeper-settings.yaml");
+    const SESSION: &str = include_str!("../../../policy-wasm/examples/cluster/ingress-replay.yml");
+    const REVIEW: &str = include_str!("../../../policy-wasm/examples/cluster/ingress-host-taken-review.json");
+
+    fn settings() -> Value {
+        serde_yaml::from_str(SETTINGS).unwrap()
+    }
+
+    fn request() -> Value {
+        serde_json::from_str::<Value>(REVIEW).unwrap()["request"].clone()
+    }
+
+    /// The request for an Ingress `ns/name` with `hosts`.
+    fn ingress(ns: &str, name: &str, operation: &str, hosts: &[&str]) -> Value {
+        let mut r = request();
+        r["namespace"] = ns.into();
+        r["name"] = name.into();
+        r["operation"] = operation.into();
+        r["object"]["metadata"] = json!({"name": name, "namespace": ns});
+        r["object"]["spec"]["rules"] = hosts.iter().map(|h| json!({"host": h})).collect();
+        r
+    }
+
+    /// Every request through both entry points (the stateless one and the validator): the same
+    /// answer, and the session's exchanges asked in file order, as kwctl replays them.
+    fn answer(request: &Value, settings: &Value, host: &Replay) -> ValidationResponse {
+        host.clear_calls();
+        let plain = validate_with(&payload(request, settings), host);
+        let calls = host.calls();
+        host.clear_calls();
+        let cached = Validator::new().validate_with(&payload(request, settings), host);
+        assert_eq!(cached.to_json(), plain.to_json());
+        assert_eq!(host.calls(), calls, "the validator makes the same calls");
+        if !calls.is_empty() {
+            assert_eq!(calls, (0..host.len()).collect::<Vec<_>>(), "one listing per resource, in the session's order");
+        }
+        plain
+    }
+
+    #[test]
+    fn data_inventory_is_listed_from_the_cluster() {
+        let settings = settings();
+        assert!(validate_settings(&serde_json::to_vec(&settings).unwrap()).valid);
+        let host = Replay::parse(SESSION).unwrap();
+
+        // The kwctl example: a host another namespace's Ingress uses.
+        let r = answer(&request(), &settings, &host);
+        assert!(!r.accepted, "{r:?}");
+        assert_eq!(
+            r.message.as_deref(),
+            Some("[unique-ingress-host] ingress host blog.example.com is already used by Ingress blog/blog")
+        );
+        assert_eq!(host.calls(), [0, 1]);
+
+        let rows: [(&str, Value, Option<&str>); 5] = [
+            ("its own host, on update", ingress("shop", "storefront", "UPDATE", &["shop.example.com"]), None),
+            ("a new host", ingress("shop", "storefront-v2", "CREATE", &["new.example.com"]), None),
+            (
+                "two hosts taken",
+                ingress("blog", "blog-v2", "CREATE", &["shop.example.com", "www.blog.example.com"]),
+                Some("[unique-ingress-host] ingress host shop.example.com is already used by Ingress shop/storefront\n[unique-ingress-host] ingress host www.blog.example.com is already used by Ingress blog/blog"),
+            ),
+            // `lab` has no `ingress-hosts: unique` label (its listed Namespace says so): the
+            // constraint's namespaceSelector does not match.
+            ("a namespace the constraint does not select", ingress("lab", "copy", "CREATE", &["blog.example.com"]), None),
+            // A namespace the cluster does not have: no Namespace, so no match.
+            ("an unknown namespace", ingress("nowhere", "copy", "CREATE", &["blog.example.com"]), None),
+        ];
+        for (name, request, want) in rows {
+            let r = answer(&request, &settings, &host);
+            assert_eq!(r.accepted, want.is_none(), "{name}: {r:?}");
+            assert_eq!(r.message.as_deref(), want, "{name}");
+            assert_eq!(host.calls(), [0, 1], "{name}");
+        }
+
+        // A request no constraint can match (a Deployment: the constraint is on Ingresses) lists
+        // nothing.
+        let r = answer(&json_of("deployment-web.json"), &settings, &host);
+        assert!(r.accepted && host.calls().is_empty(), "{r:?}");
+
+        // Without `inventory`, data.inventory is empty and no call is made: nothing conflicts,
+        // and no Namespace is known to the namespaceSelector.
+        let mut without = settings.clone();
+        without["gatekeeper"].as_object_mut().unwrap().remove("inventory");
+        let r = answer(&request(), &without, &host);
+        assert!(r.accepted && host.calls().is_empty(), "{r:?}");
+        without["gatekeeper"]["inventory"] = Value::Null;
+        assert!(validate_settings(&serde_json::to_vec(&without).unwrap()).valid, "null is none");
+        // Without the selector, the template runs, over an empty data.inventory.
+        without["gatekeeper"]["constraints"][0]["spec"]["match"].as_object_mut().unwrap().remove("namespaceSelector");
+        let r = answer(&request(), &without, &host);
+        assert!(r.accepted && host.calls().is_empty(), "{r:?}");
+    }
+
+    #[test]
+    fn a_failed_listing_is_the_requests_error() {
+        let settings = settings();
+        let request = request();
+        // No host: the first listing fails, naming the call.
+        let r = validate(&payload(&request, &settings));
+        assert_eq!(r.code, Some(500));
+        assert_eq!(
+            r.message.as_deref(),
+            Some("placement policy: gatekeeper.inventory: cannot list networking.k8s.io/v1 Ingress (kubewarden/kubernetes/list_resources_all networking.k8s.io/v1 Ingress): this host makes no host capabilities calls")
+        );
+        // The host refuses the second resource, as policy-server does for one the spec does not allow.
+        let refused = SESSION.replacen(
+            "  response:\n    type: Success\n    payload: '{\"apiVersion\":\"v1\",\"kind\":\"NamespaceList\"",
+            "  response:\n    type: Error\n    message: Policy has not been granted access to Kubernetes v1/Namespace resources. The violation has been reported.\n  unused: '{\"apiVersion\":\"v1\",\"kind\":\"NamespaceList\"",
+            1,
+        );
+        assert_ne!(refused, SESSION);
+        let r = validate_with(&payload(&request, &settings), &Replay::parse(&refused).unwrap());
+        assert_eq!(
+            r.message.as_deref(),
+            Some("placement policy: gatekeeper.inventory: cannot list v1 Namespace (kubewarden/kubernetes/list_resources_all v1 Namespace): Policy has not been granted access to Kubernetes v1/Namespace resources. The violation has been reported.")
+        );
+        // Answers that are no List, or whose items cannot be filed.
+        let answers: [(&str, &str); 3] = [
+            ("{\"items\": 3}", "the host's answer is not a List of Ingress (no `items` list)"),
+            ("{\"items\": [{\"metadata\": {\"namespace\": \"x\"}}]}", "cannot use the listed objects: networking.k8s.io/v1 Ingress: items[0]: no metadata.name"),
+            ("{\"items\": [[]]}", "cannot use the listed objects: networking.k8s.io/v1 Ingress: items[0]: expected an object, found a list"),
+        ];
+        let mut ingresses_only = settings.clone();
+        ingresses_only["gatekeeper"]["inventory"].as_array_mut().unwrap().truncate(1);
+        for (answer, want) in answers {
+            let session = format!(
+                "- type: Exchange\n  request: |\n    !KubernetesListResourceAll\n    api_version: networking.k8s.io/v1\n    kind: Ingress\n  response:\n    type: Success\n    payload: '{answer}'\n"
+            );
+            let r = validate_with(&payload(&request, &ingresses_only), &Replay::parse(&session).unwrap());
+            assert_eq!(r.code, Some(500), "{answer}");
+            assert!(r.message.as_deref().unwrap().ends_with(want), "{answer}: {r:?}");
+        }
+    }
+
+    /// A host that counts calls by operation and answers every listing with one object of the
+    /// kind asked, in the namespace asked (or none).
+    #[derive(Default)]
+    struct Counting {
+        calls: std::cell::RefCell<Vec<(String, Value)>>,
+    }
+
+    impl Counting {
+        fn answer(&self, op: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
+            let asked: Value = serde_json::from_slice(payload).unwrap();
+            self.calls.borrow_mut().push((op.to_string(), asked.clone()));
+            let mut obj =
+                json!({"metadata": {"name": format!("{}-1", asked["kind"].as_str().unwrap().to_lowercase())}});
+            if let Some(ns) = asked.get("namespace") {
+                obj["metadata"]["namespace"] = ns.clone();
+            }
+            if asked["kind"] == "Node" {
+                obj["metadata"]["labels"] = json!({"pool": "general"});
+            }
+            Ok(json!({"items": [obj]}).to_string().into_bytes())
+        }
+    }
+
+    impl host::HostCapabilities for Counting {
+        fn list_resources_all(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
+            self.answer("all", payload)
+        }
+
+        fn list_resources_by_namespace(&self, payload: &[u8]) -> Result<Vec<u8>, String> {
+            self.answer("by namespace", payload)
+        }
+    }
+
+    /// A template that reports what data.inventory holds, as `cluster|namespace/apiVersion/kind/name`.
+    const SEES: &str = r#"
+apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata: {name: sees}
+spec:
+  crd: {spec: {names: {kind: Sees}}}
+  targets:
+  - target: admission.k8s.gatekeeper.sh
+    rego: |
+      package sees
+      violation[{"msg": msg}] {
+        data.inventory.cluster[gv][kind][name]
+        msg := sprintf("cluster/%v/%v/%v", [gv, kind, name])
+      }
+      violation[{"msg": msg}] {
+        data.inventory.namespace[ns][gv][kind][name]
+        msg := sprintf("%v/%v/%v/%v", [ns, gv, kind, name])
+      }
+---
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: Sees
+metadata: {name: sees}
+spec:
+  match:
+    kinds: [{apiGroups: [apps], kinds: [Deployment]}]
+"#;
+
+    #[test]
+    fn listings_by_namespace_and_shared_with_the_node_inventory() {
+        let settings = json!({
+            "inventory": "cluster",
+            "schedulable": {},
+            "gatekeeper": {
+                "templates": SEES,
+                "inventory": [
+                    {"apiVersion": "v1", "kind": "Node"},
+                    {"apiVersion": "v1", "kind": "Service", "namespace": "team-a"},
+                    {"apiVersion": "v1", "kind": "Service", "namespace": "team-b"},
+                    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget"},
+                ],
+            },
+        });
+        assert!(validate_settings(&serde_json::to_vec(&settings).unwrap()).valid);
+        let host = Counting::default();
+        let r = validate_with(&payload(&json_of("deployment-web.json"), &settings), &host);
+        // Items are filed under the listed resource, by their namespace: the PDB answer has
+        // no namespace, so it is cluster-scoped as far as data.inventory goes.
+        assert_eq!(
+            r.message.as_deref(),
+            Some("[sees] cluster/policy/v1/PodDisruptionBudget/poddisruptionbudget-1\n[sees] cluster/v1/Node/node-1\n[sees] team-a/v1/Service/service-1\n[sees] team-b/v1/Service/service-1"),
+            "{r:?}"
+        );
+        // The Nodes are listed once, for both the placement policies and data.inventory.
+        let calls: Vec<String> =
+            host.calls.borrow().iter().map(|(op, v)| format!("{op} {} {}", v["kind"], v["namespace"])).collect();
+        assert_eq!(
+            calls,
+            [
+                "all \"Node\" null",
+                "by namespace \"Service\" \"team-a\"",
+                "by namespace \"Service\" \"team-b\"",
+                "all \"PodDisruptionBudget\" null"
+            ]
+        );
+    }
+
+    #[test]
+    fn inventory_settings_errors_name_the_entry() {
+        let rows: [(Value, &str); 8] = [
+            (json!({"kind": "Ingress"}), "settings.gatekeeper.inventory[0]: missing field `apiVersion`"),
+            (
+                json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "namespaces": ["a"]}),
+                "settings.gatekeeper.inventory[0].namespaces: unknown field `namespaces`",
+            ),
+            (
+                json!({"apiVersion": "Networking/v1", "kind": "Ingress"}),
+                "settings.gatekeeper.inventory[0].apiVersion: \"Networking/v1\": expected `v1` or `group/version`",
+            ),
+            (
+                json!({"apiVersion": "", "kind": "Ingress"}),
+                "settings.gatekeeper.inventory[0].apiVersion: \"\": expected `v1` or `group/version`",
+            ),
+            (
+                json!({"apiVersion": "v1", "kind": "services"}),
+                "settings.gatekeeper.inventory[0].kind: \"services\": expected a Kind",
+            ),
+            (
+                json!({"apiVersion": "v1", "kind": "Service", "namespace": "Team A"}),
+                "settings.gatekeeper.inventory[0].namespace: \"Team A\": a lowercase RFC 1123 label",
+            ),
+            (
+                json!({"apiVersion": "v1", "kind": "Service", "namespace": 3}),
+                "settings.gatekeeper.inventory[0].namespace: invalid type: integer `3`",
+            ),
+            (json!("v1/Service"), "settings.gatekeeper.inventory[0]: invalid type: string \"v1/Service\""),
+        ];
+        for (entry, want) in rows {
+            let settings = json!({"gatekeeper": {"templates": SEES, "inventory": [entry]}});
+            let r = validate_settings(&serde_json::to_vec(&settings).unwrap());
+            let msg = r.message.unwrap_or_default();
+            assert!(!r.valid && msg.starts_with(want), "{entry}: {msg}");
+        }
+        let twice = json!({"gatekeeper": {"templates": SEES, "inventory": [
+            {"apiVersion": "v1", "kind": "Service"}, {"apiVersion": "v1", "kind": "Namespace"}, {"apiVersion": "v1", "kind": "Service"},
+        ]}});
+        let msg = validate_settings(&serde_json::to_vec(&twice).unwrap()).message.unwrap();
+        assert_eq!(
+            msg,
+            "settings.gatekeeper.inventory[2]: v1 Service is listed twice (also settings.gatekeeper.inventory[0])"
+        );
+        let many: Vec<Value> = (0..=gatekeeper::MAX_INVENTORY_RESOURCES)
+            .map(|i| json!({"apiVersion": "v1", "kind": "Service", "namespace": format!("ns-{i}")}))
+            .collect();
+        let msg = validate_settings(
+            &serde_json::to_vec(&json!({"gatekeeper": {"templates": SEES, "inventory": many}})).unwrap(),
+        )
+        .message
+        .unwrap();
+        assert_eq!(msg, "settings.gatekeeper.inventory: 33 resources, over the limit of 32");
+    }
 }

@@ -193,6 +193,18 @@ impl Match {
     /// never matches them; a namespaced object whose Namespace is not in the inventory does
     /// not match a `namespaceSelector`.
     pub fn matches(&self, review: &Value, inventory: &Inventory, source: Source) -> bool {
+        self.matches_with(review, Some(inventory), source)
+    }
+
+    /// Whether the constraint may apply to `review` whatever the inventory holds: as
+    /// [`Match::matches`], with a `namespaceSelector` that needs the inventory's Namespace
+    /// counted as matching. `false` here is `false` for every inventory.
+    pub fn may_match(&self, review: &Value, source: Source) -> bool {
+        self.matches_with(review, None, source)
+    }
+
+    /// `inventory: None`: the Namespaces are unknown.
+    fn matches_with(&self, review: &Value, inventory: Option<&Inventory>, source: Source) -> bool {
         if self.source.is_some_and(|s| s != source) {
             return false;
         }
@@ -244,7 +256,10 @@ impl Match {
                 return false;
             }
         }
-        if let Some(sel) = &self.namespace_selector {
+        // Without an inventory, a namespaced object's Namespace is unknown: it may match.
+        let unknown_namespace =
+            !is_namespace && !ns.is_empty() && review.get("namespaceObject").is_none() && inventory.is_none();
+        if let Some(sel) = self.namespace_selector.as_ref().filter(|_| !unknown_namespace) {
             let labels = if is_namespace {
                 Some(obj.pointer("/metadata/labels").cloned().unwrap_or(Value::Null))
             } else if ns.is_empty() {
@@ -252,7 +267,7 @@ impl Match {
             } else {
                 review
                     .get("namespaceObject")
-                    .or_else(|| inventory.namespace(ns))
+                    .or_else(|| inventory.and_then(|i| i.namespace(ns)))
                     .map(|n| n.pointer("/metadata/labels").cloned().unwrap_or(Value::Null))
             };
             match labels {

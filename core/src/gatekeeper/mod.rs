@@ -36,7 +36,7 @@ use serde_json::{json, Value};
 
 pub use constraint::{Constraint, EnforcementAction};
 pub use expansion::{default_expansion_templates, ExpansionTemplate};
-pub use inventory::Inventory;
+pub use inventory::{Inventory, InventoryError, MAX_LISTED_OBJECTS};
 pub use matching::{glob_match, Match, MatchError};
 pub use template::{Compile, Engine, EvalError, Template};
 
@@ -328,6 +328,18 @@ pub fn evaluate(policy: &PolicySet, object: &Value, inventory: &Inventory) -> Re
         out.extend(implied);
     }
     Ok(out)
+}
+
+/// Whether some constraint of `policy` may match `object` (as [`evaluate`] takes it) or a Pod
+/// its expansion templates generate, whatever `data.inventory` holds (a `namespaceSelector`
+/// that needs a Namespace counts as matching). When not, [`evaluate`] finds no violation with
+/// any inventory, so a caller need not build one (the Kubewarden policy lists nothing).
+pub fn may_match(policy: &PolicySet, object: &Value) -> bool {
+    let review = review_for(object);
+    policy.constraints.iter().any(|c| c.matches.may_match(&review, matching::Source::Original))
+        || expansion::expand(&policy.expansions, &review).iter().any(|(_, _, generated)| {
+            policy.constraints.iter().any(|c| c.matches.may_match(generated, matching::Source::Generated))
+        })
 }
 
 /// Reviews each workload of a simulation report: the workload's object among `objects` (the

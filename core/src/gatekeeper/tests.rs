@@ -343,6 +343,184 @@ metadata:
     assert!(evaluate(&p, &pod(Some("mine"), "web", json!({}), "x"), &Inventory::default()).unwrap().is_empty());
 }
 
+/// The Lists a Kubewarden host answers: items filed under the resource listed (the API server's
+/// List items carry no `apiVersion`/`kind`), by their own namespace; Namespaces among them serve
+/// `namespaceSelector`.
+#[test]
+fn inventory_from_lists_files_items_under_the_listed_resource() {
+    let text = r#"
+apiVersion: templates.gatekeeper.sh/v1
+kind: ConstraintTemplate
+metadata:
+  name: k8suniqueselector
+spec:
+  crd:
+    spec:
+      names:
+        kind: K8sUniqueSelector
+  targets:
+  - target: admission.k8s.gatekeeper.sh
+    rego: |
+      package k8suniqueselector
+      violation[{"msg": msg}] {
+        other := data.inventory.namespace[ns]["v1"]["Service"][name]
+        not same_object(ns, name)
+        other.spec.selector == input.review.object.spec.selector
+        msg := sprintf("same selector as Service %v/%v", [ns, name])
+      }
+      same_object(ns, name) {
+        ns == input.review.namespace
+        name == input.review.object.metadata.name
+      }
+---
+apiVersion: constraints.gatekeeper.sh/v1beta1
+kind: K8sUniqueSelector
+metadata:
+  name: unique-selector
+spec:
+  match:
+    kinds: [{apiGroups: [""], kinds: [Service]}]
+    namespaceSelector: {matchLabels: {team: web}}
+"#;
+    let p = PolicySet::parse(text, "").unwrap();
+    let service = |ns: &str, name: &str, app: &str| json!({"metadata": {"name": name, "namespace": ns}, "spec": {"selector": {"app": app}}});
+    let namespace = |name: &str, labels: Value| json!({"metadata": {"name": name, "labels": labels}});
+    let inv = Inventory::from_lists([
+        ("v1", "Service", vec![service("web", "front", "shop"), service("other", "back", "db")]),
+        ("v1", "Namespace", vec![namespace("web", json!({"team": "web"})), namespace("other", json!({}))]),
+    ])
+    .unwrap();
+    assert_eq!(inv.len(), 4);
+    assert_eq!(inv.namespace("web").unwrap()["metadata"]["labels"]["team"], "web");
+    let review = |ns: &str, name: &str, app: &str| {
+        json!({"kind": {"group": "", "version": "v1", "kind": "Service"}, "namespace": ns, "name": name,
+               "operation": "CREATE", "object": service(ns, name, app)})
+    };
+    let msgs = |r: Value| -> Vec<String> { evaluate(&p, &r, &inv).unwrap().into_iter().map(|v| v.msg).collect() };
+    assert_eq!(msgs(review("web", "front-2", "shop")), ["same selector as Service web/front"]);
+    assert!(msgs(review("web", "front", "shop")).is_empty(), "itself");
+    assert!(msgs(review("web", "front-2", "other")).is_empty(), "another selector");
+    // `other` is listed without the label, `nowhere` not at all: the namespaceSelector matches neither.
+    assert!(msgs(review("other", "x", "shop")).is_empty());
+    assert!(msgs(review("nowhere", "x", "shop")).is_empty());
+    // The same objects keyed by their own apiVersion/kind (Inventory::new) give the same data.
+    let with_types = |mut v: Value, kind: &str| {
+        v["apiVersion"] = "v1".into();
+        v["kind"] = kind.into();
+        v
+    };
+    let typed = Inventory::new([
+        with_types(service("web", "front", "shop"), "Service"),
+        with_types(service("other", "back", "db"), "Service"),
+        with_types(namespace("web", json!({"team": "web"})), "Namespace"),
+        with_types(namespace("other", json!({})), "Namespace"),
+    ]);
+    let strip = |d: &regorus::Value| {
+        let mut v: Value = serde_json::from_str(&d.to_json_str().unwrap()).unwrap();
+        for path in [
+            "/inventory/namespace/web/v1/Service/front",
+            "/inventory/namespace/other/v1/Service/back",
+            "/inventory/cluster/v1/Namespace/web",
+            "/inventory/cluster/v1/Namespace/other",
+        ] {
+            let obj = v.pointer_mut(path).and_then(Value::as_object_mut).unwrap();
+            obj.remove("apiVersion");
+            obj.remove("kind");
+        }
+        v
+    };
+    assert_eq!(strip(typed.data().unwrap()), strip(inv.data().unwrap()));
+}
+
+/// `may_match`: whether any inventory could make a constraint match; `false` means no listing
+/// is needed.
+#[test]
+fn may_match_whatever_the_inventory() {
+    let p = |spec: &str| policy(spec).with_default_expansions();
+    let in_ns = |ns: &str| pod(Some(ns), "p", json!({}), "x");
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "prod"},
+        "spec": {"selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "x"}]}}}});
+    let rows: [(&str, &str, Value, bool); 7] = [
+        ("no match criteria", "", in_ns("prod"), true),
+        ("another kind", "  match:\n    kinds: [{apiGroups: [apps], kinds: [Deployment]}]", in_ns("prod"), false),
+        (
+            "a namespaceSelector: the Namespace is unknown",
+            "  match:\n    namespaceSelector: {matchLabels: {env: prod}}",
+            in_ns("prod"),
+            true,
+        ),
+        ("an excluded namespace", "  match:\n    excludedNamespaces: [prod]", in_ns("prod"), false),
+        (
+            "a Pod constraint, through the Deployment's expansion",
+            "  match:\n    kinds: [{apiGroups: [\"\"], kinds: [Pod]}]",
+            deployment.clone(),
+            true,
+        ),
+        ("generated Pods only, on a Pod", "  match:\n    source: Generated", in_ns("prod"), false),
+        (
+            "a namespaceSelector on a Namespace decides by its labels",
+            "  match:\n    namespaceSelector: {matchLabels: {env: prod}}",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "dev", "labels": {"env": "dev"}}}),
+            false,
+        ),
+    ];
+    for (name, spec, object, want) in rows {
+        let p = p(spec);
+        assert_eq!(may_match(&p, &object), want, "{name}");
+        if !want {
+            // Then no inventory makes it match.
+            let inv = Inventory::new([
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "prod", "labels": {"env": "prod"}}}),
+            ]);
+            assert!(evaluate(&p, &object, &inv).unwrap().is_empty(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn inventory_from_lists_errors() {
+    let named = json!({"metadata": {"name": "a"}});
+    let rows: [(Vec<Value>, InventoryError); 3] = [
+        (
+            vec![named.clone(), json!({"metadata": {"namespace": "x"}})],
+            InventoryError::MissingName { api_version: "v1".into(), kind: "Service".into(), index: 1 },
+        ),
+        (
+            vec![json!("a")],
+            InventoryError::NotAnObject {
+                api_version: "v1".into(),
+                kind: "Service".into(),
+                index: 0,
+                found: "a string".into(),
+            },
+        ),
+        (
+            vec![named.clone(); MAX_LISTED_OBJECTS + 1],
+            InventoryError::TooMany {
+                api_version: "v1".into(),
+                kind: "Service".into(),
+                total: MAX_LISTED_OBJECTS + 1,
+                limit: MAX_LISTED_OBJECTS,
+            },
+        ),
+    ];
+    for (items, want) in rows {
+        assert_eq!(Inventory::from_lists([("v1", "Service", items)]).unwrap_err(), want);
+    }
+    assert_eq!(
+        InventoryError::MissingName { api_version: "v1".into(), kind: "Service".into(), index: 1 }.to_string(),
+        "v1 Service: items[1]: no metadata.name"
+    );
+    // The limit is over every list together; an empty one is no inventory.
+    let half = vec![named; MAX_LISTED_OBJECTS / 2 + 1];
+    assert!(matches!(
+        Inventory::from_lists([("v1", "Service", half.clone()), ("v1", "Secret", half)]),
+        Err(InventoryError::TooMany { .. })
+    ));
+    let empty = Inventory::from_lists([("v1", "Service", vec![])]).unwrap();
+    assert!(empty.is_empty() && empty.data().is_none());
+}
+
 #[test]
 fn admission_review_uses_request() {
     let review = review_for(&json!({

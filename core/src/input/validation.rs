@@ -54,6 +54,9 @@ pub fn validate_node_name(node: &Node) -> Vec<FieldError> {
 /// The rest of [`validate_node`], after [`validate_node_name`]'s errors: labels, annotations,
 /// taints and status quantities, none of which depends on the name, so that nodes of the same
 /// shape are checked once (the policy's inventory).
+///
+/// Field paths are built only for the errors found: the policy validates every shape of its
+/// node inventory on every settings read, and a valid node needs none.
 pub fn validate_node_shape(node: &Node) -> Vec<FieldError> {
     let meta = FieldPath::root("metadata");
     let mut errs = Vec::new();
@@ -62,7 +65,9 @@ pub fn validate_node_shape(node: &Node) -> Vec<FieldError> {
     errs.extend(node_taints(node, &meta.child("taints")));
     for (name, list) in [("capacity", &node.status.capacity), ("allocatable", &node.status.allocatable)] {
         for (res, q) in list.iter().flatten() {
-            errs.extend(quantity_value(res, q, &FieldPath::root("status").child(name).child(res)));
+            if !quantity_problems(res, q).is_empty() {
+                errs.extend(quantity_value(res, q, &FieldPath::root("status").child(name).child(res)));
+            }
         }
     }
     errs
@@ -73,16 +78,21 @@ fn node_taints(node: &Node, path: &FieldPath) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let mut seen = BTreeSet::new();
     for (i, t) in node.spec.taints.iter().enumerate() {
-        let p = path.index(i);
-        errs.extend(label_name(&t.key, &p.child("key")));
+        let p = || path.index(i);
+        let key_errs = qualified_name_errors(&t.key);
+        if !key_errs.is_empty() {
+            errs.extend(invalid_each(&p().child("key"), &t.key, key_errs));
+        }
         let value_errs = label_value_errors(&t.value);
         if !value_errs.is_empty() {
-            errs.push(FieldError::invalid(&p.child("value"), json!(t.value), &value_errs.join(";")));
+            errs.push(FieldError::invalid(&p().child("value"), json!(t.value), &value_errs.join(";")));
         }
-        errs.extend(taint_effect(&t.effect, false, &p.child("effect")));
-        if !seen.insert((t.effect.clone(), t.key.clone())) {
+        if t.effect.is_empty() || !TAINT_EFFECTS.contains(&t.effect.as_str()) {
+            errs.extend(taint_effect(&t.effect, false, &p().child("effect")));
+        }
+        if !seen.insert((t.effect.as_str(), t.key.as_str())) {
             let taint = json!({"Key": t.key, "Value": t.value, "Effect": t.effect, "TimeAdded": null});
-            errs.push(FieldError::duplicate(&p, taint).with_detail("taints must be unique by key and effect pair"));
+            errs.push(FieldError::duplicate(&p(), taint).with_detail("taints must be unique by key and effect pair"));
         }
     }
     errs
@@ -618,14 +628,19 @@ fn resource_name_for(name: &str, names: ResourceNames, path: &FieldPath) -> Vec<
 /// `ValidateResourceQuantityValue`: not negative; whole units for extended and countable
 /// resources.
 fn quantity_value(name: &str, q: &Quantity, path: &FieldPath) -> Vec<FieldError> {
-    let mut errs = Vec::new();
+    quantity_problems(name, q).into_iter().map(|m| FieldError::invalid(path, json!(go_string(q)), m)).collect()
+}
+
+/// What [`quantity_value`] reports, without the path.
+fn quantity_problems(name: &str, q: &Quantity) -> Vec<&'static str> {
+    let mut out = Vec::new();
     if q.is_negative() {
-        errs.push(FieldError::invalid(path, json!(go_string(q)), "must be greater than or equal to 0"));
+        out.push("must be greater than or equal to 0");
     }
     if (INTEGER_RESOURCES.contains(&name) || is_extended_resource(name)) && !is_whole(q) {
-        errs.push(FieldError::invalid(path, json!(go_string(q)), "must be an integer"));
+        out.push("must be an integer");
     }
-    errs
+    out
 }
 
 /// `MilliValue() % 1000 == 0`, exactly: quantities beyond the i64 range count as whole.

@@ -2,6 +2,7 @@
 //! plugins read (`NodeInfo`), and the profile configuration.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -119,10 +120,11 @@ impl PlacedPod {
 /// What the scheduler knows about one node: the node and the pods bound to it.
 ///
 /// The Node itself is read-only once wrapped (build a new `NodeInfo` to change it): its labels
-/// are indexed for the per-node loop, and the index must not go stale.
+/// are indexed for the per-node loop, and the index must not go stale. It is shared
+/// (`Arc`), so that the policy's node inventory and its `NodeInfo`s hold one copy of each node.
 #[derive(Debug, Clone)]
 pub struct NodeInfo {
-    node: Node,
+    node: Arc<Node>,
     labels: LabelIndex,
     /// `status.allocatable`; `None` when the manifest had none (treated as unlimited).
     pub allocatable: Option<Resource>,
@@ -140,6 +142,11 @@ pub struct NodeInfo {
 
 impl NodeInfo {
     pub fn new(node: Node) -> Self {
+        Self::shared(Arc::new(node))
+    }
+
+    /// [`NodeInfo::new`] over a node held elsewhere too.
+    pub fn shared(node: Arc<Node>) -> Self {
         let allocatable = node.status.allocatable.as_ref().map(Resource::from_list);
         Self {
             labels: LabelIndex::new(&node.metadata.labels),
@@ -161,7 +168,7 @@ impl NodeInfo {
     /// Changes the Node and re-indexes its labels. `allocatable` is its own field and is
     /// not recomputed.
     pub fn update_node(&mut self, change: impl FnOnce(&mut Node)) {
-        change(&mut self.node);
+        change(Arc::make_mut(&mut self.node));
         self.labels = LabelIndex::new(&self.node.metadata.labels);
     }
 

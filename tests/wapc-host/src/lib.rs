@@ -9,6 +9,7 @@
 //! - the shared fixtures (`core/src/admission/testdata`) and inventories for the benchmark.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -93,89 +94,39 @@ pub fn wapc_host(bytes: &[u8]) -> WapcHost {
     WapcHost::new(Box::new(engine), Some(callback(None))).expect("waPC host")
 }
 
-/// A fixture cluster: the exchanges of a kwctl host-capabilities session file (the format
+/// A fixture cluster: a kwctl host-capabilities session file (the format
 /// `kwctl run --record-host-capabilities-interactions` writes and
-/// `--replay-host-capabilities-interactions` reads): a YAML list of `{type: Exchange, request:
-/// "!<CallbackRequestType>\n<fields>", response: {type: Success, payload: <text>}}` (or
-/// `{type: Error, message: <text>}`). The waPC host answers a `kubewarden`/`kubernetes` host
-/// call with the exchange whose request is that call, so the same file serves kwctl and the tests.
-#[derive(Debug, Clone, Default)]
-pub struct ReplaySession {
-    /// (operation tag, request fields, answer)
-    exchanges: Vec<(String, Value, Result<Vec<u8>, String>)>,
+/// `--replay-host-capabilities-interactions` reads), read by the core's [`Replay`], which
+/// answers a `kubewarden`/`kubernetes` host call with the exchange whose request is that call
+/// and records the order of the calls (kwctl replays a run's calls in file order).
+pub use placement_core::admission::host::Replay;
+
+/// A session file, as a host for the tests (shared, so that a test reads the calls made).
+pub fn load_session(path: &std::path::Path) -> Arc<Replay> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Arc::new(Replay::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
-impl ReplaySession {
-    pub fn load(path: &std::path::Path) -> Self {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        Self::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
-
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let list: Vec<serde_yaml::Value> = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
-        let mut exchanges = Vec::new();
-        for (i, e) in list.iter().enumerate() {
-            let at = format!("exchange {i}");
-            if e.get("type").and_then(serde_yaml::Value::as_str) != Some("Exchange") {
-                return Err(format!("{at}: type is not Exchange"));
-            }
-            let request = e.get("request").and_then(serde_yaml::Value::as_str).ok_or(format!("{at}: no request"))?;
-            let tagged: serde_yaml::Value = serde_yaml::from_str(request).map_err(|e| format!("{at}: {e}"))?;
-            let serde_yaml::Value::Tagged(t) = tagged else { return Err(format!("{at}: the request has no !tag")) };
-            let fields: Value = serde_yaml::from_value(t.value).map_err(|e| format!("{at}: {e}"))?;
-            let response = e.get("response").ok_or(format!("{at}: no response"))?;
-            let answer = match response.get("type").and_then(serde_yaml::Value::as_str) {
-                Some("Success") => Ok(response
-                    .get("payload")
-                    .and_then(serde_yaml::Value::as_str)
-                    .ok_or(format!("{at}: no payload"))?
-                    .as_bytes()
-                    .to_vec()),
-                Some("Error") => {
-                    Err(response.get("message").and_then(serde_yaml::Value::as_str).unwrap_or_default().to_string())
-                }
-                other => return Err(format!("{at}: response type {other:?}")),
-            };
-            exchanges.push((t.tag.to_string().trim_start_matches('!').to_string(), fields, answer));
-        }
-        Ok(Self { exchanges })
-    }
-
-    /// The answer to a host call, as policy-server's callback handler gives it.
-    pub fn answer(&self, binding: &str, namespace: &str, operation: &str, payload: &[u8]) -> Result<Vec<u8>, String> {
-        let tag = match (binding, namespace, operation) {
-            ("kubewarden", "kubernetes", "list_resources_all") => "KubernetesListResourceAll",
-            ("kubewarden", "kubernetes", "list_resources_by_namespace") => "KubernetesListResourceNamespace",
-            ("kubewarden", "kubernetes", "get_resource") => "KubernetesGetResource",
-            _ => return Err(format!("unknown host call {binding}/{namespace}/{operation}")),
-        };
-        let asked: Value = serde_json::from_slice(payload).map_err(|e| format!("{operation}: bad payload: {e}"))?;
-        let same = |want: &Value| {
-            want.as_object().is_some_and(|w| {
-                w.iter().all(|(k, v)| asked.get(k).unwrap_or(&Value::Null) == v)
-                    && asked.as_object().is_some_and(|a| a.iter().all(|(k, v)| w.get(k).unwrap_or(&Value::Null) == v))
-            })
-        };
-        self.exchanges
-            .iter()
-            .find(|(t, fields, _)| t == tag && same(fields))
-            .map(|(_, _, a)| a.clone())
-            .unwrap_or_else(|| Err(format!("no exchange in the session for {tag} {asked}")))
-    }
+/// The kwctl session of `policy-wasm/examples/cluster/` for `inventory: cluster` (the 7 nodes
+/// of the test settings).
+pub fn example_cluster() -> Arc<Replay> {
+    load_session(&repo_root().join("policy-wasm/examples/cluster/nodes-replay.yml"))
 }
 
-/// The kwctl session of `policy-wasm/examples/cluster/` (the 7 nodes of the test settings).
-pub fn example_cluster() -> ReplaySession {
-    ReplaySession::load(&repo_root().join("policy-wasm/examples/cluster/nodes-replay.yml"))
+/// The kwctl session of `policy-wasm/examples/cluster/` for `gatekeeper.inventory` (the
+/// cluster's Ingresses and Namespaces).
+pub fn ingress_cluster() -> Arc<Replay> {
+    load_session(&repo_root().join("policy-wasm/examples/cluster/ingress-replay.yml"))
 }
 
 fn callback(
-    cluster: Option<std::sync::Arc<ReplaySession>>,
+    cluster: Option<Arc<Replay>>,
 ) -> Box<dyn Fn(u64, &str, &str, &str, &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> + Send + Sync>
 {
-    Box::new(move |_, binding, namespace, operation, payload| match &cluster {
-        Some(c) => c.answer(binding, namespace, operation, payload).map_err(Into::into),
-        None => Err(format!("this host has no cluster: {binding}/{namespace}/{operation}").into()),
+    Box::new(move |_, binding, namespace, operation, payload| match (&cluster, binding, namespace) {
+        (Some(c), "kubewarden", "kubernetes") => c.answer(operation, payload).map_err(Into::into),
+        (Some(_), ..) => Err(format!("unknown host call {binding}/{namespace}/{operation}").into()),
+        (None, ..) => Err(format!("this host has no cluster: {binding}/{namespace}/{operation}").into()),
     })
 }
 
@@ -184,7 +135,7 @@ fn callback(
 /// module keeps between calls (a settings cache) survives from one request to the next.
 pub struct FreshHost {
     pre: WasmtimeEngineProviderPre,
-    cluster: Option<std::sync::Arc<ReplaySession>>,
+    cluster: Option<Arc<Replay>>,
 }
 
 impl FreshHost {
@@ -194,11 +145,8 @@ impl FreshHost {
     }
 
     /// Host calls answered from `cluster`.
-    pub fn with_cluster(bytes: &[u8], cluster: Option<ReplaySession>) -> Self {
-        Self {
-            pre: WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build_pre().expect("build_pre"),
-            cluster: cluster.map(std::sync::Arc::new),
-        }
+    pub fn with_cluster(bytes: &[u8], cluster: Option<Arc<Replay>>) -> Self {
+        Self { pre: WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build_pre().expect("build_pre"), cluster }
     }
 
     /// One call in a new instance, as policy-server evaluates each request.
@@ -232,11 +180,11 @@ impl Host {
     }
 
     /// Host calls answered from `cluster` (none: every host call fails).
-    pub fn with_cluster(bytes: &[u8], instances: Instances, cluster: Option<ReplaySession>) -> Self {
+    pub fn with_cluster(bytes: &[u8], instances: Instances, cluster: Option<Arc<Replay>>) -> Self {
         match instances {
             Instances::Reused => {
                 let engine = WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build().expect("wasmtime engine");
-                let cb = callback(cluster.map(std::sync::Arc::new));
+                let cb = callback(cluster);
                 Host::Reused(WapcHost::new(Box::new(engine), Some(cb)).expect("waPC host"))
             }
             Instances::Fresh => Host::Fresh(FreshHost::with_cluster(bytes, cluster)),

@@ -10,8 +10,8 @@ use placement_core::input::documents::parse_manifests;
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
 use placement_wapc_host::{
-    artifacts, example_cluster, fixture, lean_module_bytes, module_bytes, payload, repo_root, wapc_host, Host,
-    Instances, RawHost,
+    artifacts, example_cluster, fixture, ingress_cluster, lean_module_bytes, module_bytes, payload, repo_root,
+    wapc_host, Host, Instances, RawHost,
 };
 use serde_json::{json, Value};
 
@@ -132,7 +132,7 @@ fn protocol_version_and_settings_of(bytes: &[u8]) {
 fn uncovered(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> {
     let s = placement_core::admission::settings::Settings::from_value(settings).unwrap();
     let mut m = parse_manifests(&serde_json::to_string(object).unwrap(), "mutated").unwrap();
-    m.nodes = s.inventory.nodes.clone();
+    m.nodes = s.inventory.owned_nodes();
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
     let w = &report.workloads[0];
     s.inventory
@@ -191,6 +191,80 @@ fn cluster_inventory_through_host_capabilities() {
             "{m}"
         );
     }
+}
+
+/// `gatekeeper.inventory`: the kwctl example of `policy-wasm/examples/cluster/` (a template
+/// that reads `data.inventory` for Ingress hosts, a constraint with a `namespaceSelector`),
+/// the Ingresses and Namespaces listed through the waPC host calls, answered from the kwctl
+/// session `ingress-replay.yml`: the module calls them in the session's order (as kwctl
+/// replays them), in fresh and reused instances, and answers as the core does natively over
+/// the same session. Without a cluster, the failed listing is a clear error, not a trap.
+#[test]
+fn gatekeeper_inventory_through_host_capabilities() {
+    let dir = repo_root().join("policy-wasm/examples/cluster");
+    let settings: Value =
+        serde_yaml::from_str(&std::fs::read_to_string(dir.join("gatekeeper-settings.yaml")).unwrap()).unwrap();
+    let review: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ingress-host-taken-review.json")).unwrap()).unwrap();
+    let ingress = |ns: &str, name: &str, op: &str, host: &str| {
+        let mut r = review["request"].clone();
+        r["namespace"] = ns.into();
+        r["name"] = name.into();
+        r["operation"] = op.into();
+        r["object"]["metadata"] = json!({"name": name, "namespace": ns});
+        r["object"]["spec"]["rules"] = json!([{"host": host}]);
+        r
+    };
+    let rows = [
+        (
+            review["request"].clone(),
+            Some("[unique-ingress-host] ingress host blog.example.com is already used by Ingress blog/blog"),
+        ),
+        (ingress("shop", "storefront", "UPDATE", "shop.example.com"), None),
+        (
+            ingress("blog", "blog-2", "CREATE", "shop.example.com"),
+            Some("[unique-ingress-host] ingress host shop.example.com is already used by Ingress shop/storefront"),
+        ),
+        (ingress("lab", "copy", "CREATE", "blog.example.com"), None),
+    ];
+    let bytes = module_bytes();
+    let mut fresh = None;
+    for instances in Instances::BOTH {
+        let cluster = ingress_cluster();
+        let host = Host::with_cluster(&bytes, instances, Some(cluster.clone()));
+        for (request, want) in &rows {
+            cluster.clear_calls();
+            let got = call_in(&host, "validate", &payload(request, &settings));
+            assert_eq!(got["accepted"], want.is_none(), "{instances:?}: {got}");
+            assert_eq!(got["message"].as_str(), *want, "{instances:?}");
+            assert_eq!(cluster.calls(), [0, 1], "{instances:?}: the session's order");
+            let native = ingress_cluster();
+            let want_native = placement_core::admission::validate_with(&payload(request, &settings), &*native);
+            assert_eq!(got, serde_json::to_value(&want_native).unwrap(), "{instances:?}");
+        }
+        if instances == Instances::Fresh {
+            fresh = Some(host);
+        }
+    }
+    let no_cluster = Host::new(&bytes, Instances::Fresh);
+    let resp = call_in(&no_cluster, "validate", &payload(&review["request"], &settings));
+    assert_eq!(resp["code"], 500, "{resp}");
+    let m = resp["message"].as_str().unwrap();
+    assert!(
+        m.starts_with("placement policy: gatekeeper.inventory: cannot list networking.k8s.io/v1 Ingress (kubewarden/kubernetes/list_resources_all networking.k8s.io/v1 Ingress): this host has no cluster: kubewarden/kubernetes/list_resources_all"),
+        "{m}"
+    );
+    // A namespaced listing goes through `list_resources_by_namespace`, as the SDK binds it.
+    let mut by_ns = settings.clone();
+    by_ns["gatekeeper"]["inventory"] =
+        json!([{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "namespace": "blog"}]);
+    let resp = call_in(fresh.as_ref().unwrap(), "validate", &payload(&review["request"], &by_ns));
+    let m = resp["message"].as_str().unwrap();
+    assert!(
+        m.starts_with("placement policy: gatekeeper.inventory: cannot list networking.k8s.io/v1 Ingress in namespace blog (kubewarden/kubernetes/list_resources_by_namespace networking.k8s.io/v1 Ingress in namespace blog): no exchange in the session for list_resources_by_namespace {")
+            && m.contains("\"namespace\":\"blog\""),
+        "{m}"
+    );
 }
 
 /// The cases of `cases.json` (the Gatekeeper ones only when `gatekeeper`); returns how many ran.
