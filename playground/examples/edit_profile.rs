@@ -1,7 +1,8 @@
 //! Profiling aid: times edits of either editor at `synthetic(NODES, WORKLOADS)` the way the
 //! page runs them (`Playground::set_nodes` / `set_workloads`: the edited editor read again,
 //! the input simulated, the views built; the strict check and the fixes' re-check after the
-//! frame not included).
+//! frame not included). First it times writing the default policy settings once, what
+//! opening the policy panel's Settings box costs.
 //!
 //! `cargo run --release -p placement-playground --example edit_profile -- [NODES] [WORKLOADS] [EDITS]`
 use std::time::Instant;

@@ -110,11 +110,9 @@ pub struct Playground {
     pub policy_run: u64,
     /// A policy run is on its way (the admission module may still be loading).
     pub policy_pending: bool,
-    /// The state and settings the last policy run was asked for: its verdicts are stale once
-    /// either changes.
-    /// The input and the settings edited by hand (`None`: the defaults, which follow from the
-    /// input) of the last run: comparing these is what staleness needs, without writing the
-    /// default settings out again (a JSON copy of every node) on each edit.
+    /// The input and the hand-edited settings (`None`: the defaults, which follow from the
+    /// input) the last policy run was asked for: its verdicts are stale once either changes.
+    /// Comparing these needs no copy of the default settings (a JSON copy of every node).
     policy_ran_on: Option<(SharedState, Option<String>)>,
     /// Which page of node columns the matrix shows (see [`MATRIX_PAGE_NODES`]).
     pub matrix_page: usize,
