@@ -13,9 +13,9 @@ use std::fmt;
 
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::input::block_yaml::{self, Event, Prune};
+use crate::input::block_yaml::{self, Event, Node as YamlNode, Prune};
 use crate::input::field::FieldError;
 use crate::input::strict::Finding;
 use crate::input::text::{self, KubectlOutput, BOM};
@@ -114,12 +114,12 @@ fn not_set_list(fields: &[&str]) -> String {
     }
 }
 
-/// One raw document with its identity.
+/// One raw document with its identity: a Value, or the fast reader's tree.
 #[derive(Debug, Clone)]
-pub struct RawDocument {
+pub struct RawDocument<T = Value> {
     pub doc: DocRef,
     pub api_version: String,
-    pub value: Value,
+    pub value: T,
 }
 
 /// Splits `text` into documents (expanding `List` kinds) with nulls removed, as Go's
@@ -221,49 +221,131 @@ fn split_text(text: &str, source: &str, reader: YamlReader) -> Result<Vec<RawDoc
 
 /// The documents one value of the input stands for: the items of a List (a top-level array
 /// is a list of objects), or the value itself.
-fn list_items(value: Value) -> Vec<Value> {
-    let value = match value {
-        Value::Array(items) => Value::Object(
-            [("kind".to_string(), Value::from("List")), ("items".to_string(), Value::Array(items))]
-                .into_iter()
-                .collect(),
-        ),
-        other => other,
-    };
-    if !is_list(&value) {
-        return vec![value];
+fn list_items<T: Tree>(value: T) -> Vec<T> {
+    if value.is_seq() || is_list(&value) {
+        value.into_items()
+    } else {
+        vec![value]
     }
-    match value {
-        Value::Object(mut map) => match map.remove("items") {
-            Some(Value::Array(items)) => items,
+}
+
+/// What admitting a document reads of it, alike on a `Value` (serde_yaml's, JSON's) and on
+/// the fast reader's [`YamlNode`].
+trait Tree: Sized {
+    fn get(&self, key: &str) -> Option<&Self>;
+    fn as_str(&self) -> Option<&str>;
+    fn is_seq(&self) -> bool;
+    /// A mapping, and whether it has no members.
+    fn mapping(&self) -> Option<bool>;
+    fn is_null(&self) -> bool;
+    /// In [`type_name`]'s words.
+    fn type_name(&self) -> &'static str;
+    fn strip_nulls(&mut self);
+    /// A sequence's items, or those of a mapping's `items` sequence.
+    fn into_items(self) -> Vec<Self>;
+}
+
+impl Tree for Value {
+    fn get(&self, key: &str) -> Option<&Self> {
+        Value::get(self, key)
+    }
+    fn as_str(&self) -> Option<&str> {
+        Value::as_str(self)
+    }
+    fn is_seq(&self) -> bool {
+        self.is_array()
+    }
+    fn mapping(&self) -> Option<bool> {
+        self.as_object().map(Map::is_empty)
+    }
+    fn is_null(&self) -> bool {
+        Value::is_null(self)
+    }
+    fn type_name(&self) -> &'static str {
+        type_name(self)
+    }
+    fn strip_nulls(&mut self) {
+        strip_nulls(self)
+    }
+    fn into_items(self) -> Vec<Self> {
+        match self {
+            Value::Array(items) => items,
+            Value::Object(mut map) => match map.remove("items") {
+                Some(Value::Array(items)) => items,
+                _ => Vec::new(),
+            },
             _ => Vec::new(),
-        },
-        _ => Vec::new(),
+        }
+    }
+}
+
+impl Tree for YamlNode<'_> {
+    fn get(&self, key: &str) -> Option<&Self> {
+        YamlNode::get(self, key)
+    }
+    fn as_str(&self) -> Option<&str> {
+        YamlNode::as_str(self)
+    }
+    fn is_seq(&self) -> bool {
+        matches!(self, YamlNode::Seq(_))
+    }
+    fn mapping(&self) -> Option<bool> {
+        match self {
+            YamlNode::Map(entries) => Some(entries.is_empty()),
+            _ => None,
+        }
+    }
+    fn is_null(&self) -> bool {
+        YamlNode::is_null(self)
+    }
+    fn type_name(&self) -> &'static str {
+        // A Value of the same type, so that the words stay `type_name`'s.
+        type_name(&match self {
+            YamlNode::Seq(_) => Value::Array(Vec::new()),
+            YamlNode::Map(_) => Value::Object(Map::new()),
+            scalar => scalar.clone().into_value(),
+        })
+    }
+    fn strip_nulls(&mut self) {
+        YamlNode::strip_nulls(self)
+    }
+    fn into_items(self) -> Vec<Self> {
+        match self {
+            YamlNode::Seq(items) => items,
+            YamlNode::Map(mut entries) => match entries.iter().position(|(k, _)| k == "items") {
+                Some(at) => match entries.swap_remove(at).1 {
+                    YamlNode::Seq(items) => items,
+                    _ => Vec::new(),
+                },
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
     }
 }
 
 /// `value` as the document after `count` others, with nulls removed (when `nulls` says
 /// there may be some), or nothing for an empty one (`---` separators, comments only).
-fn admit(
-    mut value: Value,
+fn admit<T: Tree>(
+    mut value: T,
     count: usize,
     source: &str,
     source_name: &str,
     nulls: bool,
-) -> Result<Option<RawDocument>, InputError> {
+) -> Result<Option<RawDocument<T>>, InputError> {
     if nulls {
-        strip_nulls(&mut value);
+        value.strip_nulls();
     }
-    match &value {
-        Value::Null => return Ok(None),
-        Value::Object(m) if m.is_empty() => return Ok(None),
-        Value::Object(_) => {}
-        other => {
+    match value.mapping() {
+        Some(true) => return Ok(None),
+        Some(false) => {}
+        None if value.is_null() => return Ok(None),
+        None => {
             return Err(InputError::Syntax {
                 source_name: source_name.to_string(),
                 index: count + 1,
                 format: "manifest",
-                message: format!("expected a Kubernetes object (a mapping), found {}", type_name(other)),
+                message: format!("expected a Kubernetes object (a mapping), found {}", value.type_name()),
             })
         }
     }
@@ -271,7 +353,7 @@ fn admit(
         return Err(InputError::TooManyDocuments { source_name: source_name.to_string(), limit: MAX_DOCUMENTS });
     }
     let doc = doc_ref(&value, count + 1, source);
-    let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default().to_string();
+    let api_version = value.get("apiVersion").and_then(T::as_str).unwrap_or_default().to_string();
     Ok(Some(RawDocument { doc, api_version, value }))
 }
 
@@ -409,9 +491,9 @@ fn line_offset(text: &str, line: usize) -> usize {
     text.split('\n').take(line.saturating_sub(1)).map(|l| l.len() + 1).sum()
 }
 
-fn is_list(v: &Value) -> bool {
-    v.get("kind").and_then(Value::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
-        && v.get("items").is_some_and(Value::is_array)
+fn is_list<T: Tree>(v: &T) -> bool {
+    v.get("kind").and_then(T::as_str).is_some_and(|k| k == "List" || k.ends_with("List"))
+        && v.get("items").is_some_and(T::is_seq)
 }
 
 /// A JSON value's type in the words error messages use ("a mapping", "a list", ...).
@@ -426,9 +508,9 @@ pub fn type_name(v: &Value) -> &'static str {
     }
 }
 
-fn doc_ref(v: &Value, index: usize, source: &str) -> DocRef {
+fn doc_ref<T: Tree>(v: &T, index: usize, source: &str) -> DocRef {
     let meta = v.get("metadata");
-    let s = |x: Option<&Value>| x.and_then(Value::as_str).map(str::to_string);
+    let s = |x: Option<&T>| x.and_then(T::as_str).map(str::to_string);
     DocRef {
         index,
         source: source.to_string(),
@@ -809,11 +891,11 @@ pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
     let mut out = Manifests::default();
     let (mut count, mut documents, mut streamed_items) = (0, 0, false);
     let mut add =
-        |value: Value, nulls: bool, out: &mut Manifests| match admit(value, count, source, &source_name, nulls) {
+        |value: YamlNode, nulls: bool, out: &mut Manifests| match admit(value, count, source, &source_name, nulls) {
             Ok(None) => true,
             Ok(Some(raw)) => {
                 count += 1;
-                add_typed::<Moving>(raw, out).is_ok()
+                add_typed::<FromNodes>(raw, out).is_ok()
             }
             Err(_) => false,
         };
@@ -835,7 +917,7 @@ pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
                 }
                 if std::mem::take(&mut streamed_items) {
                     // The items went out already: this must be the List they belong to.
-                    if items_replaced || !(value.is_array() || is_list(&value)) {
+                    if items_replaced || !(value.is_seq() || is_list(&value)) {
                         return Streamed::Again;
                     }
                     continue;
@@ -852,8 +934,10 @@ pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
 
 /// How documents become typed objects.
 trait Decoding {
+    /// What documents are read into.
+    type Tree;
     type Error: From<InputError>;
-    fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef) -> Result<T, Self::Error>;
+    fn decode<T: DeserializeOwned>(value: Self::Tree, doc: &DocRef) -> Result<T, Self::Error>;
 }
 
 /// Moving the strings out of the Values: nothing is copied, but errors have no field path.
@@ -863,6 +947,9 @@ struct Moving;
 
 /// By reference with [`decode`], whose errors name the field.
 struct WithPaths;
+
+/// From the fast reader's tree, borrowing its strings: as [`Moving`], without Values.
+struct FromNodes<'a>(std::marker::PhantomData<&'a ()>);
 
 enum Stop {
     Invalid(Box<InputError>),
@@ -878,6 +965,7 @@ impl From<InputError> for Stop {
 }
 
 impl Decoding for Moving {
+    type Tree = Value;
     type Error = Stop;
     fn decode<T: DeserializeOwned>(value: Value, _: &DocRef) -> Result<T, Stop> {
         T::deserialize(value).map_err(|_| Stop::Retry)
@@ -885,13 +973,22 @@ impl Decoding for Moving {
 }
 
 impl Decoding for WithPaths {
+    type Tree = Value;
     type Error = InputError;
     fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef) -> Result<T, InputError> {
         decode(&value, doc, "")
     }
 }
 
-fn typed<D: Decoding>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
+impl<'a> Decoding for FromNodes<'a> {
+    type Tree = YamlNode<'a>;
+    type Error = Stop;
+    fn decode<T: DeserializeOwned>(value: YamlNode<'a>, _: &DocRef) -> Result<T, Stop> {
+        T::deserialize(value).map_err(|_| Stop::Retry)
+    }
+}
+
+fn typed<D: Decoding<Tree = Value>>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
     // Sized up front: growing a large Vec while the decoded documents are being freed makes
     // glibc's allocator consolidate its free lists over and over.
     let nodes = docs.iter().filter(|d| d.doc.kind == "Node").count();
@@ -908,7 +1005,7 @@ fn typed<D: Decoding>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {
 }
 
 /// Decodes one document into `out`.
-fn add_typed<D: Decoding>(raw: RawDocument, out: &mut Manifests) -> Result<(), D::Error> {
+fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Result<(), D::Error> {
     let RawDocument { doc, value, api_version } = raw;
     // kubectl validates every document it sends, whatever its kind, for these two fields.
     let fields: Vec<&'static str> = [("apiVersion", api_version.is_empty()), ("kind", doc.kind.is_empty())]
@@ -1167,6 +1264,8 @@ mod tests {
                 // (input::strict reports them).
                 "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  replicas: 3\n  selector: {matchLabels: {app: d}}\n  template: {metadata: {labels: {app: d}}, spec: {containers: []}}\n  replicas: 1\n",
                 "apiVersion: v1\nkind: Node\nmetadata:\n  name: a\n  labels: {x: '1', y: '2', x: '3'}\nmetadata: {name: b}\n",
+                // ... and with nulls, which remove the key (and its earlier values) once merged.
+                "kind: List\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata:\n    name: a\n    labels: {x: ~, y: '2', x: '3'}\n    annotations:\n      x: '1'\n      x: ~\n      y: '2'\n",
                 // Streamed items: of a List after all or not, replaced, in a top-level
                 // sequence, with errors, around other documents.
                 "kind: Foo\nmetadata: {name: f}\nitems:\n- apiVersion: v1\n  kind: Node\n  metadata: {name: a}\n",

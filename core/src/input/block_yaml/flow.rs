@@ -1,13 +1,15 @@
 //! Flow collections: `[...]` and `{...}` on one line, nested, with plain or quoted scalars.
 
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use super::node::Node;
 
 use super::scalars::{plain_flow, plain_may_start, quoted, resolve_plain, Quoted};
 use super::{MAX_DEPTH, MAX_SIMPLE_KEY};
 
-enum Flow {
-    Seq(Vec<Value>),
-    Map(Map<String, Value>, Option<String>),
+enum Flow<'a> {
+    Seq(Vec<Node<'a>>),
+    Map(Vec<(Cow<'a, str>, Node<'a>)>, Option<Cow<'a, str>>),
 }
 
 #[derive(PartialEq)]
@@ -27,9 +29,9 @@ enum FlowWant {
 /// A flow collection that starts at `s[0]` (`[` or `{`) and ends on this line, inside
 /// `depth` open collections: its value and the rest of the line. Sets `nulls` when a
 /// mapping gets a null member.
-pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Value, &'a str)> {
+pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Node<'a>, &'a str)> {
     let b = s.as_bytes();
-    let mut stack: Vec<Flow> = Vec::new();
+    let mut stack: Vec<Flow<'a>> = Vec::new();
     let mut i = 0;
     let mut want = FlowWant::Entry;
     loop {
@@ -42,8 +44,8 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Va
         match (&want, c) {
             (FlowWant::First | FlowWant::Next, b']' | b'}') => {
                 let value = match (stack.pop()?, c) {
-                    (Flow::Seq(items), b']') => Value::Array(items),
-                    (Flow::Map(map, None), b'}') => Value::Object(map),
+                    (Flow::Seq(items), b']') => Node::Seq(items),
+                    (Flow::Map(entries, None), b'}') => Node::map(entries),
                     _ => return None,
                 };
                 i += 1;
@@ -75,7 +77,7 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Va
                 if key_wanted || depth + stack.len() >= MAX_DEPTH {
                     return None;
                 }
-                stack.push(if c == b'[' { Flow::Seq(Vec::new()) } else { Flow::Map(Map::new(), None) });
+                stack.push(if c == b'[' { Flow::Seq(Vec::new()) } else { Flow::Map(Vec::new(), None) });
                 i += 1;
                 want = FlowWant::First;
                 continue;
@@ -88,10 +90,10 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Va
                     if i - start > MAX_SIMPLE_KEY {
                         return None;
                     }
-                    set_key(stack.last_mut()?, text)?;
+                    set_key(stack.last_mut()?, Cow::Owned(text))?;
                     want = FlowWant::Colon;
                 } else {
-                    flow_add(stack.last_mut()?, Value::String(text), nulls)?;
+                    flow_add(stack.last_mut()?, Node::String(Cow::Owned(text)), nulls)?;
                     want = FlowWant::Next;
                 }
             }
@@ -106,7 +108,7 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Va
                     if !colon || i - start > MAX_SIMPLE_KEY {
                         return None;
                     }
-                    set_key(stack.last_mut()?, text.to_string())?;
+                    set_key(stack.last_mut()?, Cow::Borrowed(text))?;
                     want = FlowWant::Colon;
                 } else {
                     if colon {
@@ -121,7 +123,7 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(Va
     }
 }
 
-fn set_key(top: &mut Flow, text: String) -> Option<()> {
+fn set_key<'a>(top: &mut Flow<'a>, text: Cow<'a, str>) -> Option<()> {
     match top {
         Flow::Map(_, key @ None) => {
             *key = Some(text);
@@ -131,12 +133,12 @@ fn set_key(top: &mut Flow, text: String) -> Option<()> {
     }
 }
 
-fn flow_add(top: &mut Flow, value: Value, nulls: &mut bool) -> Option<()> {
+fn flow_add<'a>(top: &mut Flow<'a>, value: Node<'a>, nulls: &mut bool) -> Option<()> {
     match top {
         Flow::Seq(items) => items.push(value),
         Flow::Map(map, key) => {
             *nulls |= value.is_null();
-            map.insert(key.take()?, value);
+            map.push((key.take()?, value));
         }
     }
     Some(())

@@ -35,6 +35,7 @@
 //!
 //! The parts, in reading order: this module's entry points; `reader`, the lines placed into
 //! the stack of open block collections; `prune`, which keys of which objects are skipped;
+//! `node`, the tree they build (decoded into typed objects without `serde_json::Value`s);
 //! `scalars` (quoted, literal and plain) and `flow` (flow collections on one line); `skip`,
 //! the skipped subtrees consumed by indentation; `chars`, the character subset and the byte
 //! scans. The differential tests are in `tests`.
@@ -43,12 +44,14 @@ use serde_json::Value;
 
 use chars::in_character_subset;
 pub(crate) use chars::{find_newline, next_where};
+pub(crate) use node::Node;
 #[doc(hidden)]
 pub use prune::remove_unread_fields;
 use reader::{DocState, Reader};
 
 mod chars;
 mod flow;
+mod node;
 mod prune;
 mod reader;
 mod scalars;
@@ -97,7 +100,7 @@ pub(crate) fn read_documents(text: &str, prune: Prune, max: usize) -> Option<Doc
     let mut values = Vec::new();
     while values.len() <= max {
         match events.next()? {
-            Event::Document { value, .. } => values.push(value),
+            Event::Document { value, .. } => values.push(value.into_value()),
             Event::Item(_) => return None,
             Event::End => break,
         }
@@ -106,18 +109,18 @@ pub(crate) fn read_documents(text: &str, prune: Prune, max: usize) -> Option<Doc
 }
 
 /// What [`Events::next`] read.
-pub(crate) enum Event {
+pub(crate) enum Event<'a> {
     /// A whole document; with items streamed, a top-level `items` sequence or a top-level
     /// sequence in it is empty: its items came before, as [`Event::Item`]s.
     /// `items_replaced` when it has more than one top-level `items` key, so that the items
     /// streamed were not all its own (the last key wins).
     Document {
-        value: Value,
+        value: Node<'a>,
         items_replaced: bool,
     },
     /// An item of the top-level `items` sequence, or of a top-level sequence, of the
     /// document being read (only when streaming items).
-    Item(Value),
+    Item(Node<'a>),
     End,
 }
 
@@ -156,7 +159,7 @@ impl<'a> Events<'a> {
     }
 
     /// The next event, or `None` when the text leaves the subset.
-    pub(crate) fn next(&mut self) -> Option<Event> {
+    pub(crate) fn next(&mut self) -> Option<Event<'a>> {
         let reader = &mut self.reader;
         loop {
             if let Some(event) = reader.events.pop_front() {

@@ -43,8 +43,8 @@ pub(super) enum Kind {
 }
 
 impl Kind {
-    pub(super) fn of(kind: &serde_json::Value) -> Kind {
-        match kind.as_str() {
+    pub(super) fn of(kind: Option<&str>) -> Kind {
+        match kind {
             Some("Node") => Kind::Node,
             Some("Pod") => Kind::Pod,
             _ => Kind::Other,
@@ -168,7 +168,7 @@ pub fn remove_unread_fields(docs: &mut [serde_json::Value]) {
         // The reader knows a Node's or a Pod's spec only when `kind` came first.
         let position = |key: &str| map.keys().position(|k| k == key);
         let kind_first = position("kind") < position("spec");
-        let kind = map.get("kind").map_or(Kind::Other, Kind::of);
+        let kind = Kind::of(map.get("kind").and_then(Value::as_str));
         retain(map.get_mut("metadata"), &META_FIELDS);
         if let Some(status) = map.get_mut("status") {
             retain(Some(status), &STATUS_FIELDS);

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use super::node::Node;
 
 use super::chars::{find_newline, spaces};
 use super::flow::flow;
@@ -13,13 +13,13 @@ use super::{Event, MAX_DEPTH, MAX_SIMPLE_KEY};
 
 /// An open block collection. Its members wait in [`Reader::entries`] or [`Reader::items`]
 /// from `start` on, so that each collection is allocated once, at its final size.
-pub(super) enum Frame {
+pub(super) enum Frame<'a> {
     Map {
         /// Column of its keys.
         indent: usize,
         start: usize,
         /// A key read without its value yet (the value starts on a later line).
-        pending: Option<(String, Ctx)>,
+        pending: Option<(Cow<'a, str>, Ctx)>,
         ctx: Ctx,
     },
     Seq {
@@ -42,13 +42,13 @@ pub(super) struct Reader<'a> {
     pub(super) state: DocState,
     /// Whether the end of the text has been read.
     pub(super) done: bool,
-    pub(super) events: std::collections::VecDeque<Event>,
-    pub(super) stack: Vec<Frame>,
+    pub(super) events: std::collections::VecDeque<Event<'a>>,
+    pub(super) stack: Vec<Frame<'a>>,
     /// Members of the open mappings and sequences, innermost last.
-    pub(super) entries: Vec<(String, Value)>,
-    pub(super) items: Vec<Value>,
+    pub(super) entries: Vec<(Cow<'a, str>, Node<'a>)>,
+    pub(super) items: Vec<Node<'a>>,
     /// The current document's top node, once complete.
-    pub(super) root: Option<Value>,
+    pub(super) root: Option<Node<'a>>,
     /// Whether a mapping got a null member.
     pub(super) nulls: bool,
     /// `items` keys at the top of the current document (when streaming items).
@@ -90,9 +90,7 @@ impl<'a> Reader<'a> {
             match self.state {
                 DocState::Open => self.finish()?,
                 // serde_yaml gives an empty stream one empty document.
-                DocState::Before => {
-                    self.events.push_back(Event::Document { value: Value::Null, items_replaced: false })
-                }
+                DocState::Before => self.events.push_back(Event::Document { value: Node::Null, items_replaced: false }),
                 DocState::Ended => {}
             }
             self.done = true;
@@ -141,7 +139,7 @@ impl<'a> Reader<'a> {
         while !self.stack.is_empty() {
             self.pop()?;
         }
-        let value = self.root.take().unwrap_or(Value::Null);
+        let value = self.root.take().unwrap_or(Node::Null);
         self.events.push_back(Event::Document { value, items_replaced: self.items_keys > 1 });
         self.items_keys = 0;
         Some(())
@@ -176,7 +174,7 @@ impl<'a> Reader<'a> {
                         }
                         if indent == n {
                             let (key, _) = pending.take()?;
-                            self.member(key, Value::Null)?;
+                            self.member(key, Node::Null)?;
                         }
                     }
                     if indent == n {
@@ -196,7 +194,7 @@ impl<'a> Reader<'a> {
                             return self.start_node(indent, rest, ctx, None);
                         }
                         *awaiting = false;
-                        self.item(Value::Null);
+                        self.item(Node::Null);
                     }
                     if indent == n && is_entry(rest) {
                         return self.seq_entry(n, rest);
@@ -225,11 +223,11 @@ impl<'a> Reader<'a> {
             Lead::Value(v) => self.complete(v),
             Lead::Literal(header) => {
                 let text = self.literal(header, literal_parent?)?;
-                self.complete(Value::String(text))
+                self.complete(Node::String(Cow::Owned(text)))
             }
             Lead::OpenQuote(s) => {
                 let text = self.multiline_quoted(s)?;
-                self.complete(Value::String(text))
+                self.complete(Node::String(Cow::Owned(text)))
             }
         }
     }
@@ -253,7 +251,7 @@ impl<'a> Reader<'a> {
                 return self.skip_block(n);
             }
             let Some(Frame::Map { pending, .. }) = self.stack.last_mut() else { return None };
-            *pending = Some((key.into_owned(), ctx));
+            *pending = Some((key, ctx));
             return Some(());
         }
         let v = match lead(value, self.stack.len(), &mut self.nulls)? {
@@ -270,13 +268,13 @@ impl<'a> Reader<'a> {
                 literal_header(header)?;
                 return self.skip_indented(n);
             }
-            Lead::Literal(header) => Value::String(self.literal(header, n)?),
-            Lead::OpenQuote(s) => Value::String(self.multiline_quoted(s)?),
+            Lead::Literal(header) => Node::String(Cow::Owned(self.literal(header, n)?)),
+            Lead::OpenQuote(s) => Node::String(Cow::Owned(self.multiline_quoted(s)?)),
             // `a: - b`, `a: b: c`
             Lead::Entry | Lead::Key(..) => return None,
         };
         if ctx != Ctx::Skip {
-            self.member(key.into_owned(), v)?;
+            self.member(key, v)?;
         }
         Some(())
     }
@@ -296,7 +294,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Adds an item to the sequence on top, or sends it out.
-    fn item(&mut self, value: Value) {
+    fn item(&mut self, value: Node<'a>) {
         match self.stack.last() {
             Some(Frame::Seq { ctx, .. }) if self.stream_items && streams(*ctx) => {
                 self.events.push_back(Event::Item(value));
@@ -306,14 +304,14 @@ impl<'a> Reader<'a> {
     }
 
     /// Adds a member to the mapping on top.
-    fn member(&mut self, key: String, value: Value) -> Option<()> {
+    fn member(&mut self, key: Cow<'a, str>, value: Node<'a>) -> Option<()> {
         self.nulls |= value.is_null();
         if let Some(Frame::Map { ctx: Ctx::Object { kind, spec, .. }, .. }) = self.stack.last_mut() {
-            match key.as_str() {
+            match key.as_ref() {
                 // A second `kind` would change what the object is after its spec may have
                 // been pruned as a Node's: leave such a text to serde_yaml.
                 "kind" if *kind != Kind::Unread => return None,
-                "kind" => *kind = Kind::of(&value),
+                "kind" => *kind = Kind::of(value.as_str()),
                 "spec" => *spec = true,
                 _ => {}
             }
@@ -325,7 +323,7 @@ impl<'a> Reader<'a> {
         Some(())
     }
 
-    fn push(&mut self, frame: Frame) -> Option<()> {
+    fn push(&mut self, frame: Frame<'a>) -> Option<()> {
         if self.stack.len() >= MAX_DEPTH {
             return None;
         }
@@ -342,32 +340,27 @@ impl<'a> Reader<'a> {
                     if key == "kind" && matches!(ctx, Ctx::Object { kind, .. } if kind != Kind::Unread) {
                         return None;
                     }
-                    self.entries.push((key, Value::Null));
+                    self.entries.push((key, Node::Null));
                     self.nulls = true;
                 }
-                let mut map = Map::with_capacity(self.entries.len() - start);
-                // Duplicate keys: the last value, in the first one's place, as serde_json.
-                for (key, value) in self.entries.drain(start..) {
-                    map.insert(key, value);
-                }
-                Value::Object(map)
+                Node::map(self.entries.drain(start..).collect())
             }
             Frame::Seq { start, awaiting, ctx, .. } => {
                 if awaiting {
                     if self.stream_items && streams(ctx) {
-                        self.events.push_back(Event::Item(Value::Null));
+                        self.events.push_back(Event::Item(Node::Null));
                     } else {
-                        self.items.push(Value::Null);
+                        self.items.push(Node::Null);
                     }
                 }
-                Value::Array(self.items.drain(start..).collect())
+                Node::Seq(self.items.drain(start..).collect())
             }
         };
         self.complete(value)
     }
 
     /// Gives a finished node to whatever waits for it.
-    fn complete(&mut self, value: Value) -> Option<()> {
+    fn complete(&mut self, value: Node<'a>) -> Option<()> {
         match self.stack.last_mut() {
             Some(Frame::Map { pending, .. }) => {
                 let (key, _) = pending.take()?;
@@ -398,7 +391,7 @@ enum Lead<'a> {
     /// A key, and the rest of the line after its `:`.
     Key(Cow<'a, str>, &'a str),
     /// A whole node on this line (scalar or flow collection).
-    Value(Value),
+    Value(Node<'a>),
     /// A block scalar header.
     Literal(&'a str),
     /// A quoted scalar that continues on the next line.
@@ -420,7 +413,7 @@ fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
                 }
                 return Some(Lead::Key(Cow::Owned(text), value));
             }
-            ends_line(after).then_some(Lead::Value(Value::String(text)))
+            ends_line(after).then_some(Lead::Value(Node::String(Cow::Owned(text))))
         }
         b'[' | b'{' => {
             let (value, after) = flow(s, depth, nulls)?;

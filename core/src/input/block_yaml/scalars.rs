@@ -4,7 +4,11 @@
 //! reads line by line; then scalars on one line: plain, single- and double-quoted (with their
 //! escapes), and how a plain scalar resolves.
 
-use serde_json::{Number, Value};
+use std::borrow::Cow;
+
+use serde_json::Number;
+
+use super::node::Node;
 
 use super::chars::{byte_before, next_where, spaces};
 use super::reader::{ends_line, is_document_marker, Reader};
@@ -288,40 +292,40 @@ fn hex_char(s: &str, at: usize, len: usize) -> Option<char> {
     char::from_u32(u32::from_str_radix(digits, 16).ok()?)
 }
 
-/// The value serde_yaml 0.9.34 gives an untagged plain scalar deserialized into a
-/// `serde_json::Value` (its `visit_untagged_scalar`), or `None` where that is an error:
+/// The node for the value serde_yaml 0.9.34 gives an untagged plain scalar deserialized into
+/// a `serde_json::Value` (its `visit_untagged_scalar`), or `None` where that is an error:
 /// integers beyond u64/i64 that fit 128 bits, which serde_json's Value refuses.
-pub(super) fn resolve_plain(v: &str) -> Option<Value> {
+pub(super) fn resolve_plain(v: &str) -> Option<Node<'_>> {
     // Most scalars are names; only these first bytes can give anything but a string.
     if !matches!(
         v.as_bytes().first(),
         None | Some(b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F')
     ) {
-        return Some(Value::String(v.to_string()));
+        return Some(Node::String(Cow::Borrowed(v)));
     }
     if v.is_empty() || matches!(v, "~" | "null" | "Null" | "NULL") {
-        return Some(Value::Null);
+        return Some(Node::Null);
     }
     match v {
-        "true" | "True" | "TRUE" => return Some(Value::Bool(true)),
-        "false" | "False" | "FALSE" => return Some(Value::Bool(false)),
+        "true" | "True" | "TRUE" => return Some(Node::Bool(true)),
+        "false" | "False" | "FALSE" => return Some(Node::Bool(false)),
         _ => {}
     }
     if let Some(int) = parse_unsigned_int(v, u64::from_str_radix) {
-        return Some(Value::Number(int.into()));
+        return Some(Node::Number(int.into()));
     }
     if let Some(int) = parse_negative_int(v, i64::from_str_radix) {
-        return Some(Value::Number(int.into()));
+        return Some(Node::Number(int.into()));
     }
     if parse_unsigned_int(v, u128::from_str_radix).is_some() || parse_negative_int(v, i128::from_str_radix).is_some() {
         return None;
     }
     if !digits_but_not_number(v) {
         if let Some(float) = parse_f64(v) {
-            return Some(Number::from_f64(float).map_or(Value::Null, Value::Number));
+            return Some(Number::from_f64(float).map_or(Node::Null, Node::Number));
         }
     }
-    Some(Value::String(v.to_string()))
+    Some(Node::String(Cow::Borrowed(v)))
 }
 
 // The four functions below are serde_yaml 0.9.34's (src/de.rs, MIT OR Apache-2.0), copied
