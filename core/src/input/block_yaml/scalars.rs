@@ -311,6 +311,19 @@ pub(super) fn resolve_plain(v: &str) -> Option<Node<'_>> {
         "false" | "False" | "FALSE" => return Some(Node::Bool(false)),
         _ => {}
     }
+    // Shortcuts for the common cases, each what the full resolution below gives: a word
+    // (Rust's float parser reads `inf`, `nan` and `infinity`, never finite, so strings); a
+    // decimal integer of at most 19 digits (a u64); a text that starts with a digit and holds
+    // a byte that no integer or float form has (`512Mi`, `100m`, `10.0.0.1:80`).
+    let b = v.as_bytes();
+    match b.first() {
+        Some(b'n' | b'N' | b't' | b'T' | b'f' | b'F') => return Some(Node::String(Cow::Borrowed(v))),
+        Some(b'1'..=b'9') if b.len() <= 19 && b.iter().all(u8::is_ascii_digit) => {
+            return v.parse::<u64>().ok().map(|int| Node::Number(int.into()));
+        }
+        Some(b'0'..=b'9') if !b.iter().all(|c| may_be_in_a_number(*c)) => return Some(Node::String(Cow::Borrowed(v))),
+        _ => {}
+    }
     if let Some(int) = parse_unsigned_int(v, u64::from_str_radix) {
         return Some(Node::Number(int.into()));
     }
@@ -421,6 +434,12 @@ fn parse_f64(scalar: &str) -> Option<f64> {
         }
     }
     None
+}
+
+/// The bytes of serde_yaml's integer forms (`0x`, `0o`, `0b`, signs) and of Rust's float
+/// syntax after a digit (`.`, exponents), hex digits included.
+fn may_be_in_a_number(c: u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'a'..=b'f' | b'A'..=b'F' | b'x' | b'o' | b'.' | b'+' | b'-')
 }
 
 fn digits_but_not_number(scalar: &str) -> bool {
