@@ -47,7 +47,12 @@ pub(super) fn read_with(
     workers: usize,
 ) -> std::io::Result<Option<Manifests>> {
     let prune = Prune::UnreadFields;
-    let mut input = Input { reader: &mut reader, buffer: Vec::with_capacity(part_bytes * 2), eof: false, total: 0 };
+    // Parts' buffers come back once read, and hold the next parts: a fresh 8 MiB buffer per
+    // part made the kernel fault in and clear every page of it again (8% of a snapshot's
+    // reading).
+    let (spend, spent) = mpsc::channel::<Vec<u8>>();
+    let mut input =
+        Input { reader: &mut reader, buffer: Vec::with_capacity(part_bytes * 2), eof: false, total: 0, spent };
     let Some(head) = input.head()? else { return Ok(None) };
     let workers = workers.max(1);
     let failed = AtomicBool::new(false);
@@ -57,7 +62,7 @@ pub(super) fn read_with(
     let receive = Mutex::new(receive);
     let tail = std::thread::scope(|s| -> std::io::Result<Option<String>> {
         for _ in 0..workers {
-            let (receive, failed, results) = (&receive, &failed, &results);
+            let (receive, failed, results, spend) = (&receive, &failed, &results, spend.clone());
             let work = move || loop {
                 let next = receive.lock().ok().and_then(|r| r.recv().ok());
                 let Some((index, part)) = next else { return };
@@ -68,6 +73,8 @@ pub(super) fn read_with(
                     Some(m) => results.lock().map(|mut r| r.push((index, m))).unwrap_or(()),
                     None => failed.store(true, Ordering::Relaxed),
                 }
+                // The reader may have finished: then the buffer is simply freed.
+                let _ = spend.send(part.into_bytes());
             };
             // With a thread short, the usual reading (on this thread) rather than a slower one.
             if std::thread::Builder::new().stack_size(crate::parallel::STACK).spawn_scoped(s, work).is_err() {
@@ -140,26 +147,23 @@ struct Input<'r, R: Read> {
     buffer: Vec<u8>,
     eof: bool,
     total: usize,
+    /// Buffers of parts the workers have read, to hold later parts.
+    spent: mpsc::Receiver<Vec<u8>>,
 }
 
 impl<R: Read> Input<'_, R> {
     /// Reads up to `want` more bytes into the buffer (fewer at the end of the stream).
     fn fill(&mut self, want: usize) -> std::io::Result<()> {
-        let goal = self.buffer.len() + want;
-        while !self.eof && self.buffer.len() < goal {
-            let start = self.buffer.len();
-            self.buffer.resize(goal, 0);
-            let n = loop {
-                match self.reader.read(self.buffer.get_mut(start..).unwrap_or_default()) {
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    other => break other,
-                }
-            };
-            self.buffer.truncate(start + n.as_ref().copied().unwrap_or(0));
-            let n = n?;
-            self.eof = n == 0;
-            self.total += n;
+        if self.eof {
+            return Ok(());
         }
+        // Read into the spare capacity, which `read_to_end` leaves uninitialised until the
+        // reader writes it: zeroing 8 MiB first (`resize`) was a pass over every byte.
+        // `take` stops it at `want`; fewer bytes mean the stream ended.
+        self.buffer.reserve(want);
+        let n = (&mut *self.reader).take(want as u64).read_to_end(&mut self.buffer)?;
+        self.eof = n < want;
+        self.total += n;
         Ok(())
     }
 
@@ -218,7 +222,10 @@ impl<R: Read> Input<'_, R> {
                 // part is never empty).
                 if let Some(at) = self.buffer.get(1..).and_then(|b| rfind(b, b"\n- ")) {
                     let cut = 1 + at + 1;
-                    let rest = self.buffer.split_off(cut);
+                    let mut rest = self.spent.try_recv().unwrap_or_default();
+                    rest.clear();
+                    rest.extend_from_slice(self.buffer.get(cut..).unwrap_or_default());
+                    self.buffer.truncate(cut);
                     let part = std::mem::replace(&mut self.buffer, rest);
                     return Ok(match String::from_utf8(part) {
                         Ok(part) => Next::Part(part),
