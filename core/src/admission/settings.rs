@@ -524,13 +524,16 @@ impl Settings {
                 "inventory: cluster reads the cluster's Nodes: leave out nodes (or set inventory: settings)",
             ));
         }
-        let nodes = match (cluster_nodes, &raw.nodes) {
-            (Some(items), _) if from_cluster => parse_inventory(NodesInput::Value(items), "the cluster's Nodes")?,
-            (_, Some(nodes)) => parse_inventory(*nodes, &path("nodes"))?,
-            (_, None) => Vec::new(),
+        let (nodes, source) = match (cluster_nodes, &raw.nodes) {
+            (Some(items), _) if from_cluster => {
+                let at = "the cluster's Nodes";
+                (parse_inventory(NodesInput::Value(items), at)?, at.to_string())
+            }
+            (_, Some(nodes)) => (parse_inventory(*nodes, &path("nodes"))?, path("nodes")),
+            (_, None) => (Vec::new(), path("nodes")),
         };
-        let nodes: Vec<(DocRef, Arc<Node>)> = nodes.into_iter().map(|(d, n)| (d, Arc::new(n))).collect();
-        let inventory = NodeInventory { nodes, pool_label, from_cluster };
+        let nodes: Vec<Arc<Node>> = nodes.into_iter().map(Arc::new).collect();
+        let inventory = NodeInventory { nodes, source, pool_label, from_cluster };
 
         let disallowed_tolerations = raw
             .disallowed_tolerations
@@ -559,7 +562,7 @@ impl Settings {
         }
 
         let scheduler = options.scheduler_config();
-        let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::shared(Arc::clone(n))).collect();
+        let node_infos = inventory.nodes.iter().map(|n| NodeInfo::shared(Arc::clone(n))).collect();
         let mut settings = Settings {
             inventory,
             options,
@@ -608,7 +611,11 @@ impl Settings {
 #[derive(Debug, Clone, Default)]
 pub struct NodeInventory {
     /// Shared with [`Settings::node_infos`]: one copy of each node.
-    pub nodes: Vec<(DocRef, Arc<Node>)>,
+    pub nodes: Vec<Arc<Node>>,
+    /// Where the nodes were read (`settings.nodes`, or the cluster's Nodes): the source of
+    /// their documents in a simulation ([`NodeInventory::owned_nodes`]), which only the
+    /// requests that need a full simulation build.
+    pub source: String,
     /// `inventory: cluster`: the nodes are the cluster's, listed per request (empty until
     /// then). Pool names in the settings are then not checked against them: a pool may have
     /// no node at the moment (scaled to zero).
@@ -638,7 +645,7 @@ impl NodeInventory {
     }
 
     pub fn pools(&self) -> BTreeSet<&str> {
-        self.nodes.iter().map(|(_, n)| self.pool_of(n)).collect()
+        self.nodes.iter().map(|n| self.pool_of(n)).collect()
     }
 
     /// Checks a list of pool names (`*` = every pool) against the inventory.
@@ -671,13 +678,27 @@ impl NodeInventory {
         Ok(PoolSet::Some(set))
     }
 
-    /// The nodes as a simulation's input takes them (copies).
+    /// The nodes as a simulation's input takes them (copies), each named as the document it
+    /// was read from (its 1-based position in [`NodeInventory::source`]).
     pub fn owned_nodes(&self) -> Vec<(DocRef, Node)> {
-        self.nodes.iter().map(|(d, n)| (d.clone(), Node::clone(n))).collect()
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let doc = DocRef {
+                    index: i + 1,
+                    source: self.source.clone(),
+                    kind: "Node".into(),
+                    namespace: None,
+                    name: n.metadata.name.clone(),
+                };
+                (doc, Node::clone(n))
+            })
+            .collect()
     }
 
     pub fn in_pools<'a>(&'a self, pools: &'a PoolSet) -> impl Iterator<Item = &'a Node> + 'a {
-        self.nodes.iter().map(|(_, n)| &**n).filter(move |n| pools.contains(self.pool_of(n)))
+        self.nodes.iter().map(|n| &**n).filter(move |n| pools.contains(self.pool_of(n)))
     }
 }
 
@@ -749,7 +770,7 @@ fn text_entries(text: &str) -> Vec<(EntryAt, Entry<'_>)> {
         .collect()
 }
 
-fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<(DocRef, Node)>, SettingsError> {
+fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<Node>, SettingsError> {
     let entries: Vec<(EntryAt, Entry<'_>)> = match nodes {
         NodesInput::Fast(FastNodes::Text(text)) => text_entries(text),
         NodesInput::Fast(FastNodes::List(items)) => items
@@ -786,13 +807,13 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<(DocRef, Node)
             format!("{} nodes, over the limit of {MAX_INVENTORY_NODES}", entries.len()),
         ));
     }
-    let mut out: Vec<(DocRef, Node)> = Vec::with_capacity(entries.len());
+    let mut out: Vec<Node> = Vec::with_capacity(entries.len());
     // Names borrowed from the settings text where they can be (the compact form).
     let mut seen: BTreeMap<Cow<'_, str>, EntryAt> = BTreeMap::new();
     // Nodes of a pool differ by name (and zone): each distinct shape is read and checked once,
     // which gives the same nodes and the same first error as reading every node in full.
     let mut shapes: BTreeMap<&str, Shape> = BTreeMap::new();
-    for (i, (entry_at, entry)) in entries.into_iter().enumerate() {
+    for (entry_at, entry) in entries {
         let (node, name) = match entry {
             Entry::Text(text) => {
                 let (name, rest) =
@@ -840,14 +861,7 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<(DocRef, Node)
                 format!("duplicate node name {:?} (also {})", node.metadata.name, prev.path(at)),
             ));
         }
-        let doc = DocRef {
-            index: i + 1,
-            source: at.into(),
-            kind: "Node".into(),
-            namespace: None,
-            name: node.metadata.name.clone(),
-        };
-        out.push((doc, node));
+        out.push(node);
     }
     Ok(out)
 }
@@ -1083,8 +1097,7 @@ mod tests {
         for list in &cases {
             let texts: Vec<&str> = list.iter().map(String::as_str).collect();
             let want = each_node_alone(&texts, "settings.nodes");
-            let got = parse_inventory(NodesInput::Value(&json!(texts)), "settings.nodes")
-                .map(|nodes| nodes.into_iter().map(|(_, n)| n).collect::<Vec<_>>());
+            let got = parse_inventory(NodesInput::Value(&json!(texts)), "settings.nodes");
             assert_eq!(got, want, "{texts:?}");
         }
         // The cases above cover both outcomes.
