@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Arguments: `CASE [CALLS]`, CASE one of `inv100`, `inv1000` (the Deployment against 100 or
-//! 1,000 nodes, every policy on), `gk` (the 10 pod-security constraints on a Pod), `ds CALLS
+//! 1,000 nodes, every policy on), `gk` (the 10 pod-security constraints on a Pod; `gkobj`, the
+//! same with the templates as objects instead of YAML text), `ds CALLS
 //! NODES` (the DaemonSet that is mutated). One call more than CALLS is made (the first
 //! prints the answer). With `--validator` anywhere in the arguments each call goes through a
 //! new `admission::Validator` instead, which is what a fresh instance of the wasm module runs
@@ -45,6 +46,15 @@ fn main() {
     let payload = match case {
         "gk" => {
             let (request, settings) = (pod_security_request(&root()), pod_security_settings(&root()));
+            serde_json::to_vec(&json!({"request": request, "settings": settings})).unwrap()
+        }
+        "gkobj" => {
+            // The same templates as objects (as a ClusterAdmissionPolicy's YAML settings reach
+            // the policy: policy-server sends them as JSON), so no YAML is read per request.
+            let (request, mut settings) = (pod_security_request(&root()), pod_security_settings(&root()));
+            for t in settings["gatekeeper"]["templates"].as_array_mut().unwrap() {
+                *t = serde_yaml::from_str::<Value>(t.as_str().unwrap()).unwrap();
+            }
             serde_json::to_vec(&json!({"request": request, "settings": settings})).unwrap()
         }
         "ds" => {
