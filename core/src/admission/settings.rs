@@ -533,7 +533,7 @@ impl Settings {
             (_, None) => (Vec::new(), path("nodes")),
         };
         let nodes: Vec<Arc<Node>> = nodes.into_iter().map(Arc::new).collect();
-        let inventory = NodeInventory { nodes, source, pool_label, from_cluster };
+        let inventory = NodeInventory { nodes, source, pool_label, from_cluster, known_pools: Default::default() };
 
         let disallowed_tolerations = raw
             .disallowed_tolerations
@@ -622,6 +622,10 @@ pub struct NodeInventory {
     pub from_cluster: bool,
     /// `poolLabel`, when set; otherwise the first of [`WELL_KNOWN_POOL_LABELS`] a node has.
     pub pool_label: Option<String>,
+    /// The pools of `nodes`, found once for all the pool lists the settings check
+    /// ([`NodeInventory::check_pools`]) rather than over every node for each list. The
+    /// inventory is read whole before any list is checked and not changed after.
+    known_pools: std::sync::OnceLock<BTreeSet<String>>,
 }
 
 impl NodeInventory {
@@ -656,7 +660,7 @@ impl NodeInventory {
         if self.from_cluster {
             return Ok(PoolSet::Some(pools.iter().cloned().collect()));
         }
-        let known = self.pools();
+        let known = self.known_pools.get_or_init(|| self.pools().into_iter().map(str::to_string).collect());
         let mut set = BTreeSet::new();
         for (i, p) in pools.iter().enumerate() {
             if !known.contains(p.as_str()) {
@@ -664,7 +668,7 @@ impl NodeInventory {
                     Some(l) => format!("pool label {l:?}"),
                     None => format!("pool labels {}", WELL_KNOWN_POOL_LABELS.join(", ")),
                 };
-                let listed: Vec<&str> = known.iter().copied().collect();
+                let listed: Vec<&str> = known.iter().map(String::as_str).collect();
                 return Err(SettingsError::new(
                     format!("{at}[{i}]"),
                     format!(
