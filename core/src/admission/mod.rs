@@ -169,10 +169,12 @@ impl Validator {
         let (Some(request), Some(settings)) = (request, settings) else { return validate(payload) };
         let hit = known_matched || matches!(&self.cached, Some((text, _)) if same_bytes(text, settings));
         if !hit {
-            let Ok(value) = serde_json::from_slice::<serde_json::Value>(settings) else {
+            // Straight from the text into typed settings (the inventory's strings in place):
+            // the whole cost of a fresh instance's first request, so no intermediate value.
+            let Some(read) = Settings::for_requests_from_slice(settings) else {
                 return validate(payload);
             };
-            self.cached = Some((settings.to_vec(), Settings::for_requests(&value)));
+            self.cached = Some((settings.to_vec(), read));
         }
         let request: AdmissionRequest = match serde_json::from_slice(request) {
             Ok(r) => r,

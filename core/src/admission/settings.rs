@@ -15,6 +15,7 @@
 //! (the node's `status.allocatable`; without it resources are not checked on that node).
 //! `nodes` may also be one multi-line string with a node per line (`#` starts a comment).
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::Arc;
@@ -244,6 +245,148 @@ impl RawSettings {
     }
 }
 
+/// The settings' members that [`Settings::read_parts`] reads: the scalars decoded, the
+/// inventory and the policies' settings where they are (absent and `null` are `None`).
+struct Parts<'v> {
+    nodes: Option<NodesInput<'v>>,
+    inventory: Option<InventorySource>,
+    pool_label: Option<String>,
+    kube_version: Option<String>,
+    feature_gates: BTreeMap<String, bool>,
+    disallowed_tolerations: Option<&'v Value>,
+    required_placement: Option<&'v Value>,
+    schedulable: Option<&'v Value>,
+    daemonset_coverage: Option<&'v Value>,
+    gatekeeper: Option<&'v Value>,
+}
+
+/// The top level of the settings as [`Settings::for_requests_from_slice`] decodes it from the
+/// text: the same members as [`RawSettings`], with the policies' settings as (small) values
+/// and the inventory's strings borrowed. Any failure here sends the text to the value path.
+#[derive(Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields, default)]
+struct FastSettings<'a> {
+    #[serde(borrow)]
+    nodes: Option<FastNodes<'a>>,
+    inventory: Option<InventorySource>,
+    pool_label: Option<String>,
+    kube_version: Option<String>,
+    feature_gates: BTreeMap<String, bool>,
+    disallowed_tolerations: Option<Value>,
+    required_placement: Option<Value>,
+    schedulable: Option<Value>,
+    daemonset_coverage: Option<Value>,
+    gatekeeper: Option<Value>,
+}
+
+impl<'a> FastSettings<'a> {
+    fn parts(&self) -> Parts<'_> {
+        Parts {
+            nodes: self.nodes.as_ref().map(NodesInput::Fast),
+            inventory: self.inventory,
+            pool_label: self.pool_label.clone(),
+            kube_version: self.kube_version.clone(),
+            feature_gates: self.feature_gates.clone(),
+            disallowed_tolerations: self.disallowed_tolerations.as_ref(),
+            required_placement: self.required_placement.as_ref(),
+            schedulable: self.schedulable.as_ref(),
+            daemonset_coverage: self.daemonset_coverage.as_ref(),
+            gatekeeper: self.gatekeeper.as_ref(),
+        }
+    }
+}
+
+/// `nodes` read from the text: the multi-line string, or the list with each compact string
+/// in place and every other item (a Node object, or a wrong type, which
+/// [`parse_inventory`] reports) as a value. Anything else (a number, a mapping) is a
+/// decoding error, which sends the settings to the value path and its error.
+enum FastNodes<'a> {
+    Text(Cow<'a, str>),
+    List(Vec<FastEntry<'a>>),
+}
+
+enum FastEntry<'a> {
+    Text(Cow<'a, str>),
+    Value(Value),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for FastNodes<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = FastNodes<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list of nodes or a multi-line string")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(FastNodes::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(FastNodes::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = seq.next_element::<FastEntry<'a>>()? {
+                    if out.len() >= MAX_INVENTORY_NODES {
+                        // Over the limit: the value path reports it, with its count.
+                        return Err(serde::de::Error::custom("over the inventory limit"));
+                    }
+                    out.push(entry);
+                }
+                Ok(FastNodes::List(out))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for FastEntry<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for V<'a> {
+            type Value = FastEntry<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a compact node string or a Node object")
+            }
+            fn visit_borrowed_str<E: serde::de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(FastEntry::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(FastEntry::Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(FastEntry::Value)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Value::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(FastEntry::Value)
+            }
+            fn visit_bool<E: serde::de::Error>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(FastEntry::Value(Value::Bool(v)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(FastEntry::Value(Value::from(v)))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(FastEntry::Value(Value::from(v)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(FastEntry::Value(Value::from(v)))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(FastEntry::Value(Value::Null))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// The inventory as given: a settings value, or [`FastNodes`].
+#[derive(Clone, Copy)]
+enum NodesInput<'v> {
+    Value(&'v Value),
+    Fast(&'v FastNodes<'v>),
+}
+
 /// Where the node inventory comes from: `settings` (default: `nodes`) or `cluster` (the
 /// cluster's Nodes, listed through Kubewarden's host capabilities on each request that needs
 /// them; `nodes` must then be absent).
@@ -307,6 +450,20 @@ impl Settings {
                 || self.daemonset_coverage.as_ref().is_some_and(|p| !p.blanket))
     }
 
+    /// [`Settings::for_requests`] straight from the settings' JSON text, without building a
+    /// `serde_json::Value` of the whole document: the node inventory's strings are read in
+    /// place (borrowed from `text` where they have no escapes), and only the policies' own
+    /// settings, small, become values. Settings that this fast reading refuses (an unknown
+    /// key, a value of the wrong type, a repeated key) are read again through the value, so
+    /// that every error, with its path, is the one [`Settings::for_requests`] gives. `None`
+    /// when `text` is not JSON at all.
+    pub fn for_requests_from_slice(text: &[u8]) -> Option<Result<Settings, SettingsError>> {
+        match serde_json::from_slice::<FastSettings<'_>>(text) {
+            Ok(fast) => Some(Self::read_parts(fast.parts(), None, Compile::WhenUsed)),
+            Err(_) => serde_json::from_slice::<Value>(text).ok().map(|v| Self::for_requests(&v)),
+        }
+    }
+
     fn read(value: &Value, cluster_nodes: Option<&Value>, compile: Compile) -> Result<Settings, SettingsError> {
         if !(value.is_object() || value.is_null()) {
             return Err(SettingsError::new(
@@ -316,7 +473,25 @@ impl Settings {
         }
         let raw: RawSettings =
             if value.is_null() { RawSettings::default() } else { decode_setting(value, "settings")? };
+        let member = |present: Option<IgnoredAny>, key: &str| RawSettings::member(value, present, key);
+        let parts = Parts {
+            nodes: member(raw.nodes, "nodes").map(NodesInput::Value),
+            inventory: raw.inventory,
+            pool_label: raw.pool_label,
+            kube_version: raw.kube_version,
+            feature_gates: raw.feature_gates,
+            disallowed_tolerations: member(raw.disallowed_tolerations, "disallowedTolerations"),
+            required_placement: member(raw.required_placement, "requiredPlacement"),
+            schedulable: member(raw.schedulable, "schedulable"),
+            daemonset_coverage: member(raw.daemonset_coverage, "daemonsetCoverage"),
+            gatekeeper: member(raw.gatekeeper, "gatekeeper"),
+        };
+        Self::read_parts(parts, cluster_nodes, compile)
+    }
 
+    /// The settings from their members, however they were decoded ([`Settings::read`] from a
+    /// value, [`Settings::for_requests_from_slice`] from the text).
+    fn read_parts(raw: Parts<'_>, cluster_nodes: Option<&Value>, compile: Compile) -> Result<Settings, SettingsError> {
         let mut options = match &raw.kube_version {
             None => SimulateOptions::default(),
             Some(v) => SimulateOptions::for_version(
@@ -342,38 +517,43 @@ impl Settings {
                 Some(l.clone())
             }
         };
-        let member = |present: Option<IgnoredAny>, key: &str| RawSettings::member(value, present, key);
-        let nodes_value = member(raw.nodes, "nodes").unwrap_or(&Value::Null);
         let from_cluster = raw.inventory == Some(InventorySource::Cluster);
-        if from_cluster && !nodes_value.is_null() {
+        if from_cluster && raw.nodes.is_some() {
             return Err(SettingsError::new(
                 path("nodes"),
                 "inventory: cluster reads the cluster's Nodes: leave out nodes (or set inventory: settings)",
             ));
         }
-        let nodes = match cluster_nodes {
-            Some(items) if from_cluster => parse_inventory(items, "the cluster's Nodes")?,
-            _ => parse_inventory(nodes_value, &path("nodes"))?,
+        let (nodes, source) = match (cluster_nodes, &raw.nodes) {
+            (Some(items), _) if from_cluster => {
+                let at = "the cluster's Nodes";
+                (parse_inventory(NodesInput::Value(items), at)?, at.to_string())
+            }
+            (_, Some(nodes)) => (parse_inventory(*nodes, &path("nodes"))?, path("nodes")),
+            (_, None) => (Vec::new(), path("nodes")),
         };
-        let nodes: Vec<(DocRef, Arc<Node>)> = nodes.into_iter().map(|(d, n)| (d, Arc::new(n))).collect();
-        let inventory = NodeInventory { nodes, pool_label, from_cluster };
+        let nodes: Vec<Arc<Node>> = nodes.into_iter().map(Arc::new).collect();
+        let inventory = NodeInventory { nodes, source, pool_label, from_cluster, known_pools: Default::default() };
 
-        let disallowed_tolerations = member(raw.disallowed_tolerations, "disallowedTolerations")
+        let disallowed_tolerations = raw
+            .disallowed_tolerations
             .map(|v| disallowed_tolerations::Policy::from_settings(v, &path("disallowedTolerations")))
             .transpose()?;
-        let required_placement = member(raw.required_placement, "requiredPlacement")
+        let required_placement = raw
+            .required_placement
             .map(|v| required_placement::Policy::from_settings(v, &path("requiredPlacement"), &inventory, &options))
             .transpose()?;
-        let schedulable = member(raw.schedulable, "schedulable")
+        let schedulable = raw
+            .schedulable
             .map(|v| schedulable::Policy::from_settings(v, &path("schedulable"), &inventory))
             .transpose()?;
-        let daemonset_coverage = member(raw.daemonset_coverage, "daemonsetCoverage")
+        let daemonset_coverage = raw
+            .daemonset_coverage
             .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
             .transpose()?;
         #[cfg(feature = "admission-gatekeeper")]
-        let gatekeeper = member(raw.gatekeeper, "gatekeeper")
-            .map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"), compile))
-            .transpose()?;
+        let gatekeeper =
+            raw.gatekeeper.map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"), compile)).transpose()?;
         #[cfg(not(feature = "admission-gatekeeper"))]
         let _ = compile; // nothing to compile without Gatekeeper
         #[cfg(not(feature = "admission-gatekeeper"))]
@@ -382,7 +562,7 @@ impl Settings {
         }
 
         let scheduler = options.scheduler_config();
-        let node_infos = inventory.nodes.iter().map(|(_, n)| NodeInfo::shared(Arc::clone(n))).collect();
+        let node_infos = inventory.nodes.iter().map(|n| NodeInfo::shared(Arc::clone(n))).collect();
         let mut settings = Settings {
             inventory,
             options,
@@ -431,13 +611,21 @@ impl Settings {
 #[derive(Debug, Clone, Default)]
 pub struct NodeInventory {
     /// Shared with [`Settings::node_infos`]: one copy of each node.
-    pub nodes: Vec<(DocRef, Arc<Node>)>,
+    pub nodes: Vec<Arc<Node>>,
+    /// Where the nodes were read (`settings.nodes`, or the cluster's Nodes): the source of
+    /// their documents in a simulation ([`NodeInventory::owned_nodes`]), which only the
+    /// requests that need a full simulation build.
+    pub source: String,
     /// `inventory: cluster`: the nodes are the cluster's, listed per request (empty until
     /// then). Pool names in the settings are then not checked against them: a pool may have
     /// no node at the moment (scaled to zero).
     pub from_cluster: bool,
     /// `poolLabel`, when set; otherwise the first of [`WELL_KNOWN_POOL_LABELS`] a node has.
     pub pool_label: Option<String>,
+    /// The pools of `nodes`, found once for all the pool lists the settings check
+    /// ([`NodeInventory::check_pools`]) rather than over every node for each list. The
+    /// inventory is read whole before any list is checked and not changed after.
+    known_pools: std::sync::OnceLock<BTreeSet<String>>,
 }
 
 impl NodeInventory {
@@ -461,7 +649,7 @@ impl NodeInventory {
     }
 
     pub fn pools(&self) -> BTreeSet<&str> {
-        self.nodes.iter().map(|(_, n)| self.pool_of(n)).collect()
+        self.nodes.iter().map(|n| self.pool_of(n)).collect()
     }
 
     /// Checks a list of pool names (`*` = every pool) against the inventory.
@@ -472,7 +660,7 @@ impl NodeInventory {
         if self.from_cluster {
             return Ok(PoolSet::Some(pools.iter().cloned().collect()));
         }
-        let known = self.pools();
+        let known = self.known_pools.get_or_init(|| self.pools().into_iter().map(str::to_string).collect());
         let mut set = BTreeSet::new();
         for (i, p) in pools.iter().enumerate() {
             if !known.contains(p.as_str()) {
@@ -480,7 +668,7 @@ impl NodeInventory {
                     Some(l) => format!("pool label {l:?}"),
                     None => format!("pool labels {}", WELL_KNOWN_POOL_LABELS.join(", ")),
                 };
-                let listed: Vec<&str> = known.iter().copied().collect();
+                let listed: Vec<&str> = known.iter().map(String::as_str).collect();
                 return Err(SettingsError::new(
                     format!("{at}[{i}]"),
                     format!(
@@ -494,13 +682,27 @@ impl NodeInventory {
         Ok(PoolSet::Some(set))
     }
 
-    /// The nodes as a simulation's input takes them (copies).
+    /// The nodes as a simulation's input takes them (copies), each named as the document it
+    /// was read from (its 1-based position in [`NodeInventory::source`]).
     pub fn owned_nodes(&self) -> Vec<(DocRef, Node)> {
-        self.nodes.iter().map(|(d, n)| (d.clone(), Node::clone(n))).collect()
+        self.nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let doc = DocRef {
+                    index: i + 1,
+                    source: self.source.clone(),
+                    kind: "Node".into(),
+                    namespace: None,
+                    name: n.metadata.name.clone(),
+                };
+                (doc, Node::clone(n))
+            })
+            .collect()
     }
 
     pub fn in_pools<'a>(&'a self, pools: &'a PoolSet) -> impl Iterator<Item = &'a Node> + 'a {
-        self.nodes.iter().map(|(_, n)| &**n).filter(move |n| pools.contains(self.pool_of(n)))
+        self.nodes.iter().map(|n| &**n).filter(move |n| pools.contains(self.pool_of(n)))
     }
 }
 
@@ -555,18 +757,45 @@ impl EntryAt {
 /// the compact form's error.
 type Shape = Result<(Node, Option<FieldError>), String>;
 
-fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, SettingsError> {
-    let entries: Vec<(EntryAt, &Value, Option<&str>)> = match nodes {
-        Value::Null => Vec::new(),
-        Value::String(text) => text
-            .lines()
+/// An item of the inventory: a compact string (a list item or a line), or any other value.
+#[derive(Clone, Copy)]
+enum Entry<'v> {
+    Text(&'v str),
+    Value(&'v Value),
+}
+
+/// The lines of the multi-line string form that name a node (comments and blank lines left out).
+fn text_entries(text: &str) -> Vec<(EntryAt, Entry<'_>)> {
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| (EntryAt::Line(i), l.split_once('#').map_or(l, |(before, _)| before).trim()))
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(i, l)| (i, Entry::Text(l)))
+        .collect()
+}
+
+fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<Node>, SettingsError> {
+    let entries: Vec<(EntryAt, Entry<'_>)> = match nodes {
+        NodesInput::Fast(FastNodes::Text(text)) => text_entries(text),
+        NodesInput::Fast(FastNodes::List(items)) => items
+            .iter()
             .enumerate()
-            .map(|(i, l)| (EntryAt::Line(i), l.split_once('#').map_or(l, |(before, _)| before).trim()))
-            .filter(|(_, l)| !l.is_empty())
-            .map(|(i, l)| (i, nodes, Some(l)))
+            .map(|(i, e)| {
+                let entry = match e {
+                    FastEntry::Text(t) => Entry::Text(t),
+                    FastEntry::Value(v) => Entry::Value(v),
+                };
+                (EntryAt::Index(i), entry)
+            })
             .collect(),
-        Value::Array(items) => items.iter().enumerate().map(|(i, v)| (EntryAt::Index(i), v, v.as_str())).collect(),
-        other => {
+        NodesInput::Value(Value::Null) => Vec::new(),
+        NodesInput::Value(Value::String(text)) => text_entries(text),
+        NodesInput::Value(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (EntryAt::Index(i), v.as_str().map_or(Entry::Value(v), Entry::Text)))
+            .collect(),
+        NodesInput::Value(other) => {
             return Err(SettingsError::new(
                 at,
                 format!(
@@ -582,15 +811,15 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
             format!("{} nodes, over the limit of {MAX_INVENTORY_NODES}", entries.len()),
         ));
     }
-    let mut out: Vec<(DocRef, Node)> = Vec::with_capacity(entries.len());
+    let mut out: Vec<Node> = Vec::with_capacity(entries.len());
     // Names borrowed from the settings text where they can be (the compact form).
-    let mut seen: BTreeMap<std::borrow::Cow<'_, str>, EntryAt> = BTreeMap::new();
+    let mut seen: BTreeMap<Cow<'_, str>, EntryAt> = BTreeMap::new();
     // Nodes of a pool differ by name (and zone): each distinct shape is read and checked once,
     // which gives the same nodes and the same first error as reading every node in full.
     let mut shapes: BTreeMap<&str, Shape> = BTreeMap::new();
-    for (i, (entry_at, value, text)) in entries.into_iter().enumerate() {
-        let (node, name) = match (text, value) {
-            (Some(text), _) => {
+    for (entry_at, entry) in entries {
+        let (node, name) = match entry {
+            Entry::Text(text) => {
                 let (name, rest) =
                     compact_name(text).map_err(|m| SettingsError::new(entry_at.path(at), format!("{text:?}: {m}")))?;
                 let shape = shapes.entry(rest).or_insert_with(|| {
@@ -612,18 +841,18 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
                         format!("node {:?}: {first}", node.metadata.name),
                     ));
                 }
-                (node, std::borrow::Cow::Borrowed(name))
+                (node, Cow::Borrowed(name))
             }
-            (None, Value::Object(_)) => {
+            Entry::Value(value @ Value::Object(_)) => {
                 let where_ = entry_at.path(at);
                 let node = node_object(value, &where_)?;
                 if let Some(first) = validate_node(&node).into_iter().next() {
                     return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
                 }
-                let name = std::borrow::Cow::Owned(node.metadata.name.clone());
+                let name = Cow::Owned(node.metadata.name.clone());
                 (node, name)
             }
-            (None, other) => {
+            Entry::Value(other) => {
                 return Err(SettingsError::new(
                     entry_at.path(at),
                     format!("expected a compact node string or a Node object, found {}", type_name(other)),
@@ -636,14 +865,7 @@ fn parse_inventory(nodes: &Value, at: &str) -> Result<Vec<(DocRef, Node)>, Setti
                 format!("duplicate node name {:?} (also {})", node.metadata.name, prev.path(at)),
             ));
         }
-        let doc = DocRef {
-            index: i + 1,
-            source: at.into(),
-            kind: "Node".into(),
-            namespace: None,
-            name: node.metadata.name.clone(),
-        };
-        out.push((doc, node));
+        out.push(node);
     }
     Ok(out)
 }
@@ -879,8 +1101,7 @@ mod tests {
         for list in &cases {
             let texts: Vec<&str> = list.iter().map(String::as_str).collect();
             let want = each_node_alone(&texts, "settings.nodes");
-            let got = parse_inventory(&json!(texts), "settings.nodes")
-                .map(|nodes| nodes.into_iter().map(|(_, n)| n).collect::<Vec<_>>());
+            let got = parse_inventory(NodesInput::Value(&json!(texts)), "settings.nodes");
             assert_eq!(got, want, "{texts:?}");
         }
         // The cases above cover both outcomes.
@@ -889,6 +1110,58 @@ mod tests {
             .map(|l| each_node_alone(&l.iter().map(String::as_str).collect::<Vec<_>>(), "x").is_ok())
             .collect();
         assert!(outcomes.contains(&true) && outcomes.iter().filter(|ok| !**ok).count() >= 7, "{outcomes:?}");
+    }
+
+    /// Settings read from their text (the fresh instance's path) give what reading them as a
+    /// value gives, errors included, and the texts the fast decoding refuses are the ones
+    /// expected to fall back.
+    #[test]
+    fn settings_from_text_read_as_from_value() {
+        let inventory = r#"["gpu-1: sku=gpu:NoSchedule; pool=gpu; cpu=16", "gen-1: ; pool=general; cpu=8", "gen-2: ; pool=general; cpu=8"]"#;
+        let policies = r#""schedulable": {"daemonSetPools": ["general"]}, "requiredPlacement": {"rules": [{"name": "r", "namespaces": ["ml"], "pool": "gpu"}]}, "daemonsetCoverage": {"daemonSets": [{"namespace": "t"}], "pools": ["general", "gpu"]}"#;
+        // (settings text, whether the fast decoding reads it)
+        let cases: Vec<(String, bool)> = vec![
+            (format!(r#"{{"nodes": {inventory}, "poolLabel": "pool", {policies}}}"#), true),
+            (format!(r#"{{"nodes": {inventory}, "kubeVersion": "1.33", "featureGates": {{"SidecarContainers": true}}, {policies}}}"#), true),
+            ("{}".into(), true),
+            (r#"{"disallowedTolerations": null, "nodes": null}"#.into(), true),
+            // Escaped strings (read owned), a Node object among compact strings, the multi-line form.
+            (r#"{"nodes": ["a\u002d1: ; pool=x", {"kind": "Node", "metadata": {"name": "b-1", "labels": {"pool": "x"}}}], "schedulable": {}}"#.into(), true),
+            (r#"{"nodes": "a-1: ; pool=x\n# comment\nb-1: ; pool=x # trailing\n", "schedulable": {}}"#.into(), true),
+            // Errors found after decoding, the same on both paths.
+            (r#"{"nodes": ["a", "b: x=y:Nope"], "schedulable": {}}"#.into(), true),
+            (r#"{"nodes": ["a", "a"], "schedulable": {}}"#.into(), true),
+            (r#"{"nodes": ["a", 3, true, null, [1]], "schedulable": {}}"#.into(), true),
+            (r#"{"nodes": ["a"], "inventory": "cluster", "schedulable": {}}"#.into(), true),
+            (r#"{"nodes": ["a: ; pool=x"], "schedulable": {"daemonSetPools": ["nope"]}}"#.into(), true),
+            (r#"{"kubeVersion": "2.1", "schedulable": {}}"#.into(), true),
+            (r#"{"poolLabel": "a b", "schedulable": {}}"#.into(), true),
+            (r#"{"featureGates": {"Nope": true}, "schedulable": {}}"#.into(), true),
+            // Refused by the fast decoding: read through the value, with its errors and paths.
+            (r#"{"disalowedTolerations": {}}"#.into(), false),
+            (r#"{"nodes": 3, "schedulable": {}}"#.into(), false),
+            (r#"{"nodes": {"a": 1}, "schedulable": {}}"#.into(), false),
+            (r#"{"kubeVersion": 1, "schedulable": {}}"#.into(), false),
+            (r#"{"featureGates": null, "schedulable": {}}"#.into(), false),
+            (r#"{"inventory": "elsewhere", "schedulable": {}}"#.into(), false),
+            (r#"{"schedulable": {}, "schedulable": {"daemonSetPools": ["x"]}}"#.into(), false),
+            ("null".into(), false),
+            ("[1]".into(), false),
+        ];
+        let mut over = String::from(r#"{"schedulable": {}, "nodes": ["#);
+        for i in 0..=MAX_INVENTORY_NODES {
+            over.push_str(&format!("{}\"n{i}\"", if i == 0 { "" } else { "," }));
+        }
+        over.push_str("]}");
+        let cases = cases.into_iter().chain([(over, false)]);
+        for (text, fast) in cases {
+            assert_eq!(serde_json::from_slice::<FastSettings<'_>>(text.as_bytes()).is_ok(), fast, "{text:.200}");
+            let value: Value = serde_json::from_str(&text).unwrap();
+            let want = Settings::for_requests(&value);
+            let got = Settings::for_requests_from_slice(text.as_bytes()).expect("JSON");
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "{text:.200}");
+        }
+        assert!(Settings::for_requests_from_slice(b"{\"nodes\": [").is_none());
     }
 
     #[test]

@@ -138,7 +138,6 @@ fn uncovered(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> 
     s.inventory
         .nodes
         .iter()
-        .map(|(_, n)| n)
         .filter(|n| pools.iter().any(|p| p == "*" || p == s.inventory.pool_of(n)))
         .filter(|n| !w.pods.iter().any(|p| p.node.as_deref() == Some(n.metadata.name.as_str())))
         .map(|n| n.metadata.name.clone())
