@@ -22,10 +22,11 @@
 //! - single- and double-quoted scalars (the common escapes), also folded over several lines
 //!   as kubectl prints long messages, but not as keys;
 //! - flow collections on one line, nested, with plain or quoted scalars;
-//! - literal block scalars `|`, `|-`, `|+` (no indentation indicator);
+//! - literal and folded block scalars `|`, `|-`, `|+`, `>`, `>-`, `>+` (no indentation
+//!   indicator);
 //! - comments, blank lines, `---` and `...`; CRLF line breaks.
 //!
-//! Outside: plain scalars over several lines, folded block scalars, anchors, aliases, tags,
+//! Outside: plain scalars over several lines, anchors, aliases, tags,
 //! directives, complex keys, flow collections over several lines, nesting deeper than
 //! serde_yaml's 128 levels, keys longer than libyaml's 1,024 characters, and any character
 //! libyaml rejects or reads as a line break.

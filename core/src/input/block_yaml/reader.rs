@@ -392,7 +392,7 @@ enum Lead<'a> {
     Key(Cow<'a, str>, &'a str),
     /// A whole node on this line (scalar or flow collection).
     Value(Node<'a>),
-    /// A block scalar header.
+    /// A block scalar header (literal or folded).
     Literal(&'a str),
     /// A quoted scalar that continues on the next line.
     OpenQuote(&'a str),
@@ -419,7 +419,7 @@ fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
             let (value, after) = flow(s, depth, nulls)?;
             ends_line(after).then_some(Lead::Value(value))
         }
-        b'|' => Some(Lead::Literal(s)),
+        b'|' | b'>' => Some(Lead::Literal(s)),
         _ => {
             if !plain_may_start(b, false) {
                 return None;

@@ -1,6 +1,6 @@
 //! Scalars
 //!
-//! Quoted scalars folded over several lines and literal block scalars, which the [`Reader`]
+//! Quoted scalars folded over several lines and literal and folded block scalars, which the [`Reader`]
 //! reads line by line; then scalars on one line: plain, single- and double-quoted (with their
 //! escapes), and how a plain scalar resolves.
 
@@ -54,10 +54,17 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The lines of a literal block scalar whose header (`|`, `|-`, `|+`, maybe a comment)
-    /// ended the previous line; its lines must be indented more than `parent`.
+    /// The lines of a literal or folded block scalar whose header (`|`, `|-`, `|+`, `>`,
+    /// `>-`, `>+`, maybe a comment) ended the previous line; its lines must be indented more
+    /// than `parent`. Folding is libyaml's (`yaml_parser_scan_block_scalar`): the line break
+    /// between two content lines that do not start with a blank becomes a space, or is
+    /// dropped when empty lines follow it (their breaks stay); around a more indented line,
+    /// breaks stay.
     pub(super) fn literal(&mut self, header: &str, parent: usize) -> Option<String> {
         let chomp = literal_header(header)?;
+        let folded = header.starts_with('>');
+        // Whether the last content line started with a blank (a more indented line).
+        let mut last_blank_start = false;
         let mut out = String::new();
         let mut block_indent = None;
         let mut widest_blank = 0;
@@ -102,12 +109,19 @@ impl<'a> Reader<'a> {
             if sp < bi {
                 break;
             }
+            let text = line.text.get(bi..).unwrap_or_default();
+            let blank_start = matches!(text.as_bytes().first(), Some(b' ' | b'\t'));
             if content {
-                out.push('\n');
+                if !(folded && !last_blank_start && !blank_start) {
+                    out.push('\n');
+                } else if breaks == 0 {
+                    out.push(' ');
+                }
             }
             out.extend(std::iter::repeat_n('\n', breaks));
             breaks = 0;
-            out.push_str(&line.text[bi..]);
+            out.push_str(text);
+            last_blank_start = blank_start;
             content = true;
             content_broken = line.broken;
             self.pos = line.next;

@@ -107,6 +107,27 @@ const ROWS: &[(&str, Option<&str>, &str)] = &[
     ("a: |-\n  x\n\n  y\n\nb: 1\n", Some(r#"[{"a":"x\n\ny","b":1}]"#), "literal, stripped"),
     ("a: |+\n  x\n\n\nb: 1\n", Some(r#"[{"a":"x\n\n\n","b":1}]"#), "literal, kept"),
     ("a: |\nb: 1\n", Some(r#"[{"a":"","b":1}]"#), "an empty literal"),
+    // Folded blocks
+    ("a: >\n  x\n  y\nb: 1\n", Some(r#"[{"a":"x y\n","b":1}]"#), "folded, clipped"),
+    (
+        "a: >-\n  x\n\n  y\n\n\n  z\nb: 1\n",
+        Some(r#"[{"a":"x\ny\n\nz","b":1}]"#),
+        "folded: empty lines stay, the fold goes",
+    ),
+    ("a: >+\n  x\n  y\n\n", Some(r#"[{"a":"x y\n\n"}]"#), "folded, kept"),
+    (
+        "a: >\n  x\n    more\n  y\n  z\n\n    more\n",
+        Some(r#"[{"a":"x\n  more\ny z\n\n  more\n"}]"#),
+        "folded: breaks around more indented lines stay",
+    ),
+    (
+        "a: >\n  x\n  \ty\n  z\n",
+        Some(r#"[{"a":"x\n\ty\nz\n"}]"#),
+        "folded: a line starting with a tab is more indented",
+    ),
+    ("- >-\n  long\n  text\n- y\n", Some(r#"[["long text","y"]]"#), "a folded sequence entry"),
+    ("a: > # c\n  x\n", Some(r#"[{"a":"x\n"}]"#), "a comment after the folded header"),
+    ("a: >2\n   x\n", None, "an indentation indicator"),
     (
         "a: |\n\n  x\n    y\n  # z\n",
         Some(r##"[{"a":"\nx\n  y\n# z\n"}]"##),
@@ -144,7 +165,6 @@ const ROWS: &[(&str, Option<&str>, &str)] = &[
     ("'a\n  b': c\n", None, "a multi-line key"),
     ("a: 'x\n  y' z\n", None, "text after a folded scalar"),
     ("a: 'x\n", None, "an unclosed quote"),
-    ("a: >\n  b\n", None, "a folded scalar"),
     ("a: |2\n   b\n", None, "an indentation indicator"),
     ("a: \"\\a\"\n", None, "an unusual escape"),
     ("a: \"\\ud800\"\n", None, "an escaped surrogate"),
@@ -754,12 +774,12 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
     match rng.below(9) {
         0 => out.push('\n'),
         1 => {
-            out.push_str(rng.pick(&[" |\n", " |-\n", " |+\n", " | # c\n"]));
+            out.push_str(rng.pick(&[" |\n", " |-\n", " |+\n", " | # c\n", " >\n", " >-\n", " >+\n", " > # c\n"]));
             for i in 0..1 + rng.below(3) {
                 let line = if i == 0 {
                     rng.pick(&["text", "# not a comment", "\"open ["])
                 } else {
-                    rng.pick(&["text", "  deeper", "", "# not a comment", "\"open [", "\ttab"])
+                    rng.pick(&["text", "  deeper", "", "", "# not a comment", "\"open [", "\ttab", "more text"])
                 };
                 if !line.is_empty() {
                     out.push_str(&" ".repeat(inner));
