@@ -18,7 +18,9 @@
 //!   at the same indentation, `-` alone followed by a nested block, `- - x`;
 //! - keys: plain, single- or double-quoted, followed by `:` and a space or the line end;
 //! - plain scalars on one line, resolved exactly as serde_yaml resolves them (null, bools,
-//!   integers in four bases, floats, `.inf`/`.nan`, the rest strings);
+//!   integers in four bases, floats, `.inf`/`.nan`, the rest strings); as a mapping's value
+//!   on its key's line, also continued over more indented lines (wrapped descriptions) when
+//!   those hold plain text only;
 //! - single- and double-quoted scalars (the common escapes), also folded over several lines
 //!   as kubectl prints long messages, but not as keys;
 //! - flow collections on one line, nested, with plain or quoted scalars;
@@ -26,7 +28,8 @@
 //!   indicator);
 //! - comments, blank lines, `---` and `...`; CRLF line breaks.
 //!
-//! Outside: plain scalars over several lines, anchors, aliases, tags,
+//! Outside: plain scalars over several lines elsewhere (or with indicators, `: `, comments or
+//! tabs in their continuations), anchors, aliases, tags,
 //! directives, complex keys, flow collections over several lines, nesting deeper than
 //! serde_yaml's 128 levels, keys longer than libyaml's 1,024 characters, and any character
 //! libyaml rejects or reads as a line break.

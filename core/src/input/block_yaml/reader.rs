@@ -75,9 +75,14 @@ pub(super) enum DocState {
 
 impl<'a> Reader<'a> {
     pub(super) fn peek(&self) -> Option<Line<'a>> {
-        let rest = self.text.get(self.pos..).filter(|r| !r.is_empty())?;
+        self.peek_from(self.pos)
+    }
+
+    /// The line that starts at `pos`.
+    pub(super) fn peek_from(&self, pos: usize) -> Option<Line<'a>> {
+        let rest = self.text.get(pos..).filter(|r| !r.is_empty())?;
         let (len, next, broken) = match find_newline(rest.as_bytes()) {
-            Some(i) => (i, self.pos + i + 1, true),
+            Some(i) => (i, pos + i + 1, true),
             None => (rest.len(), self.text.len(), false),
         };
         let text = &rest[..len];
@@ -263,7 +268,12 @@ impl<'a> Reader<'a> {
                 }
                 v
             }
-            Lead::Value(v) => v,
+            Lead::Value(v) if matches!(value.as_bytes().first(), Some(b'"' | b'\'' | b'[' | b'{')) => v,
+            // A plain scalar, which may go on over the next lines (wrapped descriptions).
+            Lead::Value(v) => match self.plain_continuation(n, value)? {
+                Some(folded) => Node::String(Cow::Owned(folded)),
+                None => v,
+            },
             Lead::Literal(header) if ctx == Ctx::Skip => {
                 literal_header(header)?;
                 return self.skip_indented(n);

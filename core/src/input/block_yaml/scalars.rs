@@ -54,6 +54,49 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The lines that continue the plain scalar `first` (the rest of a `key: ` line, whose
+    /// mapping is at column `n`), folded as libyaml folds them: a line break becomes a space,
+    /// or, before empty lines, their breaks. `Some(None)` when no line continues it. Lines
+    /// whose start or content libyaml could read otherwise (an indicator first, `: `, a
+    /// comment, a tab), and a first line with a comment, are left to serde_yaml (`None`).
+    /// The folded text is always a string: a fold puts a space or a line break in it, which no
+    /// other type's form has.
+    pub(super) fn plain_continuation(&mut self, n: usize, first: &str) -> Option<Option<String>> {
+        let (first_text, _) = plain_block(first)?;
+        let commented = first_text.len() != first.trim_end_matches(' ').len();
+        let mut folded: Option<String> = None;
+        // Empty lines seen since the last continuation line, not consumed until one follows.
+        let (mut at, mut empty) = (self.pos, 0usize);
+        while let Some(line) = self.peek_from(at) {
+            let sp = spaces(line.text);
+            let rest = line.text.get(sp..).unwrap_or_default();
+            if rest.is_empty() {
+                empty += 1;
+                at = line.next;
+                continue;
+            }
+            if sp <= n {
+                break;
+            }
+            if commented || !plain_may_start(rest.as_bytes(), false) || rest.contains('\t') {
+                return None;
+            }
+            let (text, key) = plain_block(rest)?;
+            if key.is_some() || text.len() != rest.trim_end_matches(' ').len() {
+                return None;
+            }
+            let out = folded.get_or_insert_with(|| first_text.to_string());
+            if empty == 0 {
+                out.push(' ');
+            }
+            out.extend(std::iter::repeat_n('\n', empty));
+            out.push_str(text);
+            (empty, at) = (0, line.next);
+            self.pos = line.next;
+        }
+        Some(folded)
+    }
+
     /// The lines of a literal or folded block scalar whose header (`|`, `|-`, `|+`, `>`,
     /// `>-`, `>+`, maybe a comment) ended the previous line; its lines must be indented more
     /// than `parent`. Folding is libyaml's (`yaml_parser_scan_block_scalar`): the line break

@@ -107,6 +107,16 @@ const ROWS: &[(&str, Option<&str>, &str)] = &[
     ("a: |-\n  x\n\n  y\n\nb: 1\n", Some(r#"[{"a":"x\n\ny","b":1}]"#), "literal, stripped"),
     ("a: |+\n  x\n\n\nb: 1\n", Some(r#"[{"a":"x\n\n\n","b":1}]"#), "literal, kept"),
     ("a: |\nb: 1\n", Some(r#"[{"a":"","b":1}]"#), "an empty literal"),
+    // Plain scalars over several lines
+    ("a: b\n  c\n", Some(r#"[{"a":"b c"}]"#), "a plain scalar over two lines"),
+    ("a: b  \n c  \n   d\ne: 1\n", Some(r#"[{"a":"b c d","e":1}]"#), "continuations at any deeper indentation"),
+    ("a: b\n\n  c\n\n\n  d\n\ne: 1\n", Some(r#"[{"a":"b\nc\n\nd","e":1}]"#), "empty lines in a plain scalar"),
+    (
+        "k:\n  a: 1\n   2\n  b: x:y\n    http://z\n",
+        Some(r#"[{"k":{"a":"1 2","b":"x:y http://z"}}]"#),
+        "numbers and colons over several lines",
+    ),
+    ("a: b\n  c\n# comment\nd: 1\n", Some(r#"[{"a":"b c","d":1}]"#), "a comment line after a continuation"),
     // Folded blocks
     ("a: >\n  x\n  y\nb: 1\n", Some(r#"[{"a":"x y\n","b":1}]"#), "folded, clipped"),
     (
@@ -159,7 +169,11 @@ const ROWS: &[(&str, Option<&str>, &str)] = &[
     ("a: !!str 1\n", None, "a tag"),
     ("? a\n: b\n", None, "a complex key"),
     ("%YAML 1.2\n---\na: 1\n", None, "a directive"),
-    ("a: b\n  c\n", None, "a multi-line plain scalar"),
+    ("a: b\n  c #x\n", None, "a comment after a plain scalar's continuation"),
+    ("a: b # x\n  c\n", None, "a plain scalar's continuation after a comment"),
+    ("a: b\n  - c\n", None, "an indicator starting a plain scalar's continuation"),
+    ("a: b\n  c: d\n", None, "a key in a plain scalar's continuation"),
+    ("a: b\n  \tc\n", None, "a tab in a plain scalar's continuation"),
     ("a: [b,\n  c]\n", None, "a multi-line flow collection"),
     ("a: 'x\n---\n'\n", None, "a document marker inside a quoted scalar"),
     ("'a\n  b': c\n", None, "a multi-line key"),
@@ -706,8 +720,8 @@ const FRAGMENTS: &[&str] = &[
     "!t ", "? ", "\t", "---", "...", "\\", "0x1F", "1e3", ".5", "-0", "+1", "0o7", "~", "True", "\r",
 ];
 
-/// A few documents written in random styles (valid YAML but for the plain scalars over
-/// several lines), then, one time in three, a few fragments dropped in anywhere.
+/// A few documents written in random styles (valid YAML but for some of the plain scalars
+/// over several lines), then, one time in three, a few fragments dropped in anywhere.
 fn random_text(rng: &mut Rng) -> String {
     let mut text = String::new();
     for d in 0..1 + rng.below(3) {
@@ -817,12 +831,29 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
             random_seq(rng, at, depth + 1, out);
         }
         6 if rng.below(3) == 0 => {
-            // A plain scalar over several lines: outside the subset, but skipped when pruned.
-            out.push_str(" plain");
-            for _ in 0..1 + rng.below(2) {
+            // A plain scalar over several lines (read when its continuations are in the
+            // subset, else skipped when pruned).
+            out.push_str(rng.pick(&[" plain", " plain # c", " 12", " true"]));
+            for _ in 0..1 + rng.below(3) {
                 out.push('\n');
+                if rng.below(4) == 0 {
+                    out.push_str(rng.pick(&["\n", "  \n", "\n\n"]));
+                }
                 out.push_str(&" ".repeat(indent + 1 + rng.below(3)));
-                out.push_str(rng.pick(&["more", "\"q", "'it", "[x", "{", "#x", "a: b"]));
+                out.push_str(rng.pick(&[
+                    "more",
+                    "more text",
+                    "x:y",
+                    "7",
+                    "\"q",
+                    "'it",
+                    "[x",
+                    "{",
+                    "#x",
+                    "a: b",
+                    "- x",
+                    "m #c",
+                ]));
             }
             out.push('\n');
         }
