@@ -948,7 +948,7 @@ struct Moving;
 /// By reference with [`decode`], whose errors name the field.
 struct WithPaths;
 
-/// From the fast reader's tree, borrowing its strings: as [`Moving`], without Values.
+/// From the fast reader's tree, borrowing its strings: as [`Moving`], without Values (natively).
 struct FromNodes<'a>(std::marker::PhantomData<&'a ()>);
 
 enum Stop {
@@ -983,8 +983,17 @@ impl Decoding for WithPaths {
 impl<'a> Decoding for FromNodes<'a> {
     type Tree = YamlNode<'a>;
     type Error = Stop;
-    fn decode<T: DeserializeOwned>(value: YamlNode<'a>, _: &DocRef) -> Result<T, Stop> {
-        T::deserialize(value).map_err(|_| Stop::Retry)
+    fn decode<T: DeserializeOwned>(value: YamlNode<'a>, doc: &DocRef) -> Result<T, Stop> {
+        // In the browser the tree becomes a Value first: decoding every model type from a
+        // second deserializer doubles those decoders in the page's wasm (72 KB gzip, over
+        // the page's 1 MiB budget), and the page's inputs are small.
+        #[cfg(target_arch = "wasm32")]
+        return Moving::decode(value.into_value(), doc);
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let _ = doc;
+            T::deserialize(value).map_err(|_| Stop::Retry)
+        }
     }
 }
 
