@@ -891,11 +891,11 @@ pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
     let mut out = Manifests::default();
     let (mut count, mut documents, mut streamed_items) = (0, 0, false);
     let mut add =
-        |value: YamlNode, nulls: bool, out: &mut Manifests| match admit(value, count, source, &source_name, nulls) {
+        |value: StreamTree, nulls: bool, out: &mut Manifests| match admit(value, count, source, &source_name, nulls) {
             Ok(None) => true,
             Ok(Some(raw)) => {
                 count += 1;
-                add_typed::<FromNodes>(raw, out).is_ok()
+                add_typed::<StreamDecoding>(raw, out).is_ok()
             }
             Err(_) => false,
         };
@@ -906,11 +906,12 @@ pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
             Some(Event::End) => return Streamed::Done(out),
             Some(Event::Item(value)) => {
                 streamed_items = true;
-                if !add(value, nulls, &mut out) {
+                if !add(stream_tree(value), nulls, &mut out) {
                     return Streamed::Again;
                 }
             }
             Some(Event::Document { value, items_replaced }) => {
+                let value = stream_tree(value);
                 documents += 1;
                 if documents > MAX_DOCUMENTS {
                     return Streamed::Again;
@@ -949,6 +950,7 @@ struct Moving;
 struct WithPaths;
 
 /// From the fast reader's tree, borrowing its strings: as [`Moving`], without Values (natively).
+#[cfg(not(target_arch = "wasm32"))]
 struct FromNodes<'a>(std::marker::PhantomData<&'a ()>);
 
 enum Stop {
@@ -980,21 +982,34 @@ impl Decoding for WithPaths {
     }
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 impl<'a> Decoding for FromNodes<'a> {
     type Tree = YamlNode<'a>;
     type Error = Stop;
-    fn decode<T: DeserializeOwned>(value: YamlNode<'a>, doc: &DocRef) -> Result<T, Stop> {
-        // In the browser the tree becomes a Value first: decoding every model type from a
-        // second deserializer doubles those decoders in the page's wasm (72 KB gzip, over
-        // the page's 1 MiB budget), and the page's inputs are small.
-        #[cfg(target_arch = "wasm32")]
-        return Moving::decode(value.into_value(), doc);
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            let _ = doc;
-            T::deserialize(value).map_err(|_| Stop::Retry)
-        }
+    fn decode<T: DeserializeOwned>(value: YamlNode<'a>, _: &DocRef) -> Result<T, Stop> {
+        T::deserialize(value).map_err(|_| Stop::Retry)
     }
+}
+
+// What the streamed reading admits and decodes: natively the reader's tree itself; in the
+// browser a Value made from it, since decoding every model type from a second deserializer
+// doubles those decoders in the page's wasm (72 KB gzip, over the page's 1 MiB budget), and
+// the page's inputs are small.
+#[cfg(not(target_arch = "wasm32"))]
+type StreamTree<'a> = YamlNode<'a>;
+#[cfg(not(target_arch = "wasm32"))]
+type StreamDecoding<'a> = FromNodes<'a>;
+#[cfg(not(target_arch = "wasm32"))]
+fn stream_tree(node: YamlNode<'_>) -> StreamTree<'_> {
+    node
+}
+#[cfg(target_arch = "wasm32")]
+type StreamTree<'a> = Value;
+#[cfg(target_arch = "wasm32")]
+type StreamDecoding<'a> = Moving;
+#[cfg(target_arch = "wasm32")]
+fn stream_tree(node: YamlNode<'_>) -> StreamTree<'_> {
+    node.into_value()
 }
 
 fn typed<D: Decoding<Tree = Value>>(docs: Vec<RawDocument>) -> Result<Manifests, D::Error> {

@@ -43,22 +43,31 @@ impl<'a> Node<'a> {
             keys.windows(2).any(|w| matches!(w, [a, b] if a == b))
         };
         if repeats {
-            let mut first: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-            let mut kept: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(entries.len());
-            for (key, value) in entries.drain(..) {
-                match first.get(key.as_ref()) {
-                    Some(&at) => {
-                        if let Some(slot) = kept.get_mut(at) {
-                            slot.1 = value;
-                        }
-                    }
-                    None => {
-                        first.insert(key.to_string(), kept.len());
-                        kept.push((key, value));
-                    }
+            // Each entry's position, in key order (ties in text order): of each run of one
+            // key, the first position keeps the last value.
+            let mut order: Vec<usize> = (0..entries.len()).collect();
+            order.sort_by(|&a, &b| entries.get(a).map(|e| &e.0).cmp(&entries.get(b).map(|e| &e.0)));
+            let mut slots: Vec<Option<Node<'a>>> =
+                entries.iter_mut().map(|e| Some(std::mem::replace(&mut e.1, Node::Null))).collect();
+            let mut keep = vec![false; entries.len()];
+            let runs: Vec<(usize, usize)> = order
+                .chunk_by(|&a, &b| entries.get(a).map(|e| &e.0) == entries.get(b).map(|e| &e.0))
+                .filter_map(|run| Some((*run.first()?, *run.last()?)))
+                .collect();
+            for (first, last) in runs {
+                let value = slots.get_mut(last).and_then(Option::take);
+                if let (Some(slot), Some(value)) = (entries.get_mut(first), value) {
+                    slot.1 = value;
+                }
+                if let Some(k) = keep.get_mut(first) {
+                    *k = true;
                 }
             }
-            entries = kept;
+            let mut i = 0;
+            entries.retain(|_| {
+                i += 1;
+                keep.get(i - 1).copied().unwrap_or(false)
+            });
         }
         Node::Map(entries)
     }
