@@ -45,7 +45,7 @@ pub(super) fn flow<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<(No
             (FlowWant::First | FlowWant::Next, b']' | b'}') => {
                 let value = match (stack.pop()?, c) {
                     (Flow::Seq(items), b']') => Node::Seq(items),
-                    (Flow::Map(entries, None), b'}') => Node::map(entries),
+                    (Flow::Map(entries, None), b'}') => Node::map(entries)?,
                     _ => return None,
                 };
                 i += 1;

@@ -28,48 +28,29 @@ pub(crate) enum Node<'a> {
     Map(Vec<(Cow<'a, str>, Node<'a>)>),
 }
 
-/// Above this many entries, a mapping's keys are checked for repeats by sorting them.
-const PAIRWISE: usize = 16;
+/// Mappings with more entries than this are left to serde_yaml: keys are compared pairwise
+/// for repeats, which keeps the work per line bounded (and the page's wasm free of a sort).
+pub(crate) const MAX_MAP_ENTRIES: usize = 128;
 
 impl<'a> Node<'a> {
     /// A mapping of these entries; of a key given twice, the last value in the first one's
-    /// place, as serde_json's `Map` keeps it.
-    pub(crate) fn map(mut entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Node<'a> {
-        let repeats = if entries.len() <= PAIRWISE {
-            entries.iter().enumerate().any(|(i, (key, _))| entries.iter().take(i).any(|(k, _)| k == key))
-        } else {
-            let mut keys: Vec<&str> = entries.iter().map(|(k, _)| k.as_ref()).collect();
-            keys.sort_unstable();
-            keys.windows(2).any(|w| matches!(w, [a, b] if a == b))
-        };
-        if repeats {
-            // Each entry's position, in key order (ties in text order): of each run of one
-            // key, the first position keeps the last value.
-            let mut order: Vec<usize> = (0..entries.len()).collect();
-            order.sort_by(|&a, &b| entries.get(a).map(|e| &e.0).cmp(&entries.get(b).map(|e| &e.0)));
-            let mut slots: Vec<Option<Node<'a>>> =
-                entries.iter_mut().map(|e| Some(std::mem::replace(&mut e.1, Node::Null))).collect();
-            let mut keep = vec![false; entries.len()];
-            let runs: Vec<(usize, usize)> = order
-                .chunk_by(|&a, &b| entries.get(a).map(|e| &e.0) == entries.get(b).map(|e| &e.0))
-                .filter_map(|run| Some((*run.first()?, *run.last()?)))
-                .collect();
-            for (first, last) in runs {
-                let value = slots.get_mut(last).and_then(Option::take);
-                if let (Some(slot), Some(value)) = (entries.get_mut(first), value) {
-                    slot.1 = value;
-                }
-                if let Some(k) = keep.get_mut(first) {
-                    *k = true;
-                }
-            }
-            let mut i = 0;
-            entries.retain(|_| {
-                i += 1;
-                keep.get(i - 1).copied().unwrap_or(false)
-            });
+    /// place, as serde_json's `Map` keeps it. `None` beyond [`MAX_MAP_ENTRIES`].
+    pub(crate) fn map(entries: Vec<(Cow<'a, str>, Node<'a>)>) -> Option<Node<'a>> {
+        if entries.len() > MAX_MAP_ENTRIES {
+            return None;
         }
-        Node::Map(entries)
+        let repeats = entries.iter().enumerate().any(|(i, (key, _))| entries.iter().take(i).any(|(k, _)| k == key));
+        if !repeats {
+            return Some(Node::Map(entries));
+        }
+        let mut kept: Vec<(Cow<'a, str>, Node<'a>)> = Vec::with_capacity(entries.len());
+        for (key, value) in entries {
+            match kept.iter_mut().find(|(k, _)| *k == key) {
+                Some(slot) => slot.1 = value,
+                None => kept.push((key, value)),
+            }
+        }
+        Some(Node::Map(kept))
     }
 
     pub(crate) fn is_null(&self) -> bool {
@@ -210,7 +191,16 @@ mod tests {
     }
 
     fn map<'a>(entries: &[(&'a str, Node<'a>)]) -> Node<'a> {
-        Node::map(entries.iter().map(|(k, v)| (Cow::Borrowed(*k), v.clone())).collect())
+        Node::map(entries.iter().map(|(k, v)| (Cow::Borrowed(*k), v.clone())).collect()).expect("a small mapping")
+    }
+
+    #[test]
+    fn large_mappings_are_left_to_serde_yaml() {
+        let keys: Vec<String> = (0..=MAX_MAP_ENTRIES).map(|i| format!("k{i}")).collect();
+        let entries =
+            |n: usize| keys.iter().take(n).map(|k| (Cow::Borrowed(k.as_str()), Node::Null)).collect::<Vec<_>>();
+        assert!(Node::map(entries(MAX_MAP_ENTRIES)).is_some());
+        assert!(Node::map(entries(MAX_MAP_ENTRIES + 1)).is_none());
     }
 
     #[test]
@@ -223,7 +213,7 @@ mod tests {
             ("a null, then a value", vec![("a", Node::Null), ("b", s("2")), ("a", s("3"))]),
             ("a value, then a null", vec![("a", s("1")), ("b", s("2")), ("a", Node::Null)]),
             ("three times", vec![("a", s("1")), ("a", s("2")), ("b", Node::Null), ("a", s("4"))]),
-            ("more keys than are compared pairwise", long),
+            ("many keys", long),
             ("no repeats", vec![("a", s("1")), ("b", s("2"))]),
         ];
         for (name, entries) in cases {

@@ -353,7 +353,7 @@ impl<'a> Reader<'a> {
                     self.entries.push((key, Node::Null));
                     self.nulls = true;
                 }
-                Node::map(self.entries.drain(start..).collect())
+                Node::map(self.entries.drain(start..).collect())?
             }
             Frame::Seq { start, awaiting, ctx, .. } => {
                 if awaiting {
