@@ -259,17 +259,17 @@ impl<'a> Reader<'a> {
             *pending = Some((key, ctx));
             return Some(());
         }
+        // A plain scalar may go on over the next lines (kubectl folds long messages, templates
+        // wrap their descriptions).
+        let plain = !matches!(value.as_bytes().first(), Some(b'"' | b'\'' | b'[' | b'{'));
         let v = match lead(value, self.stack.len(), &mut self.nulls)? {
             Lead::Value(v) if ctx == Ctx::Skip => {
-                // A skipped plain scalar may go on over the next lines (kubectl folds long
-                // messages).
-                if !matches!(value.as_bytes().first(), Some(b'"' | b'\'' | b'[' | b'{')) {
+                if plain {
                     self.skip_plain_continuation(n);
                 }
                 v
             }
-            Lead::Value(v) if matches!(value.as_bytes().first(), Some(b'"' | b'\'' | b'[' | b'{')) => v,
-            // A plain scalar, which may go on over the next lines (wrapped descriptions).
+            Lead::Value(v) if !plain => v,
             Lead::Value(v) => match self.plain_continuation(n, value)? {
                 Some(folded) => Node::String(Cow::Owned(folded)),
                 None => v,

@@ -62,8 +62,13 @@ impl<'a> Reader<'a> {
     /// The folded text is always a string: a fold puts a space or a line break in it, which no
     /// other type's form has.
     pub(super) fn plain_continuation(&mut self, n: usize, first: &str) -> Option<Option<String>> {
-        let (first_text, _) = plain_block(first)?;
-        let commented = first_text.len() != first.trim_end_matches(' ').len();
+        // Most values end on their line, and the next line starts a sibling or a parent's
+        // entry: seen from its indentation alone, before any line is cut or scanned.
+        let next = self.text.get(self.pos..).unwrap_or_default();
+        let sp = spaces(next);
+        if sp <= n && !matches!(next.as_bytes().get(sp), Some(b'\n' | b'\r')) {
+            return Some(None);
+        }
         let mut folded: Option<String> = None;
         // Empty lines seen since the last continuation line, not consumed until one follows.
         let (mut at, mut empty) = (self.pos, 0usize);
@@ -78,14 +83,25 @@ impl<'a> Reader<'a> {
             if sp <= n {
                 break;
             }
-            if commented || !plain_may_start(rest.as_bytes(), false) || rest.contains('\t') {
+            let out = match &mut folded {
+                Some(out) => out,
+                None => {
+                    // A comment after the first line's text ends the scalar there.
+                    let (first_text, _) = plain_block(first)?;
+                    if first_text.len() != first.trim_end_matches(' ').len() {
+                        return None;
+                    }
+                    folded.insert(first_text.to_string())
+                }
+            };
+            // A tab makes `plain_block` give up; `: ` makes the line a key, ` #` a comment.
+            if !plain_may_start(rest.as_bytes(), false) {
                 return None;
             }
             let (text, key) = plain_block(rest)?;
             if key.is_some() || text.len() != rest.trim_end_matches(' ').len() {
                 return None;
             }
-            let out = folded.get_or_insert_with(|| first_text.to_string());
             if empty == 0 {
                 out.push(' ');
             }
