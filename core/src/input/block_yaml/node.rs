@@ -1,5 +1,6 @@
 //! The tree the reader builds: the text's own strings where it can borrow them, and mappings
-//! as their entries in order, so that the typed model is decoded straight from it.
+//! as their entries in order, so that the typed model is decoded straight from it (natively:
+//! the browser's build turns it into a Value first, see `documents::StreamTree`).
 //!
 //! Building `serde_json::Value`s first cost a `String` for every key and value kept and an
 //! `IndexMap` (a hash table, SipHash per key) for every mapping, which the typed decoding then
