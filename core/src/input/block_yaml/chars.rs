@@ -6,14 +6,11 @@
 pub(super) fn in_character_subset(text: &str) -> bool {
     let b = text.as_bytes();
     let mut i = 0;
-    while let Some(&c) = b.get(i) {
-        if let Some(chunk) = b.get(i..i + 16) {
-            // Written to vectorize: printable ASCII, tab and line feed.
-            if chunk.iter().fold(true, |ok, &c| ok & ((c.wrapping_sub(0x20) < 0x5f) | (c == b'\n') | (c == b'\t'))) {
-                i += 16;
-                continue;
-            }
-        }
+    loop {
+        // Printable ASCII, tab and line feed are skipped 64 bytes a test (16 spent more on the
+        // loop than on the bytes), up to the first other byte.
+        i = next_where(b, i, |c| !((c.wrapping_sub(0x20) < 0x5f) | (c == b'\n') | (c == b'\t')));
+        let Some(&c) = b.get(i) else { return true };
         if c < 0x80 {
             let ok =
                 (0x20..0x7f).contains(&c) || c == b'\n' || c == b'\t' || (c == b'\r' && b.get(i + 1) == Some(&b'\n'));
@@ -36,7 +33,6 @@ pub(super) fn in_character_subset(text: &str) -> bool {
         }
         i += ch.len_utf8();
     }
-    true
 }
 
 /// The index of the first `\n`, eight bytes at a time: lines are short, so this beats
@@ -93,16 +89,16 @@ pub(super) fn byte_before(b: &[u8], i: usize) -> Option<u8> {
 }
 
 /// The index of the first byte from `from` on for which `wanted` holds, or `s.len()`.
-/// Tests 32 bytes at a time first, which compilers turn into vector compares: these scans
+/// Tests 64 bytes at a time first, which compilers turn into vector compares: these scans
 /// (the nesting check over the whole input, long plain scalars) mostly meet bytes that do
 /// not matter.
 #[inline(always)]
 pub(crate) fn next_where(s: &[u8], mut from: usize, wanted: impl Fn(u8) -> bool) -> usize {
-    while let Some(chunk) = s.get(from..from + 32) {
+    while let Some(chunk) = s.get(from..from + 64) {
         if chunk.iter().fold(false, |any, &c| any | wanted(c)) {
             return from + chunk.iter().position(|&c| wanted(c)).unwrap_or(0);
         }
-        from += 32;
+        from += 64;
     }
     s.get(from..).and_then(|rest| rest.iter().position(|&c| wanted(c))).map_or(s.len(), |p| from + p)
 }

@@ -86,7 +86,10 @@ impl<'a> Reader<'a> {
             None => (rest.len(), self.text.len(), false),
         };
         let text = &rest[..len];
-        Some(Line { text: text.strip_suffix('\r').unwrap_or(text), next, broken })
+        // Byte tests here and below: `str`'s char-pattern tests compare through `memcmp`, a call
+        // per line that was a tenth of the reading.
+        let text = if text.as_bytes().last() == Some(&b'\r') { &text[..len - 1] } else { text };
+        Some(Line { text, next, broken })
     }
 
     /// Reads one line (or the end), queueing what it completes.
@@ -127,7 +130,7 @@ impl<'a> Reader<'a> {
                     self.state = DocState::Ended;
                     return Some(());
                 }
-                None if rest.starts_with('%') => return None,
+                None if rest.as_bytes().first() == Some(&b'%') => return None,
                 None => {}
             }
         }
@@ -251,7 +254,7 @@ impl<'a> Reader<'a> {
         let Some(Frame::Map { indent, ctx, .. }) = self.stack.last() else { return None };
         let (n, ctx) = (*indent, child_ctx(*ctx, &key));
         let value = after.trim_start_matches(' ');
-        if value.is_empty() || value.starts_with('#') {
+        if matches!(value.as_bytes().first(), None | Some(b'#')) {
             if ctx == Ctx::Skip {
                 return self.skip_block(n);
             }
@@ -297,7 +300,7 @@ impl<'a> Reader<'a> {
         let after = &rest[1..];
         let gap = spaces(after);
         let content = &after[gap..];
-        if content.is_empty() || content.starts_with('#') {
+        if matches!(content.as_bytes().first(), None | Some(b'#')) {
             return Some(());
         }
         self.start_node(col + 1 + gap, content, ctx, Some(col))
@@ -418,7 +421,7 @@ fn lead<'a>(s: &'a str, depth: usize, nulls: &mut bool) -> Option<Lead<'a>> {
             let Quoted::Closed(text, after) = quoted(s)? else { return Some(Lead::OpenQuote(s)) };
             let trimmed = after.trim_start_matches(' ');
             if let Some(value) = trimmed.strip_prefix(':') {
-                if !(value.is_empty() || value.starts_with(' ')) || s.len() - trimmed.len() > MAX_SIMPLE_KEY {
+                if !matches!(value.as_bytes().first(), None | Some(b' ')) || s.len() - trimmed.len() > MAX_SIMPLE_KEY {
                     return None;
                 }
                 return Some(Lead::Key(Cow::Owned(text), value));
@@ -452,7 +455,8 @@ fn is_entry(rest: &str) -> bool {
 /// Whether only spaces and maybe a comment follow a node on its line.
 pub(super) fn ends_line(after: &str) -> bool {
     after.is_empty()
-        || (after.starts_with(' ') && matches!(after.trim_start_matches(' ').as_bytes().first(), None | Some(b'#')))
+        || (after.as_bytes().first() == Some(&b' ')
+            && matches!(after.trim_start_matches(' ').as_bytes().first(), None | Some(b'#')))
 }
 
 /// `Some(Some(b'-'))` for `---`, `Some(Some(b'.'))` for `...` (each alone on its line but
