@@ -18,6 +18,7 @@
 //! ([`NodeEdit`]); the caller walks the selection, collects the errors and prints them as
 //! kubectl would ([`kubectl_errors`]).
 
+use std::borrow::Borrow;
 use std::fmt;
 
 use crate::cluster::what_if::command::{LabelChange, NodeSelection, TaintChange, MAX_ADD_NODES};
@@ -279,7 +280,7 @@ impl fmt::Display for NodeEdit {
 /// let err = select(&NodeSelection::Names(vec!["c".into()]), &nodes).unwrap_err();
 /// assert_eq!(err.to_string(), "Error from server (NotFound): nodes \"c\" not found");
 /// ```
-pub fn select(selection: &NodeSelection, nodes: &[Node]) -> Result<Vec<usize>, WhatIfError> {
+pub fn select<N: Borrow<Node>>(selection: &NodeSelection, nodes: &[N]) -> Result<Vec<usize>, WhatIfError> {
     let (found, errors) = select_continue_on_error(selection, nodes);
     match errors.into_iter().next() {
         Some(error) => Err(error),
@@ -290,13 +291,16 @@ pub fn select(selection: &NodeSelection, nodes: &[Node]) -> Result<Vec<usize>, W
 /// [`select`] for the commands that carry on past a missing node (`taint`, `label`,
 /// `delete`: [`crate::cluster::what_if::WhatIf::continues_on_error`]): the nodes found, and a
 /// `NotFound` error for each name that is not.
-pub fn select_continue_on_error(selection: &NodeSelection, nodes: &[Node]) -> (Vec<usize>, Vec<WhatIfError>) {
+pub fn select_continue_on_error<N: Borrow<Node>>(
+    selection: &NodeSelection,
+    nodes: &[N],
+) -> (Vec<usize>, Vec<WhatIfError>) {
     match selection {
         NodeSelection::Names(names) => {
             let mut found = Vec::new();
             let mut errors = Vec::new();
             for name in names {
-                match nodes.iter().position(|n| n.metadata.name == *name) {
+                match nodes.iter().position(|n| n.borrow().metadata.name == *name) {
                     Some(i) if !found.contains(&i) => found.push(i),
                     Some(_) => {}
                     None => errors.push(WhatIfError::NodeNotFound { name: name.clone() }),
@@ -311,9 +315,14 @@ pub fn select_continue_on_error(selection: &NodeSelection, nodes: &[Node]) -> (V
     }
 }
 
-fn in_name_order(nodes: &[Node], keep: impl Fn(&Node) -> bool) -> Vec<usize> {
-    let mut picked: Vec<(&str, usize)> =
-        nodes.iter().enumerate().filter(|(_, n)| keep(n)).map(|(i, n)| (n.metadata.name.as_str(), i)).collect();
+fn in_name_order<N: Borrow<Node>>(nodes: &[N], keep: impl Fn(&Node) -> bool) -> Vec<usize> {
+    let mut picked: Vec<(&str, usize)> = nodes
+        .iter()
+        .map(Borrow::borrow)
+        .enumerate()
+        .filter(|(_, n)| keep(n))
+        .map(|(i, n)| (n.metadata.name.as_str(), i))
+        .collect();
     picked.sort();
     picked.into_iter().map(|(_, i)| i).collect()
 }
@@ -549,12 +558,13 @@ pub fn delete(nodes: &mut Vec<Node>, selected: &[usize]) -> Vec<NodeEdit> {
 /// assert_eq!(names, ["pool-1-whatif-1", "pool-1-whatif-2"]);
 /// assert_eq!(added[0].metadata.labels["kubernetes.io/hostname"], "pool-1-whatif-1");
 /// ```
-pub fn add_like(nodes: &[Node], like: &str, count: u32) -> Result<Vec<Node>, WhatIfError> {
+pub fn add_like<N: Borrow<Node>>(nodes: &[N], like: &str, count: u32) -> Result<Vec<Node>, WhatIfError> {
     if !(1..=MAX_ADD_NODES).contains(&count) {
         return Err(WhatIfError::AddNodesCount { count });
     }
     let template = nodes
         .iter()
+        .map(Borrow::borrow)
         .find(|n| n.metadata.name == like)
         .ok_or_else(|| WhatIfError::NodeNotFound { name: like.to_string() })?;
     let mut added: Vec<Node> = Vec::new();
@@ -563,7 +573,7 @@ pub fn add_like(nodes: &[Node], like: &str, count: u32) -> Result<Vec<Node>, Wha
         suffix += 1;
         let name = format!("{like}-whatif-{suffix}");
         let taken = |n: &Node| n.metadata.name == name;
-        if nodes.iter().any(taken) || added.iter().any(taken) {
+        if nodes.iter().map(Borrow::borrow).any(taken) || added.iter().any(taken) {
             continue;
         }
         let errors: Vec<String> =

@@ -104,6 +104,16 @@ fn apply_all(
     Ok((after, outcomes, evicted))
 }
 
+/// The snapshot's nodes, for a selection (5,000 of them were copied for each command).
+fn node_refs(m: &Manifests) -> Vec<&Node> {
+    m.nodes.iter().map(|(_, n)| n).collect()
+}
+
+/// The nodes `selection` picks in the snapshot as it is.
+fn selected(m: &Manifests, selection: &NodeSelection) -> Result<Vec<usize>, WhatIfError> {
+    nodes::select(selection, &node_refs(m))
+}
+
 /// Applies one command to the snapshot; pods it takes off their nodes go to `evicted`.
 fn apply(
     command: &WhatIf,
@@ -112,13 +122,11 @@ fn apply(
     opts: &SimulateOptions,
 ) -> Result<CommandOutcome, WhatIfError> {
     let mut outcome = CommandOutcome { command: command.to_string(), ..Default::default() };
-    let node_list: Vec<Node> = m.nodes.iter().map(|(_, n)| n.clone()).collect();
-    let selected = |sel: &NodeSelection| -> Result<Vec<usize>, WhatIfError> { nodes::select(sel, &node_list) };
     let mut removals = Removals::default();
     let bound = BoundPods::of(&m.workloads);
     match command {
         WhatIf::Taint { nodes: sel, changes, overwrite } => {
-            for i in selected(sel)? {
+            for i in selected(m, sel)? {
                 let Some((_, node)) = m.nodes.get_mut(i) else { continue };
                 let edit = nodes::taint(node, changes, *overwrite)?;
                 outcome.output.push(edit.to_string());
@@ -142,20 +150,20 @@ fn apply(
         }
         WhatIf::Cordon(sel) | WhatIf::Uncordon(sel) => {
             let cordon = matches!(command, WhatIf::Cordon(_));
-            for i in selected(sel)? {
+            for i in selected(m, sel)? {
                 let Some((_, node)) = m.nodes.get_mut(i) else { continue };
                 outcome.output.push(nodes::cordon(node, cordon).to_string());
             }
         }
         WhatIf::Label { nodes: sel, changes, overwrite } => {
-            for i in selected(sel)? {
+            for i in selected(m, sel)? {
                 let Some((_, node)) = m.nodes.get_mut(i) else { continue };
                 outcome.output.push(nodes::label(node, changes, *overwrite)?.to_string());
             }
         }
         WhatIf::Drain { nodes: sel, options } => {
             let mut refusals = Vec::new();
-            for i in selected(sel)? {
+            for i in selected(m, sel)? {
                 let Some((_, node)) = m.nodes.get_mut(i) else { continue };
                 outcome.output.push(nodes::cordon(node, true).to_string());
                 let name = node.metadata.name.clone();
@@ -184,8 +192,11 @@ fn apply(
             }
         }
         WhatIf::DeleteNodes { nodes: sel, ignore_not_found } => {
-            let chosen =
-                if *ignore_not_found { nodes::select_continue_on_error(sel, &node_list).0 } else { selected(sel)? };
+            let chosen = if *ignore_not_found {
+                nodes::select_continue_on_error(sel, &node_refs(m)).0
+            } else {
+                selected(m, sel)?
+            };
             for &i in &chosen {
                 let Some((_, node)) = m.nodes.get(i) else { continue };
                 let name = node.metadata.name.clone();
@@ -202,7 +213,7 @@ fn apply(
             });
         }
         WhatIf::AddNodes { count, like } => {
-            let added = nodes::add_like(&node_list, like, *count)?;
+            let added = nodes::add_like(&node_refs(m), like, *count)?;
             outcome.output.extend(nodes::created(&added).iter().map(ToString::to_string));
             for node in added {
                 let doc = DocRef {
