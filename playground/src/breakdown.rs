@@ -68,7 +68,7 @@ pub struct CellBreakdown {
 
 /// The breakdown of `node` in a recorded cycle; `None` when the cycle did not list the node.
 pub fn of_cycle(cycle: &ScheduleResult, node: &str, profile: &Profile) -> Option<CellBreakdown> {
-    let verdict = cycle.verdicts.iter().find(|v| v.node == node)?;
+    let verdict = cycle.verdicts.iter().find(|v| &*v.node == node)?;
     let rejected_by = (!verdict.status.is_success()).then_some(verdict.status.plugin).flatten();
     let reasons = verdict.status.reasons.join(", ");
     let pre_filter = verdict.pre_filter.then(|| (rejected_by.unwrap_or_default().to_string(), reasons.clone()));

@@ -264,9 +264,9 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
     let feasible = |n: &NodeInfo| static_filters.rejecting(n).is_none();
     let request = node_resources_fit::pod_request(&spec, cfg);
     let placed = PlacedPod {
-        namespace: w.namespace.clone(),
+        namespace: std::sync::Arc::from(w.namespace.as_str()),
         name: w.name.clone(),
-        labels: w.template.metadata.labels.clone(),
+        labels: std::sync::Arc::new(w.template.metadata.labels.clone()),
         required_affinity: Vec::new(),
         required_anti_affinity: Vec::new(),
         preferred_affinity: Vec::new(),

@@ -24,12 +24,14 @@ use crate::model::version::{FeatureGates, KubeVersion};
 use crate::model::{
     Container, Node, ObjectMeta, Pod, PodSpec, PodStatus, ResourceList, ResourceRequirements, Toleration,
 };
-use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
+use crate::scheduler::framework::{Code, NodeInfo, PlacedPods, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
 use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
 use crate::scheduler::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
 use crate::scheduler::pod_index::PodIndex;
-use crate::scheduler::{schedule, schedule_searching, Detail, NodeSearch, NodeVerdict, ScheduleResult, StaticCache};
+use crate::scheduler::{
+    schedule, schedule_searching, Detail, NodeSearch, NodeVerdict, ScheduleResult, StaticCache, StaticSeeds,
+};
 
 #[derive(Debug, Clone)]
 pub struct SimulateOptions {
@@ -360,15 +362,14 @@ impl NodeReports {
         self.0.iter().map(|(n, r)| (&**n, r))
     }
 
-    /// A cycle's verdicts (in cluster order, a subset of the nodes) under the names of
-    /// `names`, the cluster's nodes in order.
-    fn of_cycle(result: &ScheduleResult, names: &[Arc<str>]) -> Self {
-        let mut names = names.iter();
-        let entries = result.verdicts.iter().map(|v| {
-            let name = names.find(|n| &***n == v.node.as_str()).cloned().unwrap_or_else(|| Arc::from(v.node.as_str()));
-            (name, node_report(v))
-        });
-        Self(entries.collect())
+    /// A cycle's verdicts (in cluster order, a subset of the nodes), taken apart: an
+    /// explained cycle at 5,000 nodes lists them all, and copying each verdict's strings was
+    /// a quarter of re-creating a drained pool's pods.
+    fn of_verdicts(verdicts: Vec<NodeVerdict>) -> Self {
+        // Into a list of its own size: `collect` would reuse the verdicts' larger buffer.
+        let mut entries = Vec::with_capacity(verdicts.len());
+        entries.extend(verdicts.into_iter().map(|v| (v.node.clone(), node_report_from(v))));
+        Self(entries)
     }
 
     pub fn len(&self) -> usize {
@@ -572,8 +573,6 @@ struct Simulation<'a> {
     opts: &'a SimulateOptions,
     cfg: SchedulerConfig,
     nodes: Vec<NodeInfo>,
-    /// The nodes' names, in the same order, shared by the reports' node maps.
-    names: Vec<Arc<str>>,
     /// Where the next cycle starts searching, as a running kube-scheduler carries it.
     search: NodeSearch,
     index: BTreeMap<String, usize>,
@@ -583,6 +582,10 @@ struct Simulation<'a> {
     /// check at the end.
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
     requests: RequestsMemo,
+    /// Shares consecutive bound pods' namespaces and labels.
+    placed_pods: PlacedPods,
+    /// Static entries of the workloads scheduled so far, for later ones that read the same.
+    static_seeds: StaticSeeds,
     reports: Vec<WorkloadReport>,
     /// Step 3 stops after this workload (see [`simulate_once`]).
     until: Option<usize>,
@@ -594,7 +597,9 @@ struct Simulation<'a> {
 
 /// The requests of the last pod asked about, with the spec fields they are computed from: a
 /// workload's pods share their containers, so each workload computes them once instead of
-/// once per cycle and once per binding.
+/// once per cycle and once per binding. Only what `pod_requests` reads is compared (each
+/// container's resources and restart policy): comparing whole containers (env, probes,
+/// mounts) for each of a snapshot's 100,000 pods cost more than the requests.
 #[derive(Default)]
 struct RequestsMemo {
     key: Option<RequestsKey>,
@@ -603,27 +608,54 @@ struct RequestsMemo {
 
 #[derive(PartialEq)]
 struct RequestsKey {
-    init_containers: Vec<Container>,
-    containers: Vec<Container>,
+    init_containers: Vec<ContainerRequests>,
+    containers: Vec<ContainerRequests>,
     overhead: ResourceList,
     resources: Option<ResourceRequirements>,
 }
 
+/// What a container adds to its pod's requests.
+#[derive(PartialEq)]
+struct ContainerRequests {
+    resources: ResourceRequirements,
+    restart_policy: Option<String>,
+}
+
+impl ContainerRequests {
+    fn of(c: &Container) -> Self {
+        Self { resources: c.resources.clone(), restart_policy: c.restart_policy.clone() }
+    }
+
+    fn same(&self, c: &Container) -> bool {
+        self.resources == c.resources && self.restart_policy == c.restart_policy
+    }
+}
+
+impl RequestsKey {
+    fn of(spec: &PodSpec) -> Self {
+        Self {
+            init_containers: spec.init_containers.iter().map(ContainerRequests::of).collect(),
+            containers: spec.containers.iter().map(ContainerRequests::of).collect(),
+            overhead: spec.overhead.clone(),
+            resources: spec.resources.clone(),
+        }
+    }
+
+    fn same(&self, spec: &PodSpec) -> bool {
+        let same_list = |key: &[ContainerRequests], list: &[Container]| {
+            key.len() == list.len() && key.iter().zip(list).all(|(k, c)| k.same(c))
+        };
+        same_list(&self.containers, &spec.containers)
+            && same_list(&self.init_containers, &spec.init_containers)
+            && self.overhead == spec.overhead
+            && self.resources == spec.resources
+    }
+}
+
 impl RequestsMemo {
     fn get(&mut self, spec: &PodSpec, cfg: &SchedulerConfig) -> &PodRequests {
-        let same = self.key.as_ref().is_some_and(|k| {
-            k.containers == spec.containers
-                && k.init_containers == spec.init_containers
-                && k.overhead == spec.overhead
-                && k.resources == spec.resources
-        });
-        if !same {
-            self.key = Some(RequestsKey {
-                init_containers: spec.init_containers.clone(),
-                containers: spec.containers.clone(),
-                overhead: spec.overhead.clone(),
-                resources: spec.resources.clone(),
-            });
+        if !self.key.as_ref().is_some_and(|k| k.same(spec)) {
+            self.key = Some(RequestsKey::of(spec));
             self.value = PodRequests::of(spec, cfg);
         }
         &self.value
@@ -636,25 +668,31 @@ struct RunState<'r> {
     workloads: &'r [Arc<Workload>],
     ownership: &'r Ownership,
     plan: &'r Plan,
-    existing: &'r Existing,
+    existing: &'r Existing<'r>,
 }
 
 /// Where the existing pods of the input stand after the first pass, per controller.
 #[derive(Default)]
-struct Existing {
+struct Existing<'w> {
     /// Active (neither finished, terminating nor deleted) pods by their direct owner.
     active: BTreeMap<usize, i64>,
     /// Succeeded pods by their direct owner (a Job's completions).
     succeeded: BTreeMap<usize, i64>,
-    /// Pod names by direct owner, so new pods get names not taken.
-    names: BTreeMap<usize, BTreeSet<String>>,
+    /// Pod names by direct owner, so new pods get names not taken (the input's own strings:
+    /// a copy of each of a snapshot's 100,000 names was a tenth of binding them).
+    names: BTreeMap<usize, BTreeSet<&'w str>>,
     /// For each DaemonSet, the nodes its active pods are for.
     daemon_nodes: BTreeMap<usize, BTreeSet<String>>,
 }
 
-impl Existing {
+impl Existing<'_> {
     fn active(&self, owner: usize) -> i64 {
         self.active.get(&owner).copied().unwrap_or(0)
+    }
+
+    /// Whether `name` is one of `owner`'s pods.
+    fn taken(&self, owner: usize, name: &str) -> bool {
+        self.names.get(&owner).is_some_and(|names| names.contains(name))
     }
 }
 
@@ -687,18 +725,18 @@ impl<'a> Simulation<'a> {
         }
         warnings.extend(manifests.ignored.iter().map(ignored_warning));
         let search = NodeSearch::new(&nodes, cfg.percentage_of_nodes_to_score);
-        let names = nodes.iter().map(|n| Arc::from(n.name())).collect();
         Self {
             opts,
             cfg,
             nodes,
-            names,
             search,
             index,
             warnings,
             evictions: Vec::new(),
             placed: Vec::new(),
             requests: RequestsMemo::default(),
+            placed_pods: PlacedPods::default(),
+            static_seeds: StaticSeeds::default(),
             reports: Vec::new(),
             until: None,
             pod_index: None,
@@ -718,6 +756,16 @@ impl<'a> Simulation<'a> {
         let removed = self.removed_by_controllers(workloads, ownership, plan);
 
         // 1. Existing pods.
+        // Each report's pod count, so that its list is allocated once: growing the lists of
+        // a snapshot's 100,000 pods one doubling at a time touched twice their memory.
+        let mut sizes = vec![0u32; workloads.len()];
+        for (i, w) in workloads.iter().enumerate() {
+            if w.kind == WorkloadKind::Pod {
+                if let Some(n) = slot_of(ownership.role(i), i, ownership).and_then(|(slot, _)| sizes.get_mut(slot)) {
+                    *n += 1;
+                }
+            }
+        }
         let mut waiting: Vec<usize> = Vec::new();
         for (i, w) in workloads.iter().enumerate() {
             if w.kind != WorkloadKind::Pod {
@@ -730,7 +778,11 @@ impl<'a> Simulation<'a> {
                 // A manifest's own pod: created in 3.
                 continue;
             }
-            let report = slots.entry(slot).or_insert_with(|| self.slot_report(slot, workloads, ownership));
+            let report = slots.entry(slot).or_insert_with(|| {
+                let mut report = self.slot_report(slot, workloads, ownership);
+                report.pods.reserve(sizes.get(slot).map_or(0, |&n| n as usize));
+                report
+            });
             let mut pod_report = PodReport::pending(w.name.clone(), None);
             pod_report.snapshot = snapshot_pod;
             if let Some(why) = removed.get(&i) {
@@ -749,7 +801,7 @@ impl<'a> Simulation<'a> {
                 report.pods.push(pod_report);
                 continue;
             }
-            existing.names.entry(owner).or_default().insert(w.name.clone());
+            existing.names.entry(owner).or_default().insert(&w.name);
             if w.metadata.deletion_timestamp.is_none() {
                 *existing.active.entry(owner).or_default() += 1;
             }
@@ -912,24 +964,28 @@ impl<'a> Simulation<'a> {
         // find no node (for the message and the fixes).
         let explain = report.nodes.is_empty();
         let detail = if explain { Detail::Explain } else { Detail::Decision };
+        self.static_seeds.seed(cache, &pod.spec, &self.nodes);
         let requests = self.requests.get(&pod.spec, &self.cfg);
-        let result =
+        let mut result =
             schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.search));
         if explain {
-            report.nodes = NodeReports::of_cycle(&result, &self.names);
+            self.static_seeds.keep(cache);
             self.record(report, &result);
+        }
+        if waiting.is_none() && result.node.is_none() && report.fixes.is_empty() {
+            if let Some(w_of) = w_of {
+                report.fixes = fixes::suggest(w_of, &pod, &result, &self.nodes, &self.cfg);
+            }
+        }
+        // Last, as it takes the verdicts apart.
+        if explain {
+            report.nodes = NodeReports::of_verdicts(std::mem::take(&mut result.verdicts));
         }
         let Some(pod_report) = report.pods.get_mut(position) else { return };
         if let Some(waiting) = waiting {
             pod_report.not_attempted = Some(waiting);
             return;
         }
-        if result.node.is_none() && report.fixes.is_empty() {
-            if let Some(w_of) = w_of {
-                report.fixes = fixes::suggest(w_of, &pod, &result, &self.nodes, &self.cfg);
-            }
-        }
-        let Some(pod_report) = report.pods.get_mut(position) else { return };
         if let Some(s) = pod_report.snapshot.as_mut() {
             s.compare(result.message.as_deref());
         }
@@ -946,7 +1002,7 @@ impl<'a> Simulation<'a> {
     fn create_missing(&mut self, report: &mut WorkloadReport, i: usize, w: &Workload, state: &RunState) {
         let RunState { workloads, ownership, plan, existing } = *state;
         let owner = plan.owner(i);
-        let taken = |o: usize| existing.names.get(&o).cloned().unwrap_or_default();
+        let taken = |o: usize| move |name: &str| existing.taken(o, name);
         let succeeded = |o: usize| existing.succeeded.get(&o).copied().unwrap_or(0);
         match w.kind {
             WorkloadKind::Pod => {
@@ -962,11 +1018,11 @@ impl<'a> Simulation<'a> {
                 let revisions: Vec<usize> = ownership.revisions(i).collect();
                 if revisions.is_empty() || plan.rolled_out.contains(&i) {
                     // New pods join the ReplicaSet the existing ones name, or the new one.
-                    let named = plan.rolled_out.contains(&i) || !taken(i).is_empty();
+                    let named = plan.rolled_out.contains(&i) || existing.names.get(&i).is_some_and(|n| !n.is_empty());
                     let prefix = owner.filter(|_| named).map_or_else(|| w.name.clone(), |o| o.reference.name.clone());
                     let missing =
                         if plan.rolled_out.contains(&i) { w.replicas } else { w.replicas - existing.active(i) };
-                    let names = new_pod_names(&prefix, &taken(i), missing);
+                    let names = new_pod_names(&prefix, taken(i), missing);
                     self.create(report, w, w, owner, names);
                     return;
                 }
@@ -982,7 +1038,7 @@ impl<'a> Simulation<'a> {
                 for r in revisions {
                     let Some(rs) = workloads.get(r) else { continue };
                     let wanted = if Some(r) == current { (w.replicas - others).max(0) } else { rs.replicas };
-                    let names = new_pod_names(&rs.name, &taken(r), wanted - existing.active(r));
+                    let names = new_pod_names(&rs.name, taken(r), wanted - existing.active(r));
                     self.create(report, w, rs, plan.owner(r), names);
                 }
             }
@@ -991,7 +1047,7 @@ impl<'a> Simulation<'a> {
                 if jobs.is_empty() {
                     // The next run's Job, unless the CronJob is suspended.
                     report.desired = job_wanted(w, 0);
-                    let names = new_pod_names(&w.name, &taken(i), report.desired);
+                    let names = new_pod_names(&w.name, taken(i), report.desired);
                     self.create(report, w, w, owner, names);
                     return;
                 }
@@ -999,13 +1055,13 @@ impl<'a> Simulation<'a> {
                     let Some(job) = workloads.get(r) else { continue };
                     let wanted = job_wanted(job, succeeded(r));
                     report.desired += wanted;
-                    let names = new_pod_names(&job.name, &taken(r), wanted - existing.active(r));
+                    let names = new_pod_names(&job.name, taken(r), wanted - existing.active(r));
                     self.create(report, w, job, plan.owner(r), names);
                 }
             }
             WorkloadKind::Job => {
                 report.desired = job_wanted(w, succeeded(i));
-                let names = new_pod_names(&w.name, &taken(i), report.desired - existing.active(i));
+                let names = new_pod_names(&w.name, taken(i), report.desired - existing.active(i));
                 self.create(report, w, w, owner, names);
             }
             WorkloadKind::StatefulSet => {
@@ -1014,7 +1070,7 @@ impl<'a> Simulation<'a> {
                 // it to go.
                 let taken = taken(i);
                 let names: Vec<String> =
-                    (0..w.replicas).map(|k| format!("{}-{k}", w.name)).filter(|n| !taken.contains(n)).collect();
+                    (0..w.replicas).map(|k| format!("{}-{k}", w.name)).filter(|n| !taken(n)).collect();
                 if w.state.parallel {
                     self.create(report, w, w, owner, names);
                     return;
@@ -1028,7 +1084,7 @@ impl<'a> Simulation<'a> {
             }
             WorkloadKind::ReplicaSet | WorkloadKind::ReplicationController => {
                 report.desired = w.replicas;
-                let names = new_pod_names(&w.name, &taken(i), w.replicas - existing.active(i));
+                let names = new_pod_names(&w.name, taken(i), w.replicas - existing.active(i));
                 self.create(report, w, w, owner, names);
             }
         }
@@ -1165,7 +1221,7 @@ impl<'a> Simulation<'a> {
             // once the scheduler takes it.
             if report.nodes.is_empty() {
                 let pod = self.make_pod(source, owner, names.first().cloned().unwrap_or_default(), spec);
-                report.nodes = NodeReports::of_cycle(&schedule(&pod, &self.nodes, &self.cfg, true), &self.names);
+                report.nodes = NodeReports::of_verdicts(schedule(&pod, &self.nodes, &self.cfg, true).verdicts);
             }
             report.pods.extend(
                 names
@@ -1179,7 +1235,7 @@ impl<'a> Simulation<'a> {
                 // Still say where a pod would go: that is the question a scaled-to-zero
                 // workload asks.
                 let pod = self.make_pod(source, owner, pod_name(w, 0), spec);
-                report.nodes = NodeReports::of_cycle(&schedule(&pod, &self.nodes, &self.cfg, true), &self.names);
+                report.nodes = NodeReports::of_verdicts(schedule(&pod, &self.nodes, &self.cfg, true).verdicts);
             }
             return;
         }
@@ -1199,8 +1255,9 @@ impl<'a> Simulation<'a> {
             // only when they find no node (for the fixes).
             let explain = report.nodes.is_empty();
             let detail = if explain { Detail::Explain } else { Detail::Decision };
+            self.static_seeds.seed(&mut cache, &pod.spec, &self.nodes);
             let requests = self.requests.get(&pod.spec, &self.cfg);
-            let result = schedule_searching(
+            let mut result = schedule_searching(
                 &pod,
                 &self.nodes,
                 &self.cfg,
@@ -1210,11 +1267,15 @@ impl<'a> Simulation<'a> {
                 Some(&mut self.search),
             );
             if explain {
-                report.nodes = NodeReports::of_cycle(&result, &self.names);
+                self.static_seeds.keep(&cache);
                 self.record(report, &result);
             }
             if result.node.is_none() {
                 report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
+            }
+            // Last, as it takes the verdicts apart.
+            if explain {
+                report.nodes = NodeReports::of_verdicts(std::mem::take(&mut result.verdicts));
             }
             match result.node {
                 Some(i) => {
@@ -1321,7 +1382,7 @@ impl<'a> Simulation<'a> {
                 requests,
                 Some(&mut self.search),
             );
-            let position = result.verdicts.iter().position(|v| v.node == node_name);
+            let position = result.verdicts.iter().position(|v| *v.node == *node_name);
             if let (Some(verdict), Some(slot)) = (position.and_then(|p| result.verdicts.get(p)), verdicts.get_mut(i)) {
                 *slot = Some(node_report(verdict));
             }
@@ -1369,7 +1430,9 @@ impl<'a> Simulation<'a> {
         report.scheduled = scheduled;
         report.pending = current - scheduled;
         report.counted = true;
-        report.nodes = self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.name().to_string(), v?))).collect();
+        report.nodes = NodeReports(
+            self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.shared_name().clone(), v?))).collect(),
+        );
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
     }
 
@@ -1382,7 +1445,7 @@ impl<'a> Simulation<'a> {
         for p in wanted_host_ports(spec) {
             info.used_ports.add(&p);
         }
-        info.add_pod(PlacedPod::from_parts(metadata, spec));
+        info.add_pod(self.placed_pods.place(metadata, spec));
         // Node taints do not change during the simulation: a pod on a node without NoExecute
         // taints is never evicted, so only the others are kept for the check at the end.
         if !info.node().spec.taints.iter().any(|t| t.effect == NO_EXECUTE) {
@@ -1458,12 +1521,12 @@ fn job_wanted(job: &Workload, succeeded: i64) -> i64 {
 
 /// `count` names `<prefix>-<k>` for the lowest `k` not `taken`: a StatefulSet's missing
 /// ordinals exactly; for other controllers in place of the random suffix.
-fn new_pod_names(prefix: &str, taken: &BTreeSet<String>, count: i64) -> Vec<String> {
+fn new_pod_names(prefix: &str, taken: impl Fn(&str) -> bool, count: i64) -> Vec<String> {
     let mut names = Vec::new();
     let mut k = 0;
     while (names.len() as i64) < count {
         let name = format!("{prefix}-{k}");
-        if !taken.contains(&name) {
+        if !taken(&name) {
             names.push(name);
         }
         k += 1;
@@ -1484,6 +1547,19 @@ fn pod_name(w: &Workload, replica: i64) -> String {
 /// report summarises these by kind ([`crate::explain::render::diagnostics`]).
 pub fn ignored_warning(doc: &DocRef) -> String {
     format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind)
+}
+
+/// [`node_report`] of a verdict no longer needed, its strings moved rather than copied.
+fn node_report_from(v: NodeVerdict) -> NodeReport {
+    let fits = v.status.is_success();
+    NodeReport {
+        fits,
+        plugin: v.status.plugin,
+        reason: (!fits).then(|| v.status.reasons.join(", ")),
+        detail: v.status.detail,
+        score: v.score,
+        code: (!fits).then_some(v.status.code),
+    }
 }
 
 pub fn node_report(v: &NodeVerdict) -> NodeReport {
@@ -1627,7 +1703,7 @@ spec:
         let second = &recorded.workloads[1];
         assert_eq!(second.name, "second");
         let json = |r: &NodeReport| serde_json::to_value(r).unwrap();
-        let from_cycle: Vec<_> = cycle.verdicts.iter().map(|v| (v.node.as_str(), json(&node_report(v)))).collect();
+        let from_cycle: Vec<_> = cycle.verdicts.iter().map(|v| (&*v.node, json(&node_report(v)))).collect();
         let shown: Vec<_> = second.nodes.iter().map(|(n, r)| (n, json(r))).collect();
         assert_eq!(from_cycle, shown);
         // Each fitting node's total is its plugins' weighted normalized scores; NodeAffinity's
@@ -1636,7 +1712,7 @@ spec:
         for v in cycle.verdicts.iter().filter(|v| v.score.is_some()) {
             assert_eq!(v.score, Some(v.plugin_scores.iter().map(|p| p.score * p.weight).sum()));
             let affinity = v.plugin_scores.iter().find(|p| p.plugin == "NodeAffinity").unwrap();
-            assert_eq!(affinity.raw, Some(if v.node == "a" { 5 } else { 0 }));
+            assert_eq!(affinity.raw, Some(if &*v.node == "a" { 5 } else { 0 }));
         }
     }
 

@@ -175,7 +175,7 @@ pub fn suggest(
         if v.status.is_success() {
             continue;
         }
-        let Some(info) = nodes.get(i).filter(|n| n.name() == v.node) else { continue };
+        let Some(info) = nodes.get(i).filter(|n| n.name() == &*v.node) else { continue };
         let candidate = match v.status.plugin {
             Some(taint_toleration::NAME) => {
                 let taints = taint_toleration::untolerated_taints(&pod.spec, info.node(), cfg);
@@ -403,7 +403,7 @@ fn capacity_fix(blocked: &[&NodeVerdict], nodes: &[NodeInfo]) -> Option<Fix> {
             (per_node > 0).then_some((*v, per_node))
         })
         .max_by_key(|(_, n)| *n)?;
-    let node = nodes.iter().find(|n| n.name() == v.node)?;
+    let node = nodes.iter().find(|n| n.name() == &*v.node)?;
     let missing: Vec<String> = v
         .insufficient
         .iter()
@@ -415,9 +415,9 @@ fn capacity_fix(blocked: &[&NodeVerdict], nodes: &[NodeInfo]) -> Option<Fix> {
         format!("each pod needs {} that no node has free: add nodes like {}", missing.join(", "), v.node),
     );
     f.pool = pool_of(node.node());
-    f.nodes = vec![v.node.clone()];
+    f.nodes = vec![v.node.to_string()];
     f.remedy = Remedy::AddNodes {
-        like: v.node.clone(),
+        like: v.node.to_string(),
         per_node: u32::try_from(per_node).unwrap_or(u32::MAX),
         count: 0,
         per_pod: v.insufficient.iter().map(|r| (r.resource_name.clone(), r.requested)).collect(),
@@ -475,7 +475,7 @@ fn precheck(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &Sche
     crate::cluster::defaults::default_toleration_seconds(&mut spec);
     let patched = Pod { metadata: pod.metadata.clone(), spec, status: Default::default() };
     let result = schedule(&patched, nodes, cfg, true);
-    let targeted: Vec<_> = result.verdicts.iter().filter(|v| f.nodes.contains(&v.node)).collect();
+    let targeted: Vec<_> = result.verdicts.iter().filter(|v| f.nodes.iter().any(|n| **n == *v.node)).collect();
     let still_blocked: Vec<String> = targeted
         .iter()
         .filter(|v| !v.status.is_success())
@@ -560,7 +560,7 @@ pub fn suggest_daemonset(
         let Some(v) = result.verdicts.get(*i) else { continue };
         if v.status.plugin == Some(node_resources_fit::NAME) {
             if let Some(mut f) = resource_fix(w, template, &v.insufficient, &v.node) {
-                f.nodes = vec![v.node.clone()];
+                f.nodes = vec![v.node.to_string()];
                 f.remedy = Remedy::Patch;
                 fixes.push(f);
             }

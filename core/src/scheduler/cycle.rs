@@ -10,6 +10,7 @@
 //! - ImageLocality and the volume plugins are not modelled.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -31,7 +32,8 @@ pub const ERR_NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
 /// The verdict for one node.
 #[derive(Debug, Clone, Serialize)]
 pub struct NodeVerdict {
-    pub node: String,
+    /// Shared with the node's [`NodeInfo`]: an explained cycle lists every node.
+    pub node: Arc<str>,
     pub status: Status,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub insufficient: Vec<InsufficientResource>,
@@ -104,9 +106,10 @@ pub enum Detail {
 ///
 /// Replicas of one workload have the same spec, so `simulate` keeps one cache per workload and
 /// each replica after the first re-runs only NodePorts, NodeResourcesFit, PodTopologySpread,
-/// InterPodAffinity and the resource scores. The cache checks its key (the spec and the node
-/// slice) on every use and starts over when either differs; the Node objects in the slice must
-/// not change while it is in use (binding pods to them is fine).
+/// InterPodAffinity and the resource scores. The cache checks its key (the spec fields it
+/// depends on, [`same_cached_inputs`], and the node slice) on every use and starts over when
+/// either differs; the Node objects in the slice must not change while it is in use (binding
+/// pods to them is fine).
 #[derive(Debug, Default)]
 pub struct StaticCache {
     key: Option<(PodSpec, usize, usize)>,
@@ -198,16 +201,74 @@ impl StaticCache {
     }
 
     fn prepare(&mut self, spec: &PodSpec, nodes: &[NodeInfo]) {
-        let valid = self
-            .key
-            .as_ref()
-            .is_some_and(|(s, ptr, len)| *ptr == nodes.as_ptr() as usize && *len == nodes.len() && s == spec);
+        let valid = self.key.as_ref().is_some_and(|(s, ptr, len)| {
+            *ptr == nodes.as_ptr() as usize && *len == nodes.len() && same_cached_inputs(s, spec)
+        });
         if !valid {
             self.key = Some((spec.clone(), nodes.as_ptr() as usize, nodes.len()));
             self.entries = vec![StaticEntry::Unknown; nodes.len()];
             self.spread = self.spread.emptied();
         }
     }
+}
+
+/// Static entries of earlier workloads, to start the caches of later ones whose pods read the
+/// same static inputs ([`same_static_inputs`]) on the same nodes: a drain's what-if re-creates
+/// the pods of hundreds of workloads that differ in their containers and labels only, and
+/// each computed the same 5,000 static entries again. At most [`StaticSeeds::MAX`] sets.
+#[derive(Debug, Default)]
+pub struct StaticSeeds(Vec<(PodSpec, usize, usize, Vec<StaticEntry>)>);
+
+impl StaticSeeds {
+    pub const MAX: usize = 16;
+
+    /// Keeps `cache`'s entries, unless a set for the same static inputs is kept already.
+    pub fn keep(&mut self, cache: &StaticCache) {
+        let Some((spec, ptr, len)) = &cache.key else { return };
+        if self.0.len() >= Self::MAX
+            || self.0.iter().any(|(s, p, l, _)| (p, l) == (ptr, len) && same_static_inputs(s, spec))
+        {
+            return;
+        }
+        self.0.push((spec.clone(), *ptr, *len, cache.entries.clone()));
+    }
+
+    /// Starts `cache`, if it is empty, with the entries kept for pods of `spec` on `nodes`.
+    pub fn seed(&self, cache: &mut StaticCache, spec: &PodSpec, nodes: &[NodeInfo]) {
+        if cache.key.is_some() {
+            return;
+        }
+        let (ptr, len) = (nodes.as_ptr() as usize, nodes.len());
+        if let Some((_, _, _, entries)) =
+            self.0.iter().find(|(s, p, l, _)| (*p, *l) == (ptr, len) && same_static_inputs(s, spec))
+        {
+            cache.key = Some((spec.clone(), ptr, len));
+            cache.entries.clone_from(entries);
+        }
+    }
+}
+
+/// Whether pods of `a` and `b` get the same static entries on every node: what
+/// [`static_entry`] reads of the pod (NodeUnschedulable and TaintToleration its tolerations,
+/// NodeName its node name, NodeAffinity its node selector and node affinity, which also decide
+/// the PreFilter skips of the last two).
+fn same_static_inputs(a: &PodSpec, b: &PodSpec) -> bool {
+    fn node_affinity(s: &PodSpec) -> Option<&crate::model::NodeAffinity> {
+        s.affinity.as_ref().and_then(|a| a.node_affinity.as_ref())
+    }
+    a.node_name == b.node_name
+        && a.tolerations == b.tolerations
+        && a.node_selector == b.node_selector
+        && node_affinity(a) == node_affinity(b)
+}
+
+/// Whether a [`StaticCache`] prepared for pods of `a` serves pods of `b`: the same static
+/// inputs, and the same topology spread constraints (with the static inputs, what
+/// PodTopologySpread's carried counts depend on in the spec). Not the whole spec: a
+/// snapshot's pods of one controller differ in their service-account token volume's name,
+/// and each of a drain's re-created pods started the cache over.
+fn same_cached_inputs(a: &PodSpec, b: &PodSpec) -> bool {
+    same_static_inputs(a, b) && a.topology_spread_constraints == b.topology_spread_constraints
 }
 
 /// Everything computed once per pod so the per-node work stays small.
@@ -254,7 +315,20 @@ enum Outcome {
 /// Sorts a searched cycle's outcomes by node index, and its feasible nodes (with their raw
 /// static scores) likewise, renumbering the outcomes' references to them.
 fn in_index_order(outcomes: &mut [(usize, Outcome)], feasible: &mut Vec<usize>, raw_static: &mut Vec<(i64, i64)>) {
-    outcomes.sort_by_key(|(i, _)| *i);
+    // A search walks the nodes round the cluster from where the last cycle stopped: two
+    // ascending runs, which a rotation puts in order.
+    let ascending = |w: &[(usize, Outcome)]| matches!(w, [(a, _), (b, _)] if a < b);
+    let wrap = outcomes.windows(2).position(|w| !ascending(w)).map(|p| p + 1);
+    if let Some(p) = wrap {
+        let (head, tail) = outcomes.split_at(p);
+        let wraps_once = tail.windows(2).all(ascending)
+            && matches!((tail.last(), head.first()), (Some((last, _)), Some((first, _))) if last < first);
+        if wraps_once {
+            outcomes.rotate_left(p);
+        } else {
+            outcomes.sort_by_key(|(i, _)| *i);
+        }
+    }
     let (mut sorted, mut sorted_raw) = (Vec::with_capacity(feasible.len()), Vec::with_capacity(raw_static.len()));
     for (i, outcome) in outcomes.iter_mut() {
         if let Outcome::Feasible(k) = outcome {
@@ -477,6 +551,11 @@ pub fn schedule_searching(
         Detail::Failures => failing_verdicts(true),
         Detail::Explain | Detail::Candidates { .. } => {
             let mut parts = parts.into_iter();
+            // Formatted once: an explained cycle at 5,000 nodes has 4,500 such nodes.
+            let unscored_detail = format!(
+                "fits, but not scored in this cycle: kube-scheduler stopped searching after {} feasible nodes (percentageOfNodesToScore)",
+                feasible.len()
+            );
             listed(detail == Detail::Explain)
                 .into_iter()
                 .map(|(i, o)| match o {
@@ -490,10 +569,7 @@ pub fn schedule_searching(
                     },
                     Some(Outcome::Unscored) => NodeVerdict {
                         node: node_name(nodes, i),
-                        status: Status::success().with_detail(format!(
-                            "fits, but not scored in this cycle: kube-scheduler stopped searching after {} feasible nodes (percentageOfNodesToScore)",
-                            feasible.len()
-                        )),
+                        status: Status::success().with_detail(unscored_detail.clone()),
                         insufficient: Vec::new(),
                         score: None,
                         plugin_scores: Vec::new(),
@@ -765,8 +841,8 @@ fn score_nodes(
 }
 
 /// The name of node `i`; the cycle's indices are positions in `nodes`.
-fn node_name(nodes: &[NodeInfo], i: usize) -> String {
-    nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default()
+fn node_name(nodes: &[NodeInfo], i: usize) -> Arc<str> {
+    nodes.get(i).map_or_else(|| Arc::from(""), |n| n.shared_name().clone())
 }
 
 /// One plugin's score for one node: what its Score returned and what its NormalizeScore
@@ -852,7 +928,7 @@ fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFil
     let verdicts: Vec<NodeVerdict> = nodes
         .iter()
         .map(|n| NodeVerdict {
-            node: n.name().to_string(),
+            node: n.shared_name().clone(),
             status: status.clone(),
             insufficient: Vec::new(),
             score: None,
@@ -953,7 +1029,10 @@ fn preemption_message(not_helpful: usize, no_victims: usize) -> String {
 mod tests {
     use super::*;
     use crate::model::quantity::Quantity;
-    use crate::model::{Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Taint};
+    use crate::model::{
+        Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Taint, Toleration, TopologySpreadConstraint,
+        Volume,
+    };
 
     fn node(name: &str, cpu: &str, taint: Option<&str>) -> NodeInfo {
         let mut n = Node::default();
@@ -1095,7 +1174,7 @@ mod tests {
         let r = schedule(&pod("1"), &cluster, &cfg, false);
         assert_eq!(r.node, Some(0));
         assert_eq!(r.verdicts.len(), 1);
-        assert_eq!(r.verdicts[0].node, "b");
+        assert_eq!(&*r.verdicts[0].node, "b");
     }
 
     /// The DaemonSet fast path (only the pinned node evaluated) gives the same decision and
@@ -1131,6 +1210,68 @@ mod tests {
                     (&b.node, &b.status, &b.insufficient, b.score)
                 );
                 assert_eq!(format!("{:?}", a.plugin_scores), format!("{:?}", b.plugin_scores), "{why}");
+            }
+        }
+    }
+
+    /// A cache prepared for one pod serves another whose spec differs only where the static
+    /// entries and the spreading counts do not look (a snapshot's pods of one controller differ
+    /// in their token volume's name), and starts over otherwise; seeds carry the entries to
+    /// another workload's cache only for the same static inputs. Either way, the cycle is the
+    /// one a fresh cache gives.
+    #[test]
+    fn caches_and_seeds_follow_the_static_inputs() {
+        let cfg = SchedulerConfig::default();
+        let mut busy = node("a", "4", None);
+        busy.requested.milli_cpu = 3500;
+        let cluster = vec![busy, node("b", "4", Some("gpu")), node("c", "4", None), node("d", "1", None)];
+        let gpu = Toleration { key: "gpu".into(), operator: "Exists".into(), ..Default::default() };
+        let spread = TopologySpreadConstraint {
+            max_skew: 1,
+            topology_key: "kubernetes.io/hostname".into(),
+            when_unsatisfiable: "ScheduleAnyway".into(),
+            ..Default::default()
+        };
+        // (name, the second pod's spec change, whether the first pod's cache serves it)
+        type Change = Box<dyn Fn(&mut PodSpec)>;
+        let rows: Vec<(&str, Change, bool)> = vec![
+            (
+                "another volume",
+                Box::new(|s| s.volumes.push(Volume { name: "kube-api-access-x2".into(), empty_dir: None })),
+                true,
+            ),
+            ("another cpu request", Box::new(|s| s.containers = pod("2").spec.containers), true),
+            ("a toleration", Box::new(move |s| s.tolerations.push(gpu.clone())), false),
+            (
+                "a node selector",
+                Box::new(|s| {
+                    s.node_selector = Some([("disk".to_string(), "ssd".to_string())].into());
+                }),
+                false,
+            ),
+            ("a node name", Box::new(|s| s.node_name = "c".into()), false),
+            ("a spread constraint", Box::new(move |s| s.topology_spread_constraints.push(spread.clone())), false),
+        ];
+        let summary = |r: &ScheduleResult| {
+            let verdicts: Vec<_> = r.verdicts.iter().map(|v| (v.node.clone(), v.status.clone(), v.score)).collect();
+            (r.node, r.message.clone(), verdicts)
+        };
+        for (name, change, served) in rows {
+            let first = pod("1");
+            let mut second = pod("1");
+            change(&mut second.spec);
+            assert_eq!(same_cached_inputs(&first.spec, &second.spec), served, "{name}");
+            let mut shared = StaticCache::default();
+            schedule_with(&first, &cluster, &cfg, Detail::Explain, Some(&mut shared));
+            let mut seeds = StaticSeeds::default();
+            seeds.keep(&shared);
+            let mut seeded = StaticCache::default();
+            seeds.seed(&mut seeded, &second.spec, &cluster);
+            assert_eq!(seeded.key.is_some(), same_static_inputs(&first.spec, &second.spec), "{name}: seeded");
+            let fresh = summary(&schedule(&second, &cluster, &cfg, true));
+            for (how, cache) in [("shared", &mut shared), ("seeded", &mut seeded)] {
+                let got = schedule_with(&second, &cluster, &cfg, Detail::Explain, Some(cache));
+                assert_eq!(summary(&got), fresh, "{name}, {how} cache");
             }
         }
     }

@@ -53,9 +53,9 @@ impl PodIndex {
             let len = u32::try_from(pods.len()).ok()?;
             lens.push(len);
             for (p, pod) in pods.iter().enumerate() {
-                let entry = match by_namespace.get_mut(pod.namespace.as_str()) {
+                let entry = match by_namespace.get_mut(&*pod.namespace) {
                     Some(entry) => entry,
-                    None => by_namespace.entry(pod.namespace.clone()).or_default(),
+                    None => by_namespace.entry(pod.namespace.to_string()).or_default(),
                 };
                 entry.push((n as u32, p as u32));
             }
@@ -116,9 +116,9 @@ mod tests {
         let mut info = NodeInfo::new(Node::default());
         for (ns, name) in pods {
             info.add_pod(PlacedPod {
-                namespace: ns.to_string(),
+                namespace: (*ns).into(),
                 name: name.to_string(),
-                labels: Labels::default(),
+                labels: Labels::default().into(),
                 required_affinity: Vec::new(),
                 required_anti_affinity: Vec::new(),
                 preferred_affinity: Vec::new(),

@@ -68,7 +68,7 @@ pub fn raw_scores(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &Sched
             continue;
         }
         for existing in node.pods() {
-            let (ens, elabels) = (existing.namespace.as_str(), &existing.labels);
+            let (ens, elabels) = (&*existing.namespace, &existing.labels);
             process_terms(&mut topology_score, &incoming.preferred_affinity, ens, elabels, node_labels, 1);
             process_terms(&mut topology_score, &incoming.preferred_anti_affinity, ens, elabels, node_labels, -1);
             let has_terms = !existing.required_affinity.is_empty()

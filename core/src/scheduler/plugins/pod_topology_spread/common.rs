@@ -193,7 +193,7 @@ pub(super) fn count_matching(pods: &[PlacedPod], selector: &Selector, namespace:
     if !counts_any(selector) {
         return 0;
     }
-    pods.iter().filter(|p| p.namespace == namespace && selector.matches(&p.labels)).count() as i64
+    pods.iter().filter(|p| *p.namespace == *namespace && selector.matches(&*p.labels)).count() as i64
 }
 
 /// Whether counting with `selector` can count a pod: an empty selector counts none here.

@@ -174,7 +174,7 @@ impl ScoreCache {
         let k = ctx.constraints.len();
         for (n, pod) in index.in_namespace(nodes, ctx.namespace) {
             for (c, constraint) in ctx.constraints.iter().enumerate() {
-                if counts_any(&constraint.selector) && constraint.selector.matches(&pod.labels) {
+                if counts_any(&constraint.selector) && constraint.selector.matches(&*pod.labels) {
                     if let Some(m) = self.matching.get_mut(n * k + c) {
                         *m += 1;
                     }
