@@ -109,7 +109,7 @@ pub struct Cell {
     pub state: CellState,
     pub plugin: Option<String>,
     pub reason: Option<String>,
-    pub detail: Option<String>,
+    pub detail: Option<Arc<str>>,
     pub score: Option<i64>,
     /// The workload's pods that landed on this node.
     pub pods: Vec<String>,

@@ -368,7 +368,16 @@ impl NodeReports {
     fn of_verdicts(verdicts: Vec<NodeVerdict>) -> Self {
         // Into a list of its own size: `collect` would reuse the verdicts' larger buffer.
         let mut entries = Vec::with_capacity(verdicts.len());
-        entries.extend(verdicts.into_iter().map(|v| (v.node.clone(), node_report_from(v))));
+        // Consecutive nodes with the same detail share it.
+        let mut last_detail: Option<Arc<str>> = None;
+        for v in verdicts {
+            let node = v.node.clone();
+            let detail = v.status.detail.as_deref().map(|d| match &last_detail {
+                Some(last) if **last == *d => last.clone(),
+                _ => last_detail.insert(Arc::from(d)).clone(),
+            });
+            entries.push((node, NodeReport { detail, ..node_report_from(v) }));
+        }
         Self(entries)
     }
 
@@ -406,7 +415,9 @@ pub struct NodeReport {
     pub plugin: Option<&'static str>,
     /// Upstream's reasons joined by ", ", exactly as they count in the FailedScheduling message.
     pub reason: Option<String>,
-    pub detail: Option<String>,
+    /// Shared between the nodes of a map that have the same (an explained cycle at 5,000
+    /// nodes gives 4,500 of them "fits, but not scored in this cycle: ...").
+    pub detail: Option<Arc<str>>,
     pub score: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<Code>,
@@ -1357,8 +1368,10 @@ impl<'a> Simulation<'a> {
                         plugin: None,
                         reason: None,
                         detail: Some(match running {
-                            Some(p) if p.is_active() => format!("daemon pod {} of the input runs here", p.name),
-                            Some(p) => format!("daemon pod {} of the input is here, {}", p.name, p.status_text()),
+                            Some(p) if p.is_active() => format!("daemon pod {} of the input runs here", p.name).into(),
+                            Some(p) => {
+                                format!("daemon pod {} of the input is here, {}", p.name, p.status_text()).into()
+                            }
                             None => "a daemon pod of the input waits for this node".into(),
                         }),
                         score: None,
@@ -1549,14 +1562,14 @@ pub fn ignored_warning(doc: &DocRef) -> String {
     format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind)
 }
 
-/// [`node_report`] of a verdict no longer needed, its strings moved rather than copied.
+/// [`node_report`] without its detail, of a verdict no longer needed.
 fn node_report_from(v: NodeVerdict) -> NodeReport {
     let fits = v.status.is_success();
     NodeReport {
         fits,
         plugin: v.status.plugin,
         reason: (!fits).then(|| v.status.reasons.join(", ")),
-        detail: v.status.detail,
+        detail: None,
         score: v.score,
         code: (!fits).then_some(v.status.code),
     }
@@ -1568,7 +1581,7 @@ pub fn node_report(v: &NodeVerdict) -> NodeReport {
         fits,
         plugin: v.status.plugin,
         reason: (!fits).then(|| v.status.reasons.join(", ")),
-        detail: v.status.detail.clone(),
+        detail: v.status.detail.as_deref().map(Arc::from),
         score: v.score,
         code: (!fits).then_some(v.status.code),
     }
@@ -1596,7 +1609,7 @@ fn not_eligible_report(
         fits: false,
         plugin: status.plugin,
         reason: Some(status.reasons.join(", ")),
-        detail: status.detail.map(|d| format!("{d}; the DaemonSet controller creates no pod here")),
+        detail: status.detail.map(|d| format!("{d}; the DaemonSet controller creates no pod here").into()),
         score: None,
         code: Some(status.code),
     }

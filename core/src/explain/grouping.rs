@@ -473,8 +473,8 @@ mod tests {
             }
             // Every distinct reason and detail, verbatim.
             for (name, v) in w.nodes.iter() {
-                for words in [&v.reason, &v.detail].into_iter().flatten() {
-                    assert!(text.contains(words.as_str()), "{}: {name}'s {words:?} lost", w.name);
+                for words in [v.reason.as_deref(), v.detail.as_deref()].into_iter().flatten() {
+                    assert!(text.contains(words), "{}: {name}'s {words:?} lost", w.name);
                 }
                 assert!(verbose.contains(name), "-v lists {name}");
             }
@@ -583,7 +583,7 @@ mod tests {
             fits: true,
             plugin: None,
             reason: None,
-            detail,
+            detail: detail.map(Into::into),
             score: None,
             code: None,
         };
