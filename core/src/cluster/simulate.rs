@@ -349,36 +349,51 @@ impl NotAttempted {
 /// every edit and reads the verdicts back, so they are built and read without detours
 /// through `serde_json::Value`. The names are shared with the simulation's other node maps:
 /// a drain's what-if re-creates the pods of hundreds of workloads, each with a map of all
-/// 5,000 nodes, and a copy of each name per entry was a tenth of its memory.
+/// 5,000 nodes, and a copy of each name per entry was a tenth of its memory. Consecutive
+/// nodes with the same verdict share it (most of a large cluster's nodes are "fits, but not
+/// scored in this cycle"): the maps' memory is mostly faulted-in pages, and fresh pages are
+/// slow to come by.
 #[derive(Debug, Clone, Default)]
-pub struct NodeReports(Vec<(Arc<str>, NodeReport)>);
+pub struct NodeReports(Vec<(Arc<str>, Arc<NodeReport>)>);
 
 impl NodeReports {
     pub fn get(&self, node: &str) -> Option<&NodeReport> {
-        self.0.iter().find(|(n, _)| &**n == node).map(|(_, r)| r)
+        self.0.iter().find(|(n, _)| &**n == node).map(|(_, r)| &**r)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &NodeReport)> {
-        self.0.iter().map(|(n, r)| (&**n, r))
+        self.0.iter().map(|(n, r)| (&**n, &**r))
+    }
+
+    /// Node names and verdicts in order, each verdict shared with the node before it when the
+    /// same.
+    fn sharing(entries: impl ExactSizeIterator<Item = (Arc<str>, NodeReport)>) -> Self {
+        // Into a list of its own size: `collect` from the verdicts would reuse their larger
+        // buffer.
+        let mut shared: Vec<(Arc<str>, Arc<NodeReport>)> = Vec::with_capacity(entries.len());
+        for (node, report) in entries {
+            let report = match shared.last() {
+                Some((_, last)) if **last == report => last.clone(),
+                _ => Arc::new(report),
+            };
+            shared.push((node, report));
+        }
+        Self(shared)
     }
 
     /// A cycle's verdicts (in cluster order, a subset of the nodes), taken apart: an
     /// explained cycle at 5,000 nodes lists them all, and copying each verdict's strings was
     /// a quarter of re-creating a drained pool's pods.
     fn of_verdicts(verdicts: Vec<NodeVerdict>) -> Self {
-        // Into a list of its own size: `collect` would reuse the verdicts' larger buffer.
-        let mut entries = Vec::with_capacity(verdicts.len());
-        // Consecutive nodes with the same detail share it.
+        // Consecutive nodes with the same detail share it too.
         let mut last_detail: Option<Arc<str>> = None;
-        for v in verdicts {
-            let node = v.node.clone();
+        Self::sharing(verdicts.into_iter().map(|v| {
             let detail = v.status.detail.as_deref().map(|d| match &last_detail {
                 Some(last) if **last == *d => last.clone(),
                 _ => last_detail.insert(Arc::from(d)).clone(),
             });
-            entries.push((node, NodeReport { detail, ..node_report_from(v) }));
-        }
-        Self(entries)
+            (v.node.clone(), NodeReport { detail, ..node_report_from(v) })
+        }))
     }
 
     pub fn len(&self) -> usize {
@@ -393,7 +408,7 @@ impl NodeReports {
 impl FromIterator<(String, NodeReport)> for NodeReports {
     /// Node names are unique (`simulate` rejects duplicates), so this is a map.
     fn from_iter<I: IntoIterator<Item = (String, NodeReport)>>(iter: I) -> Self {
-        Self(iter.into_iter().map(|(n, r)| (Arc::from(n), r)).collect())
+        Self(iter.into_iter().map(|(n, r)| (Arc::from(n), Arc::new(r))).collect())
     }
 }
 
@@ -402,14 +417,14 @@ impl Serialize for NodeReports {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(self.0.len()))?;
         for (name, report) in &self.0 {
-            map.serialize_entry(&**name, report)?;
+            map.serialize_entry(&**name, &**report)?;
         }
         map.end()
     }
 }
 
 /// The per-node verdict of the JSON contract.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeReport {
     pub fits: bool,
     pub plugin: Option<&'static str>,
@@ -1443,9 +1458,9 @@ impl<'a> Simulation<'a> {
         report.scheduled = scheduled;
         report.pending = current - scheduled;
         report.counted = true;
-        report.nodes = NodeReports(
-            self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.shared_name().clone(), v?))).collect(),
-        );
+        let verdicts: Vec<_> =
+            self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.shared_name().clone(), v?))).collect();
+        report.nodes = NodeReports::sharing(verdicts.into_iter());
         report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
     }
 
