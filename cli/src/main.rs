@@ -282,7 +282,7 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
         );
     }
     let layout = render::Options { verbose: args.verbose, ..Default::default() }
-        .with_pools(after.as_ref().unwrap_or(&manifests).nodes.iter().map(|(_, n)| n), &pool_label);
+        .with_pools(after.as_ref().unwrap_or(&manifests).nodes.iter().map(|(_, n)| &**n), &pool_label);
     let rendered = match output {
         Output::Text => render::text_with(&report, &layout),
         Output::Markdown => render::markdown_with(&report, &layout),

@@ -647,7 +647,7 @@ fn what_if(
 /// The nodes of `m`, each name once (the first, as the simulation takes it).
 fn unique_nodes(m: &Manifests) -> Vec<&Node> {
     let mut seen = std::collections::HashSet::new();
-    m.nodes.iter().map(|(_, n)| n).filter(|n| seen.insert(n.metadata.name.as_str())).collect()
+    m.nodes.iter().map(|(_, n)| &**n).filter(|n| seen.insert(n.metadata.name.as_str())).collect()
 }
 
 fn place(state: &SharedState, editor: Editor, error: &InputError) -> EditorError {

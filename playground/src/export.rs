@@ -58,8 +58,8 @@ pub fn report(eval: &Evaluation, format: ReportFormat) -> Result<Download, Expor
         },
         ReportFormat::Markdown => {
             // The CLI's layout: nodes grouped by pool when the pool label finds pools.
-            let layout =
-                render::Options::default().with_pools(input.manifests.nodes.iter().map(|(_, n)| n), &input.pool_label);
+            let layout = render::Options::default()
+                .with_pools(input.manifests.nodes.iter().map(|(_, n)| &**n), &input.pool_label);
             Download {
                 file_name: "placement-report.md".into(),
                 mime: "text/markdown",
@@ -106,7 +106,7 @@ mod tests {
         let manifests = parse_manifests(&whole, "x").unwrap();
         let cli = simulate(&manifests, &SimulateOptions::default()).unwrap();
         let cli_layout = render::Options::default()
-            .with_pools(manifests.nodes.iter().map(|(_, n)| n), &PoolLabel::from_option(None));
+            .with_pools(manifests.nodes.iter().map(|(_, n)| &**n), &PoolLabel::from_option(None));
         let json = report(&eval, ReportFormat::Json).unwrap();
         assert_eq!(json.file_name, "placement-report.json");
         let page: serde_json::Value = serde_json::from_str(&json.text).unwrap();

@@ -48,7 +48,7 @@ impl NodeRow {
 }
 
 /// Rows for the parsed Nodes, in input order.
-pub fn rows(nodes: &[(DocRef, Node)]) -> Vec<NodeRow> {
+pub fn rows(nodes: &[(DocRef, std::sync::Arc<Node>)]) -> Vec<NodeRow> {
     nodes.iter().map(|(_, n)| NodeRow::from_node(n)).collect()
 }
 

@@ -174,7 +174,12 @@ mod tests {
     use placement_core::input::documents::parse_manifests;
 
     fn nodes(text: &str) -> Vec<Node> {
-        parse_manifests(text, "nodes").unwrap().nodes.into_iter().map(|(_, n)| n).collect()
+        parse_manifests(text, "nodes")
+            .unwrap()
+            .nodes
+            .into_iter()
+            .map(|(_, n)| std::sync::Arc::unwrap_or_clone(n))
+            .collect()
     }
 
     const AKS: &str = "apiVersion: v1\nkind: Node\nmetadata: {name: sys-0, labels: {agentpool: system, kubernetes.azure.com/agentpool: system}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: user-0, labels: {agentpool: user, kubernetes.azure.com/agentpool: user, zone: a}}\nspec: {unschedulable: true}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: user-1, labels: {agentpool: user, kubernetes.azure.com/agentpool: user, zone: b}}\n---\napiVersion: v1\nkind: Node\nmetadata: {name: loose, labels: {zone: a}}\n";

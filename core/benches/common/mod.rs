@@ -446,7 +446,7 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
     let node_docs = lean_nodes(nodes)
         .into_iter()
         .enumerate()
-        .map(|(i, n)| (doc(i + 1, "Node", None, n.metadata.name.clone()), n))
+        .map(|(i, n)| (doc(i + 1, "Node", None, n.metadata.name.clone()), std::sync::Arc::new(n)))
         .collect();
     let template: PodTemplateSpec = serde_json::from_value(web_template_value()).expect("template deserializes");
     let workload = Workload {

@@ -682,9 +682,9 @@ impl NodeInventory {
         Ok(PoolSet::Some(set))
     }
 
-    /// The nodes as a simulation's input takes them (copies), each named as the document it
+    /// The nodes as a simulation's input takes them (shared), each named as the document it
     /// was read from (its 1-based position in [`NodeInventory::source`]).
-    pub fn owned_nodes(&self) -> Vec<(DocRef, Node)> {
+    pub fn owned_nodes(&self) -> Vec<(DocRef, Arc<Node>)> {
         self.nodes
             .iter()
             .enumerate()
@@ -696,7 +696,7 @@ impl NodeInventory {
                     namespace: None,
                     name: n.metadata.name.clone(),
                 };
-                (doc, Node::clone(n))
+                (doc, Arc::clone(n))
             })
             .collect()
     }

@@ -736,7 +736,7 @@ impl<'a> Simulation<'a> {
                 first_doc.insert(&node.metadata.name, first);
                 continue;
             }
-            let info = NodeInfo::new(node.clone());
+            let info = NodeInfo::shared(node.clone());
             if info.allocatable.is_none() {
                 warnings.push(format!(
                     "Node {} has no status.allocatable: resources and pod count are not checked on it",

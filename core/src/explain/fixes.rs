@@ -1098,7 +1098,7 @@ mod tests {
         let m = manifests(NODES);
         let w = &m.workloads[0];
         let tainted: Vec<(&crate::model::Node, Vec<&Taint>)> =
-            m.nodes.iter().map(|(_, n)| (n, n.spec.taints.iter().collect())).collect();
+            m.nodes.iter().map(|(_, n)| (&**n, n.spec.taints.iter().collect())).collect();
         let fixes = pool_toleration_fixes(w, &w.template.spec, &tainted);
         let got: Vec<(Option<&str>, Option<&str>, Vec<&str>)> =
             fixes.iter().map(|f| (f.scope, f.pool.as_deref(), f.nodes.iter().map(String::as_str).collect())).collect();
@@ -1125,7 +1125,7 @@ mod tests {
         let b = &m.nodes[1].1;
         let got = labels_to_match(spec, Some(b)).unwrap();
         assert_eq!(got, [("disk".to_string(), Some("ssd".to_string())), ("zone".to_string(), Some("z1".to_string()))]);
-        let mut labelled = b.clone();
+        let mut labelled = crate::model::Node::clone(b);
         labelled.metadata.labels.insert("spot".into(), "true".into());
         labelled.metadata.labels.insert("zone".into(), "z2".into());
         let got = labels_to_match(spec, Some(&labelled)).unwrap();

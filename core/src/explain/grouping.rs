@@ -415,7 +415,7 @@ mod tests {
     fn scale_report() -> (Report, crate::input::documents::Manifests, Options) {
         let manifests = parse_manifests(&scale_input(), "scale.json").expect("the generated input parses");
         let report = simulate(&manifests, &SimulateOptions::for_version(KubeVersion::DEFAULT)).expect("simulates");
-        let opts = Options::default().with_pools(manifests.nodes.iter().map(|(_, n)| n), &PoolLabel::Detect);
+        let opts = Options::default().with_pools(manifests.nodes.iter().map(|(_, n)| &**n), &PoolLabel::Detect);
         (report, manifests, opts)
     }
 
@@ -529,7 +529,7 @@ mod tests {
             "kubectl drain -l kubernetes.azure.com/agentpool=memory --ignore-daemonsets".parse().expect("a what-if");
         let opts = SimulateOptions::for_version(KubeVersion::DEFAULT);
         let run = run_what_if(&manifests, &[drain], &opts, &PoolLabel::Detect).expect("simulates");
-        let layout = Options::default().with_pools(run.after.nodes.iter().map(|(_, n)| n), &PoolLabel::Detect);
+        let layout = Options::default().with_pools(run.after.nodes.iter().map(|(_, n)| &**n), &PoolLabel::Detect);
         let text = render::text_with(&run.report, &layout);
         assert!(text.lines().count() < 250, "{} lines:\n{text}", text.lines().count());
         // kubectl's 60 lines for 30 nodes: the first 10, then how many more; -v has them all.

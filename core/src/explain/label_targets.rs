@@ -158,7 +158,7 @@ mod tests {
     use crate::input::documents::parse_manifests;
 
     fn nodes(yaml: &str) -> Vec<Node> {
-        parse_manifests(yaml, "").unwrap().nodes.into_iter().map(|(_, n)| n).collect()
+        parse_manifests(yaml, "").unwrap().nodes.into_iter().map(|(_, n)| std::sync::Arc::unwrap_or_clone(n)).collect()
     }
 
     fn node(name: &str, labels: &str, allocatable: &str) -> String {

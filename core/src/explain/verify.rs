@@ -219,13 +219,14 @@ fn apply(fix: &Fix, index: usize, manifests: &Manifests) -> Option<Manifests> {
             w.template.spec = apply_to_spec(&w.template.spec, fix.patch.as_deref()?, w.kind)?;
         }
         Remedy::AddNodes { like, count, .. } => {
-            let all: Vec<_> = m.nodes.iter().map(|(_, n)| n.clone()).collect();
+            let all: Vec<&crate::model::Node> = m.nodes.iter().map(|(_, n)| &**n).collect();
             let doc = m.nodes.iter().find(|(_, n)| &n.metadata.name == like)?.0.clone();
             let added = add_like(&all, like, *count).ok()?;
-            m.nodes.extend(added.into_iter().map(|n| (doc.clone(), n)));
+            m.nodes.extend(added.into_iter().map(|n| (doc.clone(), std::sync::Arc::new(n))));
         }
         Remedy::RepairNodes(names) => {
             for (_, n) in m.nodes.iter_mut().filter(|(_, n)| names.contains(&n.metadata.name)) {
+                let n = std::sync::Arc::make_mut(n);
                 n.spec.taints.retain(|t| !is_lifecycle_taint(&t.key));
                 n.spec.unschedulable = false;
                 n.status.conditions = healthy(&n.status.conditions);
@@ -233,6 +234,7 @@ fn apply(fix: &Fix, index: usize, manifests: &Manifests) -> Option<Manifests> {
         }
         Remedy::LabelNodes { nodes, labels } => {
             for (_, n) in m.nodes.iter_mut().filter(|(_, n)| nodes.contains(&n.metadata.name)) {
+                let n = std::sync::Arc::make_mut(n);
                 for (k, v) in labels {
                     match v {
                         Some(v) => {

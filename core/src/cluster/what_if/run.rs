@@ -76,8 +76,8 @@ pub fn run_what_if(
     let before = before?;
     let (after, outcomes, evicted, mut report) = after?;
     let nodes = NodeSets {
-        before: manifests.nodes.iter().map(|(_, n)| n).collect(),
-        after: after.nodes.iter().map(|(_, n)| n).collect(),
+        before: manifests.nodes.iter().map(|(_, n)| &**n).collect(),
+        after: after.nodes.iter().map(|(_, n)| &**n).collect(),
         pools,
     };
     report.changes = Some(changes::compare(&before, &report, &nodes, outcomes, evicted));
@@ -106,7 +106,7 @@ fn apply_all(
 
 /// The snapshot's nodes, for a selection (5,000 of them were copied for each command).
 fn node_refs(m: &Manifests) -> Vec<&Node> {
-    m.nodes.iter().map(|(_, n)| n).collect()
+    m.nodes.iter().map(|(_, n)| &**n).collect()
 }
 
 /// The nodes `selection` picks in the snapshot as it is.
@@ -127,7 +127,7 @@ fn apply(
     match command {
         WhatIf::Taint { nodes: sel, changes, overwrite } => {
             for i in selected(m, sel)? {
-                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                let Some(node) = m.nodes.get_mut(i).map(|(_, n)| Arc::make_mut(n)) else { continue };
                 let edit = nodes::taint(node, changes, *overwrite)?;
                 outcome.output.push(edit.to_string());
                 let added: Vec<_> = edit.added_no_execute().cloned().collect();
@@ -151,20 +151,20 @@ fn apply(
         WhatIf::Cordon(sel) | WhatIf::Uncordon(sel) => {
             let cordon = matches!(command, WhatIf::Cordon(_));
             for i in selected(m, sel)? {
-                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                let Some(node) = m.nodes.get_mut(i).map(|(_, n)| Arc::make_mut(n)) else { continue };
                 outcome.output.push(nodes::cordon(node, cordon).to_string());
             }
         }
         WhatIf::Label { nodes: sel, changes, overwrite } => {
             for i in selected(m, sel)? {
-                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                let Some(node) = m.nodes.get_mut(i).map(|(_, n)| Arc::make_mut(n)) else { continue };
                 outcome.output.push(nodes::label(node, changes, *overwrite)?.to_string());
             }
         }
         WhatIf::Drain { nodes: sel, options } => {
             let mut refusals = Vec::new();
             for i in selected(m, sel)? {
-                let Some((_, node)) = m.nodes.get_mut(i) else { continue };
+                let Some(node) = m.nodes.get_mut(i).map(|(_, n)| Arc::make_mut(n)) else { continue };
                 outcome.output.push(nodes::cordon(node, true).to_string());
                 let name = node.metadata.name.clone();
                 let on_node: Vec<(usize, Pod)> = bound.on(&m.workloads, &name).map(|(p, w)| (p, pod_of(w))).collect();
@@ -223,7 +223,7 @@ fn apply(
                     namespace: None,
                     name: node.metadata.name.clone(),
                 };
-                m.nodes.push((doc, node));
+                m.nodes.push((doc, Arc::new(node)));
             }
         }
     }
