@@ -458,7 +458,17 @@ pub struct Eviction {
 /// Every fix offered is then re-checked by simulating the input with it applied
 /// ([`crate::explain::verify`]).
 pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report, Vec<InputError>> {
-    let mut report = simulate_once(manifests, opts, None)?;
+    simulate_resolved(manifests, opts, None)
+}
+
+/// [`simulate`] of an input whose ownership the caller has at hand (`snapshot::resolve` of
+/// it, or `None` to resolve it here).
+pub(crate) fn simulate_resolved(
+    manifests: &Manifests,
+    opts: &SimulateOptions,
+    ownership: Option<Ownership>,
+) -> Result<Report, Vec<InputError>> {
+    let mut report = simulate_with(manifests, opts, None, ownership)?;
     crate::explain::verify::verify_fixes(manifests, opts, &mut report);
     Ok(report)
 }
@@ -479,8 +489,17 @@ pub(crate) fn simulate_once(
     opts: &SimulateOptions,
     until: Option<usize>,
 ) -> Result<Report, Vec<InputError>> {
+    simulate_with(manifests, opts, until, None)
+}
+
+fn simulate_with(
+    manifests: &Manifests,
+    opts: &SimulateOptions,
+    until: Option<usize>,
+    ownership: Option<Ownership>,
+) -> Result<Report, Vec<InputError>> {
     validate(manifests, opts)?;
-    let ownership = snapshot::resolve(manifests);
+    let ownership = ownership.unwrap_or_else(|| snapshot::resolve(manifests));
     let plan = Plan::new(manifests, &ownership);
     let cfg = SchedulerConfig {
         spread_listers: std::sync::Arc::new(controllers::listers(manifests, &plan.owners)),

@@ -13,7 +13,7 @@
 
 use crate::cluster::changes::{self, CommandOutcome, EvictedPod, NodeSets};
 use crate::cluster::pools::PoolLabel;
-use crate::cluster::simulate::{simulate, Report, SimulateOptions};
+use crate::cluster::simulate::{simulate, simulate_resolved, Report, SimulateOptions};
 use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::cluster::what_if::{drain, nodes, NodeSelection, WhatIf, WhatIfError};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
@@ -67,8 +67,9 @@ pub fn run_what_if(
     let (before, after) = crate::parallel::join(
         || simulate(manifests, opts).map_err(WhatIfFailure::Input),
         || {
-            let (after, outcomes, evicted) = apply_all(manifests, commands, opts)?;
-            let report = simulate(&after, opts).map_err(WhatIfFailure::Input)?;
+            let (after, outcomes, evicted, ownership) = apply_all(manifests, commands, opts)?;
+            debug_assert!(ownership.as_ref().is_none_or(|o| *o == snapshot::resolve(&after)));
+            let report = simulate_resolved(&after, opts, ownership).map_err(WhatIfFailure::Input)?;
             Ok((after, outcomes, evicted, report))
         },
     );
@@ -84,24 +85,23 @@ pub fn run_what_if(
     Ok(WhatIfRun { report, after })
 }
 
+/// What [`apply_all`] gives: the snapshot after the commands, each command's outcome, the
+/// pods they evicted, and the snapshot's ownership where a command needed it (kept up to date
+/// as pods are removed, so the simulation after them need not resolve it again).
+type Applied = (Manifests, Vec<CommandOutcome>, Vec<EvictedPod>, Option<Ownership>);
+
 /// The snapshot after `commands`, with each command's outcome and the pods they evicted.
-fn apply_all(
-    manifests: &Manifests,
-    commands: &[WhatIf],
-    opts: &SimulateOptions,
-) -> Result<(Manifests, Vec<CommandOutcome>, Vec<EvictedPod>), WhatIfFailure> {
+fn apply_all(manifests: &Manifests, commands: &[WhatIf], opts: &SimulateOptions) -> Result<Applied, WhatIfFailure> {
     let mut after = manifests.clone();
     let mut outcomes = Vec::with_capacity(commands.len());
     let mut evicted = Vec::new();
+    let mut ownership = None;
     for (index, command) in commands.iter().enumerate() {
-        let outcome = apply(command, &mut after, &mut evicted, opts).map_err(|error| WhatIfFailure::Command {
-            index,
-            command: command.to_string(),
-            error: Box::new(error),
-        })?;
+        let outcome = apply(command, &mut after, &mut evicted, &mut ownership, opts)
+            .map_err(|error| WhatIfFailure::Command { index, command: command.to_string(), error: Box::new(error) })?;
         outcomes.push(outcome);
     }
-    Ok((after, outcomes, evicted))
+    Ok((after, outcomes, evicted, ownership))
 }
 
 /// The snapshot's nodes, for a selection (5,000 of them were copied for each command).
@@ -119,6 +119,7 @@ fn apply(
     command: &WhatIf,
     m: &mut Manifests,
     evicted: &mut Vec<EvictedPod>,
+    ownership: &mut Option<Ownership>,
     opts: &SimulateOptions,
 ) -> Result<CommandOutcome, WhatIfError> {
     let mut outcome = CommandOutcome { command: command.to_string(), ..Default::default() };
@@ -231,7 +232,7 @@ fn apply(
         // kubectl's words when a selector matches no node.
         outcome.output.push("No resources found".into());
     }
-    removals.apply(m, evicted);
+    removals.apply(m, evicted, ownership);
     Ok(outcome)
 }
 
@@ -252,11 +253,11 @@ impl Removals {
     /// Removes the evicted pods from the snapshot, so their controllers re-create them. A pod
     /// whose controller is not in the input is turned into its own replacement: a copy that
     /// waits for a node, as the ReplicaSet, StatefulSet or Job would create it.
-    fn apply(self, m: &mut Manifests, evicted: &mut Vec<EvictedPod>) {
+    fn apply(self, m: &mut Manifests, evicted: &mut Vec<EvictedPod>, kept: &mut Option<Ownership>) {
         if self.evicted.is_empty() {
             return;
         }
-        let ownership = snapshot::resolve(m);
+        let ownership = kept.take().unwrap_or_else(|| snapshot::resolve(m));
         let mut remove: Vec<usize> = Vec::new();
         for (p, cause, after_seconds) in self.evicted {
             let Some(w) = m.workloads.get(p) else { continue };
@@ -285,6 +286,8 @@ impl Removals {
             k += 1;
             remove.binary_search(&(k - 1)).is_err()
         });
+        // Replacements keep their roles: their controller references do not change.
+        *kept = ownership.without(&remove);
     }
 }
 
