@@ -137,7 +137,12 @@ type Key<'a> = (&'a str, &'a str, &'a str);
 /// The maps built over every object of a snapshot (100,000 pods and more): hashed with
 /// foldhash rather than SipHash, which was a third of resolving them. Nothing here is
 /// exposed to hash flooding: the input is the user's own, and a map lives for one call.
+/// The page keeps SipHash, whose maps it has anyway: its inputs are far smaller, and its
+/// payload has no room for a second set of map code.
+#[cfg(not(target_arch = "wasm32"))]
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+#[cfg(target_arch = "wasm32")]
+type HashMap<K, V> = std::collections::HashMap<K, V>;
 
 /// Resolves the ownership of every workload of `manifests`.
 pub fn resolve(manifests: &Manifests) -> Ownership {
