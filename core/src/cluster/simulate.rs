@@ -492,6 +492,9 @@ pub(crate) fn simulate_once(
     simulate_with(manifests, opts, until, None)
 }
 
+/// The one simulation the entry points above share: validation, the snapshot's ownership
+/// (given, or resolved here), the controllers' plan, then the three passes of
+/// [`Simulation::run`].
 fn simulate_with(
     manifests: &Manifests,
     opts: &SimulateOptions,

@@ -534,7 +534,7 @@ pub fn strip_nulls(v: &mut Value) {
 
 /// Deserializes a typed value from a document, reporting the failing field path.
 ///
-/// Only the reading that follows a failed one ([`WithPaths`]) calls this, so it tracks the
+/// Only the reading that follows a failed one (`WithPaths`) calls this, so it tracks the
 /// path from the start: trying without tracking first was faster where most documents are
 /// valid, but it instantiated every model type's decoding once more: 31.7 KB of the page's
 /// gzip payload (1,054,012 -> 1,022,307 bytes), whose budget is 1 MiB.
