@@ -368,8 +368,8 @@ impl NodeReports {
     /// Node names and verdicts in order, each verdict shared with the node before it when the
     /// same.
     fn sharing(entries: impl ExactSizeIterator<Item = (Arc<str>, NodeReport)>) -> Self {
-        // Into a list of its own size: `collect` from the verdicts would reuse their larger
-        // buffer.
+        // Into a list of its own size: `collect` from a list of larger entries would keep
+        // their buffer.
         let mut shared: Vec<(Arc<str>, Arc<NodeReport>)> = Vec::with_capacity(entries.len());
         for (node, report) in entries {
             let report = match shared.last() {
@@ -381,19 +381,12 @@ impl NodeReports {
         Self(shared)
     }
 
-    /// A cycle's verdicts (in cluster order, a subset of the nodes), taken apart: an
-    /// explained cycle at 5,000 nodes lists them all, and copying each verdict's strings was
-    /// a quarter of re-creating a drained pool's pods.
-    fn of_verdicts(verdicts: Vec<NodeVerdict>) -> Self {
-        // Consecutive nodes with the same detail share it too.
-        let mut last_detail: Option<Arc<str>> = None;
-        Self::sharing(verdicts.into_iter().map(|v| {
-            let detail = v.status.detail.as_deref().map(|d| match &last_detail {
-                Some(last) if **last == *d => last.clone(),
-                _ => last_detail.insert(Arc::from(d)).clone(),
-            });
-            (v.node.clone(), NodeReport { detail, ..node_report_from(v) })
-        }))
+    /// A cycle's verdicts (in cluster order, a subset of the nodes): an explained cycle at
+    /// 5,000 nodes lists them all, and a copy of each verdict's name and detail was a quarter
+    /// of re-creating a drained pool's pods. Consecutive nodes with the same detail share it.
+    fn of_verdicts(verdicts: &[NodeVerdict]) -> Self {
+        let mut last_detail = None;
+        Self::sharing(verdicts.iter().map(|v| (v.node.clone(), node_report_sharing(v, &mut last_detail))))
     }
 
     pub fn len(&self) -> usize {
@@ -1014,26 +1007,24 @@ impl<'a> Simulation<'a> {
         let detail = if explain { Detail::Explain } else { Detail::Decision };
         self.static_seeds.seed(cache, &pod.spec, &self.nodes);
         let requests = self.requests.get(&pod.spec, &self.cfg);
-        let mut result =
+        let result =
             schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.search));
         if explain {
             self.static_seeds.keep(cache);
+            report.nodes = NodeReports::of_verdicts(&result.verdicts);
             self.record(report, &result);
-        }
-        if waiting.is_none() && result.node.is_none() && report.fixes.is_empty() {
-            if let Some(w_of) = w_of {
-                report.fixes = fixes::suggest(w_of, &pod, &result, &self.nodes, &self.cfg);
-            }
-        }
-        // Last, as it takes the verdicts apart.
-        if explain {
-            report.nodes = NodeReports::of_verdicts(std::mem::take(&mut result.verdicts));
         }
         let Some(pod_report) = report.pods.get_mut(position) else { return };
         if let Some(waiting) = waiting {
             pod_report.not_attempted = Some(waiting);
             return;
         }
+        if result.node.is_none() && report.fixes.is_empty() {
+            if let Some(w_of) = w_of {
+                report.fixes = fixes::suggest(w_of, &pod, &result, &self.nodes, &self.cfg);
+            }
+        }
+        let Some(pod_report) = report.pods.get_mut(position) else { return };
         if let Some(s) = pod_report.snapshot.as_mut() {
             s.compare(result.message.as_deref());
         }
@@ -1269,7 +1260,7 @@ impl<'a> Simulation<'a> {
             // once the scheduler takes it.
             if report.nodes.is_empty() {
                 let pod = self.make_pod(source, owner, names.first().cloned().unwrap_or_default(), spec);
-                report.nodes = NodeReports::of_verdicts(schedule(&pod, &self.nodes, &self.cfg, true).verdicts);
+                report.nodes = NodeReports::of_verdicts(&schedule(&pod, &self.nodes, &self.cfg, true).verdicts);
             }
             report.pods.extend(
                 names
@@ -1283,7 +1274,7 @@ impl<'a> Simulation<'a> {
                 // Still say where a pod would go: that is the question a scaled-to-zero
                 // workload asks.
                 let pod = self.make_pod(source, owner, pod_name(w, 0), spec);
-                report.nodes = NodeReports::of_verdicts(schedule(&pod, &self.nodes, &self.cfg, true).verdicts);
+                report.nodes = NodeReports::of_verdicts(&schedule(&pod, &self.nodes, &self.cfg, true).verdicts);
             }
             return;
         }
@@ -1305,7 +1296,7 @@ impl<'a> Simulation<'a> {
             let detail = if explain { Detail::Explain } else { Detail::Decision };
             self.static_seeds.seed(&mut cache, &pod.spec, &self.nodes);
             let requests = self.requests.get(&pod.spec, &self.cfg);
-            let mut result = schedule_searching(
+            let result = schedule_searching(
                 &pod,
                 &self.nodes,
                 &self.cfg,
@@ -1316,14 +1307,11 @@ impl<'a> Simulation<'a> {
             );
             if explain {
                 self.static_seeds.keep(&cache);
+                report.nodes = NodeReports::of_verdicts(&result.verdicts);
                 self.record(report, &result);
             }
             if result.node.is_none() {
                 report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
-            }
-            // Last, as it takes the verdicts apart.
-            if explain {
-                report.nodes = NodeReports::of_verdicts(std::mem::take(&mut result.verdicts));
             }
             match result.node {
                 Some(i) => {
@@ -1599,26 +1587,23 @@ pub fn ignored_warning(doc: &DocRef) -> String {
     format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind)
 }
 
-/// [`node_report`] without its detail, of a verdict no longer needed.
-fn node_report_from(v: NodeVerdict) -> NodeReport {
-    let fits = v.status.is_success();
-    NodeReport {
-        fits,
-        plugin: v.status.plugin,
-        reason: (!fits).then(|| v.status.reasons.join(", ")),
-        detail: None,
-        score: v.score,
-        code: (!fits).then_some(v.status.code),
-    }
+pub fn node_report(v: &NodeVerdict) -> NodeReport {
+    node_report_sharing(v, &mut None)
 }
 
-pub fn node_report(v: &NodeVerdict) -> NodeReport {
+/// [`node_report`], its detail shared with `last_detail` (the previous node's) when the same,
+/// and kept there for the next.
+fn node_report_sharing(v: &NodeVerdict, last_detail: &mut Option<Arc<str>>) -> NodeReport {
     let fits = v.status.is_success();
+    let detail = v.status.detail.as_deref().map(|d| match last_detail {
+        Some(last) if **last == *d => last.clone(),
+        _ => last_detail.insert(Arc::from(d)).clone(),
+    });
     NodeReport {
         fits,
         plugin: v.status.plugin,
         reason: (!fits).then(|| v.status.reasons.join(", ")),
-        detail: v.status.detail.as_deref().map(Arc::from),
+        detail,
         score: v.score,
         code: (!fits).then_some(v.status.code),
     }
