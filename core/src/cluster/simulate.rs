@@ -459,7 +459,7 @@ pub fn simulate(manifests: &Manifests, opts: &SimulateOptions) -> Result<Report,
 pub(crate) fn simulate_resolved(
     manifests: &Manifests,
     opts: &SimulateOptions,
-    ownership: Option<Ownership>,
+    ownership: Option<&Ownership>,
 ) -> Result<Report, Vec<InputError>> {
     let mut report = simulate_with(manifests, opts, None, ownership)?;
     crate::explain::verify::verify_fixes(manifests, opts, &mut report);
@@ -492,11 +492,18 @@ fn simulate_with(
     manifests: &Manifests,
     opts: &SimulateOptions,
     until: Option<usize>,
-    ownership: Option<Ownership>,
+    ownership: Option<&Ownership>,
 ) -> Result<Report, Vec<InputError>> {
     validate(manifests, opts)?;
-    let ownership = ownership.unwrap_or_else(|| snapshot::resolve(manifests));
-    let plan = Plan::new(manifests, &ownership);
+    let resolved;
+    let ownership = match ownership {
+        Some(given) => given,
+        None => {
+            resolved = snapshot::resolve(manifests);
+            &resolved
+        }
+    };
+    let plan = Plan::new(manifests, ownership);
     let cfg = SchedulerConfig {
         spread_listers: std::sync::Arc::new(controllers::listers(manifests, &plan.owners)),
         ..opts.scheduler_config()
@@ -504,7 +511,7 @@ fn simulate_with(
     let mut sim = Simulation::new(manifests, opts, cfg);
     sim.until = until;
     sim.warnings.extend(ownership.warnings.iter().cloned());
-    sim.run(manifests, &ownership, &plan);
+    sim.run(manifests, ownership, &plan);
     Ok(sim.finish())
 }
 

@@ -13,13 +13,13 @@
 
 use crate::cluster::changes::{self, CommandOutcome, EvictedPod, NodeSets};
 use crate::cluster::pools::PoolLabel;
-use crate::cluster::simulate::{simulate, simulate_resolved, Report, SimulateOptions};
+use crate::cluster::simulate::{simulate_resolved, Report, SimulateOptions};
 use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::cluster::what_if::{drain, nodes, NodeSelection, WhatIf, WhatIfError};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction};
 use crate::model::{Node, Pod, PodStatus};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Why a what-if run stopped.
 #[derive(Debug, thiserror::Error)]
@@ -63,12 +63,23 @@ pub fn run_what_if(
     pools: &PoolLabel,
 ) -> Result<WhatIfRun, WhatIfFailure> {
     // The snapshot as it is and as the commands leave it are simulated at once where there
-    // are threads: neither reads the other.
+    // are threads: neither reads the other. Both start from the snapshot's ownership (every
+    // object hashed: 100,000 pods), resolved once by whichever needs it first; meanwhile the
+    // other applies its commands, which need it only to remove pods.
+    let original = OnceLock::new();
     let (before, after) = crate::parallel::join(
-        || simulate(manifests, opts).map_err(WhatIfFailure::Input),
         || {
-            let (after, outcomes, evicted, ownership) = apply_all(manifests, commands, opts)?;
-            debug_assert!(ownership.as_ref().is_none_or(|o| *o == snapshot::resolve(&after)));
+            let ownership = original.get_or_init(|| snapshot::resolve(manifests));
+            simulate_resolved(manifests, opts, Some(ownership)).map_err(WhatIfFailure::Input)
+        },
+        || {
+            let (after, outcomes, evicted, ownership) = apply_all(manifests, commands, opts, &original)?;
+            let ownership = match &ownership {
+                OwnershipAfter::Unchanged => original.get(),
+                OwnershipAfter::Renumbered(o) => Some(o),
+                OwnershipAfter::Unknown => None,
+            };
+            debug_assert!(ownership.is_none_or(|o| *o == snapshot::resolve(&after)));
             let report = simulate_resolved(&after, opts, ownership).map_err(WhatIfFailure::Input)?;
             Ok((after, outcomes, evicted, report))
         },
@@ -86,18 +97,35 @@ pub fn run_what_if(
 }
 
 /// What [`apply_all`] gives: the snapshot after the commands, each command's outcome, the
-/// pods they evicted, and the snapshot's ownership where a command needed it (kept up to date
-/// as pods are removed, so the simulation after them need not resolve it again).
-type Applied = (Manifests, Vec<CommandOutcome>, Vec<EvictedPod>, Option<Ownership>);
+/// pods they evicted, and what is known of the snapshot's ownership after them.
+type Applied = (Manifests, Vec<CommandOutcome>, Vec<EvictedPod>, OwnershipAfter);
+
+/// The snapshot's ownership after the commands, as far as it is known without resolving it
+/// again.
+enum OwnershipAfter {
+    /// No pod was removed: the snapshot's own (the commands edit nodes only).
+    Unchanged,
+    /// Pods were removed, and the ownership renumbered with them ([`Ownership::without`]).
+    Renumbered(Ownership),
+    /// Pods were removed in a way renumbering cannot follow: resolve it again.
+    Unknown,
+}
 
 /// The snapshot after `commands`, with each command's outcome and the pods they evicted.
-fn apply_all(manifests: &Manifests, commands: &[WhatIf], opts: &SimulateOptions) -> Result<Applied, WhatIfFailure> {
+/// `original` holds the snapshot's ownership once resolved (here, or by the simulation of the
+/// snapshot as it is, running beside).
+fn apply_all(
+    manifests: &Manifests,
+    commands: &[WhatIf],
+    opts: &SimulateOptions,
+    original: &OnceLock<Ownership>,
+) -> Result<Applied, WhatIfFailure> {
     let mut after = manifests.clone();
     let mut outcomes = Vec::with_capacity(commands.len());
     let mut evicted = Vec::new();
-    let mut ownership = None;
+    let mut ownership = OwnershipAfter::Unchanged;
     for (index, command) in commands.iter().enumerate() {
-        let outcome = apply(command, &mut after, &mut evicted, &mut ownership, opts)
+        let outcome = apply(command, &mut after, &mut evicted, &mut ownership, original, opts)
             .map_err(|error| WhatIfFailure::Command { index, command: command.to_string(), error: Box::new(error) })?;
         outcomes.push(outcome);
     }
@@ -119,7 +147,8 @@ fn apply(
     command: &WhatIf,
     m: &mut Manifests,
     evicted: &mut Vec<EvictedPod>,
-    ownership: &mut Option<Ownership>,
+    ownership: &mut OwnershipAfter,
+    original: &OnceLock<Ownership>,
     opts: &SimulateOptions,
 ) -> Result<CommandOutcome, WhatIfError> {
     let mut outcome = CommandOutcome { command: command.to_string(), ..Default::default() };
@@ -232,7 +261,7 @@ fn apply(
         // kubectl's words when a selector matches no node.
         outcome.output.push("No resources found".into());
     }
-    removals.apply(m, evicted, ownership);
+    removals.apply(m, evicted, ownership, original);
     Ok(outcome)
 }
 
@@ -253,15 +282,33 @@ impl Removals {
     /// Removes the evicted pods from the snapshot, so their controllers re-create them. A pod
     /// whose controller is not in the input is turned into its own replacement: a copy that
     /// waits for a node, as the ReplicaSet, StatefulSet or Job would create it.
-    fn apply(self, m: &mut Manifests, evicted: &mut Vec<EvictedPod>, kept: &mut Option<Ownership>) {
+    fn apply(
+        self,
+        m: &mut Manifests,
+        evicted: &mut Vec<EvictedPod>,
+        kept: &mut OwnershipAfter,
+        original: &OnceLock<Ownership>,
+    ) {
         if self.evicted.is_empty() {
             return;
         }
-        let ownership = kept.take().unwrap_or_else(|| snapshot::resolve(m));
+        let resolved;
+        let ownership = match std::mem::replace(kept, OwnershipAfter::Unknown) {
+            // `m`'s workloads are still the snapshot's: its ownership is the original one.
+            OwnershipAfter::Unchanged => original.get_or_init(|| snapshot::resolve(m)),
+            OwnershipAfter::Renumbered(o) => {
+                resolved = o;
+                &resolved
+            }
+            OwnershipAfter::Unknown => {
+                resolved = snapshot::resolve(m);
+                &resolved
+            }
+        };
         let mut remove: Vec<usize> = Vec::new();
         for (p, cause, after_seconds) in self.evicted {
             let Some(w) = m.workloads.get(p) else { continue };
-            let replaced_by = replaced_by(&ownership, p, &m.workloads);
+            let replaced_by = replaced_by(ownership, p, &m.workloads);
             evicted.push(EvictedPod {
                 namespace: w.namespace.clone(),
                 pod: w.name.clone(),
@@ -287,7 +334,7 @@ impl Removals {
             remove.binary_search(&(k - 1)).is_err()
         });
         // Replacements keep their roles: their controller references do not change.
-        *kept = ownership.without(&remove);
+        *kept = ownership.without(&remove).map_or(OwnershipAfter::Unknown, OwnershipAfter::Renumbered);
     }
 }
 
