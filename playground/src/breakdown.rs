@@ -115,7 +115,7 @@ pub fn of_cycle(cycle: &ScheduleResult, node: &str, profile: &Profile) -> Option
         scores,
         total: verdict.score,
         rank: rank(&cycle.verdicts, verdict),
-        detail: verdict.status.detail.clone(),
+        detail: verdict.status.detail.as_deref().map(str::to_string),
     })
 }
 

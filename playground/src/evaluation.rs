@@ -188,7 +188,7 @@ pub struct WorkloadView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PodRow {
     pub name: String,
-    pub node: Option<String>,
+    pub node: Option<std::sync::Arc<str>>,
     /// `Running`, `Scheduled`, `Pending: 0/3 nodes are available: ...`, `Deleted: ...`
     pub status: String,
     /// From the input's cluster state (a snapshot), not created by the simulation.

@@ -2111,7 +2111,7 @@ fn Pods(pg: Pg) -> impl IntoView {
                                             .map(|pod| {
                                                 vec![
                                                     (pod.name.clone(), false),
-                                                    (pod.node.clone().unwrap_or_else(|| "<none>".into()), false),
+                                                    (pod.node.as_deref().unwrap_or("<none>").to_string(), false),
                                                     (pod.status.clone(), false),
                                                 ]
                                             })

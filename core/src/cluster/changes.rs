@@ -149,7 +149,7 @@ pub fn compare(
             let moved = PodMove {
                 workload: k.clone(),
                 pod: p.name.clone(),
-                node: p.node.clone(),
+                node: p.node.as_deref().map(str::to_string),
                 message: p.node.is_none().then(|| p.pending_text()),
             };
             match (was, &p.node) {
@@ -185,8 +185,12 @@ fn coverage(before: &Report, after: &Report, nodes: &NodeSets) -> Vec<DaemonSetC
             .iter()
             .filter(|w| w.kind == "DaemonSet")
             .map(|w| {
-                let on: BTreeSet<String> =
-                    w.pods.iter().filter(|p| p.is_active()).filter_map(|p| p.node.clone()).collect();
+                let on: BTreeSet<String> = w
+                    .pods
+                    .iter()
+                    .filter(|p| p.is_active())
+                    .filter_map(|p| p.node.as_deref().map(str::to_string))
+                    .collect();
                 ((w.namespace.clone(), w.name.clone()), on)
             })
             .collect()

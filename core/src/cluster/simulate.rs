@@ -174,7 +174,9 @@ impl WorkloadReport {
 #[serde(rename_all = "camelCase")]
 pub struct PodReport {
     pub name: String,
-    pub node: Option<String>,
+    /// Shared with the node's [`NodeInfo`] where the simulation bound it: a snapshot binds
+    /// 100,000 pods to 5,000 nodes.
+    pub node: Option<Arc<str>>,
     /// The FailedScheduling message when the pod stays Pending.
     pub message: Option<String>,
     /// Why the default scheduler never tries the pod; it stays Pending, holds nothing, and
@@ -187,8 +189,8 @@ pub struct PodReport {
 }
 
 impl PodReport {
-    pub fn scheduled(name: String, node: String) -> Self {
-        Self { name, node: Some(node), message: None, not_attempted: None, snapshot: None }
+    pub fn scheduled(name: String, node: impl Into<Arc<str>>) -> Self {
+        Self { name, node: Some(node.into()), message: None, not_attempted: None, snapshot: None }
     }
 
     /// Pending; `message` is the FailedScheduling message when a cycle ran.
@@ -385,8 +387,26 @@ impl NodeReports {
     /// 5,000 nodes lists them all, and a copy of each verdict's name and detail was a quarter
     /// of re-creating a drained pool's pods. Consecutive nodes with the same detail share it.
     fn of_verdicts(verdicts: &[NodeVerdict]) -> Self {
+        let mut shared: Vec<(Arc<str>, Arc<NodeReport>)> = Vec::with_capacity(verdicts.len());
         let mut last_detail = None;
-        Self::sharing(verdicts.iter().map(|v| (v.node.clone(), node_report_sharing(v, &mut last_detail))))
+        let mut last: Option<&NodeVerdict> = None;
+        for v in verdicts {
+            let report = match (last, shared.last()) {
+                // A run of nodes failing alike (a tainted or cordoned pool, the nodes not
+                // scored): the same report, without building it to find out.
+                (Some(prev), Some((_, report))) if same_report(prev, v) => report.clone(),
+                (_, previous) => {
+                    let report = node_report_sharing(v, &mut last_detail);
+                    match previous {
+                        Some((_, last)) if **last == report => last.clone(),
+                        _ => Arc::new(report),
+                    }
+                }
+            };
+            shared.push((v.node.clone(), report));
+            last = Some(v);
+        }
+        Self(shared)
     }
 
     pub fn len(&self) -> usize {
@@ -837,7 +857,8 @@ impl<'a> Simulation<'a> {
                 if let Some(s) = pod_report.snapshot.as_mut() {
                     s.removed = Some(why.clone());
                 }
-                pod_report.node = (!w.template.spec.node_name.is_empty()).then(|| w.template.spec.node_name.clone());
+                pod_report.node =
+                    (!w.template.spec.node_name.is_empty()).then(|| w.template.spec.node_name.as_str().into());
                 report.pods.push(pod_report);
                 continue;
             }
@@ -845,7 +866,8 @@ impl<'a> Simulation<'a> {
                 if w.pod_status.phase == PodStatus::SUCCEEDED {
                     *existing.succeeded.entry(owner).or_default() += 1;
                 }
-                pod_report.node = (!w.template.spec.node_name.is_empty()).then(|| w.template.spec.node_name.clone());
+                pod_report.node =
+                    (!w.template.spec.node_name.is_empty()).then(|| w.template.spec.node_name.as_str().into());
                 report.pods.push(pod_report);
                 continue;
             }
@@ -865,15 +887,15 @@ impl<'a> Simulation<'a> {
                 waiting.push(i);
                 continue;
             }
-            let node = w.template.spec.node_name.clone();
-            match self.index.get(&node).copied() {
+            let node = &w.template.spec.node_name;
+            match self.index.get(node).copied() {
                 Some(n) => {
                     let (spec, notes) = self.admitted(&w.template.spec);
                     if pod_report.snapshot.is_none() && role == &Role::Own {
                         report.defaults = notes;
                     }
                     self.bind(n, &w.template.metadata, &spec);
-                    pod_report.node = Some(node);
+                    pod_report.node = self.nodes.get(n).map(|info| info.shared_name().clone());
                 }
                 None => self
                     .warnings
@@ -1037,7 +1059,7 @@ impl<'a> Simulation<'a> {
         }
         match result.node {
             Some(n) => {
-                pod_report.node = self.nodes.get(n).map(|info| info.name().to_string());
+                pod_report.node = self.nodes.get(n).map(|info| info.shared_name().clone());
                 self.bind(n, &pod.metadata, &pod.spec);
             }
             None => pod_report.message = result.message,
@@ -1387,7 +1409,7 @@ impl<'a> Simulation<'a> {
         let mut input_pods: BTreeMap<String, usize> = BTreeMap::new();
         for (k, p) in report.pods.iter().enumerate() {
             if let Some(node) = p.node.as_ref().filter(|_| p.snapshot.as_ref().is_none_or(|s| s.removed.is_none())) {
-                input_pods.entry(node.clone()).or_insert(k);
+                input_pods.entry(node.to_string()).or_insert(k);
             }
         }
         for &i in &eligible {
@@ -1600,11 +1622,17 @@ pub fn node_report(v: &NodeVerdict) -> NodeReport {
 
 /// [`node_report`], its detail shared with `last_detail` (the previous node's) when the same,
 /// and kept there for the next.
+/// Whether two verdicts give equal [`NodeReport`]s: what [`node_report_sharing`] reads.
+fn same_report(a: &NodeVerdict, b: &NodeVerdict) -> bool {
+    let (x, y) = (&a.status, &b.status);
+    x.code == y.code && x.plugin == y.plugin && a.score == b.score && x.detail == y.detail && x.reasons == y.reasons
+}
+
 fn node_report_sharing(v: &NodeVerdict, last_detail: &mut Option<Arc<str>>) -> NodeReport {
     let fits = v.status.is_success();
-    let detail = v.status.detail.as_deref().map(|d| match last_detail {
-        Some(last) if **last == *d => last.clone(),
-        _ => last_detail.insert(Arc::from(d)).clone(),
+    let detail = v.status.detail.as_ref().map(|d| match last_detail {
+        Some(last) if **last == **d => last.clone(),
+        _ => last_detail.insert(d.clone()).clone(),
     });
     NodeReport {
         fits,

@@ -9,13 +9,14 @@
 //! - every pod has the same priority, so preemption never finds victims;
 //! - ImageLocality and the volume plugins are not modelled.
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use crate::model::resources::Resource;
-use crate::model::{Pod, PodSpec, Toleration};
+use crate::model::{Node, Pod, PodSpec, Toleration};
 use crate::scheduler::fit_error::{absent_nodes_reason, empty_intersection_reason, format_message, FitError};
 use crate::scheduler::framework::{Code, NodeInfo, SchedulerConfig, Status};
 use crate::scheduler::hostports::HostPort;
@@ -146,6 +147,16 @@ fn static_rejects(
         FilterPlugin::NodeName => node_name::rejects(spec, node.node()),
         FilterPlugin::TaintToleration => taint_toleration::rejects(spec, node.node(), cfg),
         FilterPlugin::NodeAffinity => affinity.rejects(node),
+        _ => false,
+    }
+}
+
+/// Whether `filter`, rejecting both nodes, gives them the same status (the pod's part being
+/// the same): it reads nothing else of them. False where that is not cheap to tell.
+fn same_static_status(filter: FilterPlugin, a: &Node, b: &Node) -> bool {
+    match filter {
+        FilterPlugin::NodeUnschedulable => true,
+        FilterPlugin::TaintToleration => a.spec.taints == b.spec.taints,
         _ => false,
     }
 }
@@ -314,7 +325,7 @@ enum Outcome {
 
 /// Sorts a searched cycle's outcomes by node index, and its feasible nodes (with their raw
 /// static scores) likewise, renumbering the outcomes' references to them.
-fn in_index_order(outcomes: &mut [(usize, Outcome)], feasible: &mut Vec<usize>, raw_static: &mut Vec<(i64, i64)>) {
+fn in_index_order(outcomes: &mut Vec<(usize, Outcome)>, feasible: &mut Vec<usize>, raw_static: &mut Vec<(i64, i64)>) {
     // A search walks the nodes round the cluster from where the last cycle stopped: two
     // ascending runs, which a rotation puts in order.
     let ascending = |w: &[(usize, Outcome)]| matches!(w, [(a, _), (b, _)] if a < b);
@@ -326,7 +337,17 @@ fn in_index_order(outcomes: &mut [(usize, Outcome)], feasible: &mut Vec<usize>, 
         if wraps_once {
             outcomes.rotate_left(p);
         } else {
-            outcomes.sort_by_key(|(i, _)| *i);
+            // The node tree's order takes the zones in turn. The indices are distinct and
+            // below the node count, so each outcome goes straight to its place: sorting
+            // them was 7% of re-creating a drained pool's pods at 5,000 nodes.
+            let len = outcomes.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
+            let mut places: Vec<Option<Outcome>> = std::iter::repeat_with(|| None).take(len).collect();
+            for (i, outcome) in outcomes.drain(..) {
+                if let Some(place) = places.get_mut(i) {
+                    *place = Some(outcome);
+                }
+            }
+            outcomes.extend(places.into_iter().enumerate().filter_map(|(i, o)| Some((i, o?))));
         }
     }
     let (mut sorted, mut sorted_raw) = (Vec::with_capacity(feasible.len()), Vec::with_capacity(raw_static.len()));
@@ -484,12 +505,26 @@ pub fn schedule_searching(
         }
     }
 
+    // The last static failure's status, for the next node that fails the same filter on the
+    // same inputs: an explained cycle at 5,000 nodes describes a tainted pool's 1,500 nodes.
+    let last_static: RefCell<Option<(FilterPlugin, usize, Status)>> = RefCell::new(None);
+    let static_status_of = |i: usize, filter: FilterPlugin, node: &NodeInfo| -> Status {
+        let mut last = last_static.borrow_mut();
+        if let Some((f, j, status)) = last.as_ref() {
+            if *f == filter && nodes.get(*j).is_some_and(|prev| same_static_status(filter, prev.node(), node.node())) {
+                return status.clone();
+            }
+        }
+        let status = static_status(filter, &ctx, node, cfg);
+        *last = Some((filter, i, status.clone()));
+        status
+    };
     // A node's status; `None` for an absent node.
     let status_of = |i: usize, outcome: Option<&Outcome>| -> Option<(Status, Vec<InsufficientResource>)> {
         match outcome {
             None => Some((absent_status(&restricting_plugins, restricted.as_ref()), Vec::new())),
             Some(Outcome::StaticFail(filter)) => {
-                nodes.get(i).map(|node| (static_status(*filter, &ctx, node, cfg), Vec::new()))
+                nodes.get(i).map(|node| (static_status_of(i, *filter, node), Vec::new()))
             }
             Some(Outcome::DynamicFail(f)) => Some((f.0.clone(), f.1.clone())),
             Some(Outcome::Feasible(_) | Outcome::Unscored) => None,
@@ -552,10 +587,11 @@ pub fn schedule_searching(
         Detail::Explain | Detail::Candidates { .. } => {
             let mut parts = parts.into_iter();
             // Formatted once: an explained cycle at 5,000 nodes has 4,500 such nodes.
-            let unscored_detail = format!(
+            let unscored_detail: Arc<str> = format!(
                 "fits, but not scored in this cycle: kube-scheduler stopped searching after {} feasible nodes (percentageOfNodesToScore)",
                 feasible.len()
-            );
+            )
+            .into();
             listed(detail == Detail::Explain)
                 .into_iter()
                 .map(|(i, o)| match o {

@@ -31,7 +31,7 @@ pub struct Status {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<String>,
+    pub detail: Option<Arc<str>>,
 }
 
 impl Status {
@@ -51,7 +51,7 @@ impl Status {
         Self { code, reasons, plugin: None, detail: None }
     }
 
-    pub fn with_detail(mut self, detail: impl Into<String>) -> Self {
+    pub fn with_detail(mut self, detail: impl Into<Arc<str>>) -> Self {
         self.detail = Some(detail.into());
         self
     }
