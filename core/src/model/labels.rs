@@ -707,6 +707,11 @@ pub fn validate_label_key(key: &str, path: &FieldPath) -> Result<(), FieldError>
 
 /// `validation.IsQualifiedName`: every message, in upstream's order (an empty name gets two).
 pub fn qualified_name_errors(key: &str) -> Vec<String> {
+    // Nearly every key is valid (a snapshot's 5,000 nodes carry 185,000 labels, validated
+    // before and after a what-if): a byte scan says so without splitting or allocating.
+    if is_qualified_name(key) {
+        return Vec::new();
+    }
     let mut errs = Vec::new();
     let parts: Vec<&str> = key.split('/').collect();
     let name = match parts.as_slice() {
@@ -778,9 +783,38 @@ fn is_dns1123_label(l: &str) -> bool {
         && b.iter().all(|c| alnum(c) || *c == b'-')
 }
 
-/// The pattern of `validation.IsDNS1123Subdomain` (its length limit is checked apart).
+/// `validation.IsQualifiedName` without a message: an optional DNS subdomain prefix of at
+/// most 253 characters and `/`, then a name part of 1 to 63 characters.
+fn is_qualified_name(key: &str) -> bool {
+    let (prefix, name) = match key.as_bytes().iter().position(|&c| c == b'/') {
+        Some(slash) => (key.get(..slash), key.get(slash + 1..).unwrap_or_default()),
+        None => (None, key),
+    };
+    let prefix_ok = prefix.is_none_or(|p| !p.is_empty() && p.len() <= 253 && is_dns1123_subdomain(p));
+    // A second '/' fails the name part's own test.
+    prefix_ok && name.len() <= 63 && is_qualified_name_part(name)
+}
+
+/// The pattern of `validation.IsDNS1123Subdomain` (its length limit is checked apart):
+/// `[a-z0-9]([-a-z0-9]*[a-z0-9])?` labels joined by dots, in one pass over the bytes.
 pub fn is_dns1123_subdomain(s: &str) -> bool {
-    s.split('.').all(is_dns1123_label)
+    let alnum = |c: u8| c.is_ascii_lowercase() || c.is_ascii_digit();
+    // As if after a dot: a label must start with an alphanumeric character.
+    let mut prev = b'.';
+    for &c in s.as_bytes() {
+        let ok = match c {
+            // A label ends with an alphanumeric character (and is not empty).
+            b'.' => alnum(prev),
+            // ... and does not start with '-'.
+            b'-' => prev != b'.',
+            c => alnum(c),
+        };
+        if !ok {
+            return false;
+        }
+        prev = c;
+    }
+    alnum(prev)
 }
 
 /// `validation.IsDNS1123Subdomain`: object names, node names, label-key prefixes.
@@ -814,6 +848,59 @@ pub fn dns1123_label_errors(s: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte scans against the definitions they stand for (`split` over the patterns),
+    /// on every string of up to 4 characters from an alphabet of the interesting ones, and
+    /// on longer random ones.
+    #[test]
+    fn byte_scans_agree_with_the_patterns() {
+        let subdomain_by_split = |s: &str| s.split('.').all(is_dns1123_label);
+        let qualified_by_messages = |k: &str| {
+            let parts: Vec<&str> = k.split('/').collect();
+            match parts.as_slice() {
+                [name] => !name.is_empty() && name.len() <= 63 && is_qualified_name_part(name),
+                [prefix, name] => {
+                    !prefix.is_empty()
+                        && prefix.len() <= 253
+                        && subdomain_by_split(prefix)
+                        && name.len() <= 63
+                        && is_qualified_name_part(name)
+                }
+                _ => false,
+            }
+        };
+        let alphabet = ['a', 'Z', '0', '-', '.', '_', '/', 'é'];
+        let mut texts = vec![String::new()];
+        let mut last = vec![String::new()];
+        for _ in 0..4 {
+            last = last.iter().flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}"))).collect();
+            texts.extend(last.iter().cloned());
+        }
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..20_000 {
+            let len = (seed % 80) as usize;
+            let t: String = (0..len)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    alphabet[(seed % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            texts.push(t);
+        }
+        texts.extend([
+            "a".repeat(63),
+            "a".repeat(64),
+            format!("{}/a", "a".repeat(253)),
+            format!("{}/a", "a".repeat(254)),
+        ]);
+        for t in &texts {
+            assert_eq!(is_dns1123_subdomain(t), subdomain_by_split(t), "{t:?}");
+            assert_eq!(is_qualified_name(t), qualified_by_messages(t), "{t:?}");
+            assert_eq!(qualified_name_errors(t).is_empty(), qualified_by_messages(t), "{t:?}");
+        }
+    }
 
     fn labels(pairs: &[(&str, &str)]) -> Labels {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
