@@ -1,6 +1,7 @@
 //! The scheduling framework's vocabulary: status codes, plugin statuses, the per-node state
 //! plugins read (`NodeInfo`), and the profile configuration.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -27,7 +28,9 @@ pub enum Code {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Status {
     pub code: Code,
-    pub reasons: Vec<String>,
+    /// Upstream's reasons are mostly constants: borrowed, a node's status costs no copy of
+    /// them (an explained cycle at 5,000 nodes lists 5,000 statuses).
+    pub reasons: Vec<Cow<'static, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -43,11 +46,11 @@ impl Status {
         Self { code: Code::Skip, ..Self::success() }
     }
 
-    pub fn new(code: Code, reason: impl Into<String>) -> Self {
+    pub fn new(code: Code, reason: impl Into<Cow<'static, str>>) -> Self {
         Self { code, reasons: vec![reason.into()], plugin: None, detail: None }
     }
 
-    pub fn with_reasons(code: Code, reasons: Vec<String>) -> Self {
+    pub fn with_reasons(code: Code, reasons: Vec<Cow<'static, str>>) -> Self {
         Self { code, reasons, plugin: None, detail: None }
     }
 

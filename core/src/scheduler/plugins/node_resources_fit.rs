@@ -1,5 +1,7 @@
 //! NodeResourcesFit (Filter and the LeastAllocated score) and NodeResourcesBalancedAllocation.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::model::quantity::{format_bytes, format_cpu};
@@ -20,12 +22,23 @@ pub const ERR_REASON_SIDECARS_DISABLED: &str =
 #[serde(rename_all = "camelCase")]
 pub struct InsufficientResource {
     pub resource_name: String,
-    pub reason: String,
+    /// Upstream's words (`Insufficient cpu`); borrowed for the named resources.
+    pub reason: Cow<'static, str>,
     pub requested: i64,
     pub used: i64,
     pub capacity: i64,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub unresolvable: bool,
+}
+
+/// `Insufficient <resource>`, as upstream's fitsRequest words it.
+fn insufficient_reason(name: &str) -> Cow<'static, str> {
+    match name {
+        CPU => Cow::Borrowed("Insufficient cpu"),
+        MEMORY => Cow::Borrowed("Insufficient memory"),
+        EPHEMERAL_STORAGE => Cow::Borrowed("Insufficient ephemeral-storage"),
+        _ => Cow::Owned(format!("Insufficient {name}")),
+    }
 }
 
 impl InsufficientResource {
@@ -127,7 +140,7 @@ fn fits_request(
     if pods + 1 > allocatable.allowed_pods {
         out.push(InsufficientResource {
             resource_name: PODS.into(),
-            reason: "Too many pods".into(),
+            reason: Cow::Borrowed("Too many pods"),
             requested: 1,
             used: pods,
             capacity: allocatable.allowed_pods,
@@ -141,7 +154,7 @@ fn fits_request(
         if want > 0 && want > cap.saturating_sub(used) {
             out.push(InsufficientResource {
                 resource_name: name.into(),
-                reason: format!("Insufficient {name}"),
+                reason: insufficient_reason(name),
                 requested: want,
                 used,
                 capacity: cap,
@@ -232,4 +245,22 @@ pub fn balanced_allocation_score(pod_request: &Resource, node: &NodeInfo) -> Opt
         _ => 0.0,
     };
     Some(((1.0 - std) * super::MAX_NODE_SCORE as f64) as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn insufficient_reasons_are_upstreams_words() {
+        for (name, want) in [
+            (CPU, "Insufficient cpu"),
+            (MEMORY, "Insufficient memory"),
+            (EPHEMERAL_STORAGE, "Insufficient ephemeral-storage"),
+            ("nvidia.com/gpu", "Insufficient nvidia.com/gpu"),
+            ("hugepages-2Mi", "Insufficient hugepages-2Mi"),
+        ] {
+            assert_eq!(insufficient_reason(name), want, "{name}");
+        }
+    }
 }

@@ -37,7 +37,7 @@ mod tests {
             };
             let status = pre_enqueue(&spec);
             assert_eq!(status.is_success(), want.is_none(), "{name}");
-            assert_eq!(status.reasons.first().map(String::as_str), want, "{name}");
+            assert_eq!(status.reasons.first().map(|r| r.as_ref()), want, "{name}");
         }
     }
 }

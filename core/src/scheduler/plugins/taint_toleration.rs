@@ -1,5 +1,7 @@
 //! TaintToleration: NoSchedule/NoExecute taints filter, PreferNoSchedule taints score.
 
+use std::borrow::Cow;
+
 use crate::model::taints::{is_do_not_schedule, tolerations_tolerate, PREFER_NO_SCHEDULE};
 use crate::model::version::KubeVersion;
 use crate::model::{Node, PodSpec, Taint, Toleration};
@@ -12,15 +14,15 @@ pub const NAME: &str = "TaintToleration";
 /// `node(s) had untolerated taint(s)` came with kubernetes#134740 in 1.35 and was
 /// cherry-picked to release-1.34 (#135023, from 1.34.2); a minor version means its latest
 /// patch, so 1.34 uses it too (docs/fidelity.md).
-pub fn reason_for(taint: &Taint, version: KubeVersion) -> String {
+pub fn reason_for(taint: &Taint, version: KubeVersion) -> Cow<'static, str> {
     if version.at_least(1, 34) {
-        "node(s) had untolerated taint(s)".into()
+        Cow::Borrowed("node(s) had untolerated taint(s)")
     } else if version.at_least(1, 25) {
-        format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value)
+        format!("node(s) had untolerated taint {{{}: {}}}", taint.key, taint.value).into()
     } else if version.at_least(1, 18) {
-        format!("node(s) had taint {{{}: {}}}, that the pod didn't tolerate", taint.key, taint.value)
+        format!("node(s) had taint {{{}: {}}}, that the pod didn't tolerate", taint.key, taint.value).into()
     } else {
-        "node(s) had taints that the pod didn't tolerate".into()
+        Cow::Borrowed("node(s) had taints that the pod didn't tolerate")
     }
 }
 

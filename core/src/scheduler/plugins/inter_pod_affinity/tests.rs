@@ -48,13 +48,13 @@ fn cfg() -> SchedulerConfig {
 fn run(p: &Pod, nodes: &[NodeInfo]) -> Vec<(Code, Option<String>)> {
     let (status, state) = pre_filter(p, nodes, &cfg());
     if status.code != Code::Success {
-        return nodes.iter().map(|_| (status.code, status.reasons.first().cloned())).collect();
+        return nodes.iter().map(|_| (status.code, status.reasons.first().map(|r| r.to_string()))).collect();
     }
     nodes
         .iter()
         .map(|n| {
             let s = filter(&state, p, n);
-            (s.code, s.reasons.first().cloned())
+            (s.code, s.reasons.first().map(|r| r.to_string()))
         })
         .collect()
 }
