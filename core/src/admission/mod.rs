@@ -293,12 +293,34 @@ fn skip_string(b: &[u8], start: usize) -> Option<usize> {
     let mut i = start + 1;
     loop {
         // Jump to the next quote or backslash.
-        i += b.get(i..)?.iter().position(|c| *c == b'"' || *c == b'\\')?;
+        i += quote_or_backslash(b.get(i..)?)?;
         match b.get(i)? {
             b'"' => return Some(i + 1),
             _ => i += 2,
         }
     }
+}
+
+/// The position of the first `"` or `\\` in `b`, eight bytes at a time (the settings'
+/// strings, a node inventory's, are most of a payload, and a fresh instance scans them on
+/// every request; wasm32 has no vectorised search to fall back on).
+fn quote_or_backslash(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A byte of `x` is zero where the word's byte equals the pattern's, and then (and only
+    // then, for the lowest such byte) the classic test sets its high bit.
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
+    let mut chunks = b.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let word = chunk.try_into().map(u64::from_ne_bytes).unwrap_or_default();
+        if has_zero(word ^ u64::from_ne_bytes([b'"'; 8])) | has_zero(word ^ u64::from_ne_bytes([b'\\'; 8])) != 0 {
+            // Some byte here matches: find the first one exactly.
+            return chunk.iter().position(|c| *c == b'"' || *c == b'\\').map(|p| at + p);
+        }
+        at += 8;
+    }
+    chunks.remainder().iter().position(|c| *c == b'"' || *c == b'\\').map(|p| at + p)
 }
 
 /// Past one JSON value starting at `start` (iteratively: no recursion on nesting).

@@ -198,8 +198,8 @@ fn compile_rule(value: &Value, at: &str, index: usize, inventory: &NodeInventory
     if labels.is_empty() {
         return Err(SettingsError::new(at, "the rule requires no pool: set pool or nodeSelector"));
     }
-    let matching: Vec<_> =
-        inventory.nodes.iter().filter(|n| labels.iter().all(|(k, v)| n.metadata.labels.get(k) == Some(v))).collect();
+    // Labels and taints are the shapes': each shape once, in the order the inventory gives them.
+    let matching: Vec<&crate::model::Node> = inventory.shapes_with_labels(&labels).collect();
     if !inventory.is_empty() && !inventory.from_cluster && matching.is_empty() {
         let wanted: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
         return Err(SettingsError::new(

@@ -26,6 +26,7 @@ use crate::input::documents::{Manifests, Workload, WorkloadKind};
 use crate::input::field::FieldPath;
 use crate::input::validation::validate_pod_spec;
 use crate::model::node_selector::RequiredNodeAffinity;
+use crate::model::resources::Resource;
 use crate::model::taints::{find_untolerated_taint, is_do_not_schedule};
 use crate::model::{Node, PodSpec};
 use crate::scheduler::framework::Code;
@@ -122,7 +123,7 @@ impl Policy {
             }
         };
         let Some(w) = report.workloads.first() else { return out };
-        let nodes = settings.inventory.nodes.len();
+        let nodes = settings.inventory.len();
         if target.kind == WorkloadKind::DaemonSet {
             self.check_daemonset(w, &template, settings, &mut out);
         } else if w.scheduled < w.desired {
@@ -210,6 +211,18 @@ impl Policy {
 /// nodes are full, whatever node each goes to. For a DaemonSet each pod is alone on its node,
 /// so a pod fits where the controller wants it iff its requests fit the empty node.
 fn fast_fit(w: &Workload, settings: &Settings) -> bool {
+    fast_fit_by(w, settings, Walk::ByShape)
+}
+
+/// How [`fast_fit`] goes over the inventory when no filter reads node names: by shape (what
+/// it does), or node by node (what the tests compare it with).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    ByShape,
+    ByNode,
+}
+
+fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
     let cfg = &settings.scheduler;
     let mut spec = w.template.spec.clone();
     if w.name.is_empty()
@@ -220,7 +233,6 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
     {
         return false;
     }
-    let nodes = &settings.node_infos;
     let cmp = cfg.gates.taint_toleration_comparison_operators;
     if w.kind == WorkloadKind::DaemonSet {
         // `NodeShouldRunDaemonPod` (daemonset::node_should_run) without its per-node copy of
@@ -241,7 +253,8 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
                 return false;
             }
         }
-        return nodes
+        return settings
+            .node_infos()
             .iter()
             .all(|info| !runs(info.node()) || node_resources_fit::filter(&request, info, cfg).0.is_success());
     }
@@ -272,25 +285,60 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
         preferred_affinity: Vec::new(),
         preferred_anti_affinity: Vec::new(),
     };
+    let fitting = |info: &NodeInfo, most: i64| pods_fitting(info, &request, &placed, most, cfg);
     let mut remaining = w.replicas;
-    for info in nodes.iter().filter(|n| feasible(n)) {
-        // The resource state of this node as the workload's pods fill it.
-        let mut filling = NodeInfo::new(Node::default());
-        filling.allocatable = info.allocatable.clone();
-        filling.requested = info.requested.clone();
-        filling.non_zero_requested = info.non_zero_requested.clone();
-        filling.used_ports = info.used_ports.clone();
-        info.pods().iter().for_each(|p| filling.add_pod(p.clone()));
-        while remaining > 0 && node_resources_fit::filter(&request, &filling, cfg).0.is_success() {
-            filling.requested.add(&request);
-            filling.add_pod(placed.clone());
-            remaining -= 1;
+    if walk == Walk::ByNode || reads_node_names(&spec, cfg) {
+        for info in settings.node_infos().iter().filter(|n| feasible(n)) {
+            remaining -= fitting(info, remaining);
+            if remaining <= 0 {
+                return true;
+            }
         }
+        return remaining <= 0;
+    }
+    // The filters left read a node's taints, labels, unschedulable flag and resources, never
+    // its name, and the inventory's nodes are empty: the nodes of one shape take the same
+    // number of pods each, so each shape is decided once (a fresh policy instance builds no
+    // node).
+    for shape in settings.inventory.shapes() {
+        let info = NodeInfo::shared(std::sync::Arc::clone(shape.node));
+        if !feasible(&info) {
+            continue;
+        }
+        let each = fitting(&info, remaining);
+        remaining = remaining.saturating_sub(each.saturating_mul(shape.count as i64));
         if remaining <= 0 {
             return true;
         }
     }
     remaining <= 0
+}
+
+/// How many of the workload's pods (`request` each) fit on `info` as they fill it, at most
+/// `most`.
+fn pods_fitting(info: &NodeInfo, request: &Resource, placed: &PlacedPod, most: i64, cfg: &SchedulerConfig) -> i64 {
+    let mut filling = NodeInfo::new(Node::default());
+    filling.allocatable = info.allocatable.clone();
+    filling.requested = info.requested.clone();
+    filling.non_zero_requested = info.non_zero_requested.clone();
+    filling.used_ports = info.used_ports.clone();
+    info.pods().iter().for_each(|p| filling.add_pod(p.clone()));
+    let mut fitted = 0;
+    while fitted < most && node_resources_fit::filter(request, &filling, cfg).0.is_success() {
+        filling.requested.add(request);
+        filling.add_pod(placed.clone());
+        fitted += 1;
+    }
+    fitted
+}
+
+/// Whether a filter may read the node's name: a required node-affinity term (the pod's, or
+/// the profile's addedAffinity) with `matchFields` (`metadata.name`). `nodeName` and terms
+/// that name every node are PreFilter restrictions, left to the simulation before this.
+fn reads_node_names(spec: &PodSpec, cfg: &SchedulerConfig) -> bool {
+    let pods = crate::model::required_node_selector(spec.affinity.as_ref());
+    let added = cfg.added_affinity.as_ref().and_then(|a| a.required.as_ref());
+    [pods, added].into_iter().flatten().any(|s| s.node_selector_terms.iter().any(|t| !t.match_fields.is_empty()))
 }
 
 /// Required pod (anti-)affinity or topology spread: pods of one workload then constrain
@@ -427,8 +475,28 @@ mod tests {
     /// The fast path never says "fits" when the simulation does not place every pod.
     #[test]
     fn fast_path_agrees_with_the_simulation() {
-        let settings =
-            Settings::from_value(&serde_json::from_str(include_str!("testdata/settings.json")).unwrap()).unwrap();
+        let base: Value = serde_json::from_str(include_str!("testdata/settings.json")).unwrap();
+        // The same with shapes shared by several nodes (the fast path decides a shape once),
+        // one of them a small node that takes few pods.
+        let mut repeated = base.clone();
+        let nodes = repeated["nodes"].as_array_mut().unwrap();
+        for (name, zone) in [("general-4", "a"), ("general-5", "a"), ("general-6", "c")] {
+            nodes.push(json!(format!(
+                "{name}: ; pool=general, topology.kubernetes.io/zone={zone}; cpu=4, memory=16Gi, pods=110"
+            )));
+        }
+        for i in 1..=3 {
+            nodes.push(json!(format!(
+                "small-{i}: ; pool=general, topology.kubernetes.io/zone=c; cpu=1500m, memory=4Gi, pods=3"
+            )));
+        }
+        for settings in [base, repeated] {
+            let settings = Settings::from_value(&settings).unwrap();
+            check_fast_path(&settings);
+        }
+    }
+
+    fn check_fast_path(settings: &Settings) {
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
         let mut next = |n: u64| {
             seed ^= seed << 13;
@@ -457,6 +525,15 @@ mod tests {
                 let pool = ["gpu", "general", "infra"][next(3) as usize];
                 spec["nodeSelector"] = json!({ "pool": pool });
             }
+            if next(6) == 0 {
+                // A term on the node's name beside one on labels: not a PreFilter restriction,
+                // so the filter reads each node's name.
+                spec["affinity"] = json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["general-1"]}]},
+                    {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["small-2"]}]},
+                    {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["gpu"]}]}
+                ]}}});
+            }
             if next(8) == 0 {
                 spec["topologySpreadConstraints"] = json!([{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "x"}}}]);
             }
@@ -481,11 +558,13 @@ mod tests {
             let places_all = wr.scheduled == wr.desired;
             let covered = kind != "DaemonSet" || {
                 let mut out = Outcome::default();
-                settings.schedulable.as_ref().unwrap().check_daemonset(wr, &w.template.spec, &settings, &mut out);
+                settings.schedulable.as_ref().unwrap().check_daemonset(wr, &w.template.spec, settings, &mut out);
                 out.violations.is_empty()
             };
             total += 1;
-            if fast_fit(&w, &settings) {
+            let by_node = fast_fit_by(&w, settings, Walk::ByNode);
+            assert_eq!(fast_fit(&w, settings), by_node, "by shape and node by node differ on {object}");
+            if by_node {
                 fast += 1;
                 assert!(places_all && covered, "fast path accepted {object} but the simulation says {wr:#?}");
             }

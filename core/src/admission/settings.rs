@@ -16,7 +16,7 @@
 //! `nodes` may also be one multi-line string with a node per line (`#` starts a comment).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -32,7 +32,7 @@ pub use crate::gatekeeper::Compile;
 use crate::input::documents::{type_name, DocRef};
 use crate::input::field::FieldError;
 use crate::input::field::FieldPath;
-use crate::input::validation::{validate_node, validate_node_name, validate_node_shape};
+use crate::input::validation::{validate_node, validate_node_shape, validate_plain_node_name};
 use crate::model::labels::{validate_label_key, validate_label_value, Selector};
 use crate::model::quantity::Quantity;
 use crate::model::version::{FeatureGates, KubeVersion};
@@ -405,8 +405,9 @@ pub struct Settings {
     pub options: SimulateOptions,
     /// The scheduler profile for `options`.
     pub scheduler: SchedulerConfig,
-    /// The inventory as the scheduler sees it (empty nodes), built once.
-    pub node_infos: Vec<NodeInfo>,
+    /// The inventory as the scheduler sees it (empty nodes), built on first use
+    /// ([`Settings::node_infos`]).
+    node_infos: std::sync::OnceLock<Vec<NodeInfo>>,
     pub disallowed_tolerations: Option<disallowed_tolerations::Policy>,
     pub required_placement: Option<required_placement::Policy>,
     pub schedulable: Option<schedulable::Policy>,
@@ -440,11 +441,16 @@ impl Settings {
         Self::read(value, Some(nodes), Compile::WhenUsed)
     }
 
+    /// The inventory's nodes as the scheduler sees them (empty), built on first use.
+    pub fn node_infos(&self) -> &[NodeInfo] {
+        self.node_infos.get_or_init(|| self.inventory.nodes().iter().map(|n| NodeInfo::shared(Arc::clone(n))).collect())
+    }
+
     /// Whether a request must list the cluster's Nodes first: `inventory: cluster` and a
     /// policy that reads the inventory.
     pub fn needs_cluster_nodes(&self) -> bool {
         self.inventory.from_cluster
-            && self.inventory.nodes.is_empty()
+            && self.inventory.is_empty()
             && (self.schedulable.is_some()
                 || self.required_placement.is_some()
                 || self.daemonset_coverage.as_ref().is_some_and(|p| !p.blanket))
@@ -524,16 +530,15 @@ impl Settings {
                 "inventory: cluster reads the cluster's Nodes: leave out nodes (or set inventory: settings)",
             ));
         }
-        let (nodes, source) = match (cluster_nodes, &raw.nodes) {
+        let (read, source) = match (cluster_nodes, &raw.nodes) {
             (Some(items), _) if from_cluster => {
                 let at = "the cluster's Nodes";
                 (parse_inventory(NodesInput::Value(items), at)?, at.to_string())
             }
             (_, Some(nodes)) => (parse_inventory(*nodes, &path("nodes"))?, path("nodes")),
-            (_, None) => (Vec::new(), path("nodes")),
+            (_, None) => (ReadInventory::default(), path("nodes")),
         };
-        let nodes: Vec<Arc<Node>> = nodes.into_iter().map(Arc::new).collect();
-        let inventory = NodeInventory { nodes, source, pool_label, from_cluster, known_pools: Default::default() };
+        let inventory = read.into_inventory(source, pool_label, from_cluster);
 
         let disallowed_tolerations = raw
             .disallowed_tolerations
@@ -562,12 +567,11 @@ impl Settings {
         }
 
         let scheduler = options.scheduler_config();
-        let node_infos = inventory.nodes.iter().map(|n| NodeInfo::shared(Arc::clone(n))).collect();
         let mut settings = Settings {
             inventory,
             options,
             scheduler,
-            node_infos,
+            node_infos: Default::default(),
             disallowed_tolerations,
             required_placement,
             schedulable,
@@ -608,10 +612,22 @@ impl Settings {
 
 /// The cluster's nodes as the settings describe them (not Gatekeeper's `data.inventory`,
 /// which is [`crate::gatekeeper::Inventory`]).
+///
+/// Kept as shapes and names: the compact nodes of one shape (all but the name: taints,
+/// labels, resources; a pool's nodes differ only by name, and zone) share one nameless
+/// [`Node`]. Whole nodes are built only when a request needs them ([`NodeInventory::nodes`]:
+/// a full simulation, a DaemonSet's node names); the usual request reads the shapes. A
+/// fresh policy instance per request reads the inventory on every request, so what the
+/// settings read builds per node is most of its cost.
 #[derive(Debug, Clone, Default)]
 pub struct NodeInventory {
-    /// Shared with [`Settings::node_infos`]: one copy of each node.
-    pub nodes: Vec<Arc<Node>>,
+    /// The distinct shapes, in the order the inventory first gives them. A Node object is
+    /// its own shape, named.
+    shapes: Vec<Shared>,
+    /// The nodes, in the inventory's order: their names and shapes.
+    members: Vec<Member>,
+    /// The whole nodes, built on first use from `shapes` and `members`.
+    nodes: std::sync::OnceLock<Vec<Arc<Node>>>,
     /// Where the nodes were read (`settings.nodes`, or the cluster's Nodes): the source of
     /// their documents in a simulation ([`NodeInventory::owned_nodes`]), which only the
     /// requests that need a full simulation build.
@@ -622,34 +638,122 @@ pub struct NodeInventory {
     pub from_cluster: bool,
     /// `poolLabel`, when set; otherwise the first of [`WELL_KNOWN_POOL_LABELS`] a node has.
     pub pool_label: Option<String>,
-    /// The pools of `nodes`, found once for all the pool lists the settings check
+    /// The pools of the nodes, found once for all the pool lists the settings check
     /// ([`NodeInventory::check_pools`]) rather than over every node for each list. The
     /// inventory is read whole before any list is checked and not changed after.
     known_pools: std::sync::OnceLock<BTreeSet<String>>,
 }
 
+/// A shape of the inventory and how many of its nodes have it.
+#[derive(Debug, Clone)]
+struct Shared {
+    node: Arc<Node>,
+    count: usize,
+}
+
+/// A node of the inventory: its name and the index of its shape.
+#[derive(Debug, Clone)]
+struct Member {
+    name: Box<str>,
+    shape: usize,
+}
+
+/// A shape of [`NodeInventory::shapes`]: the nodes' taints, labels and resources.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeShape<'a> {
+    /// The shape as a Node: a compact shape has no name (a Node object keeps its own).
+    pub node: &'a Arc<Node>,
+    /// How many of the inventory's nodes have this shape.
+    pub count: usize,
+}
+
 impl NodeInventory {
+    /// An inventory of whole nodes (the cluster's, or a test's), each its own shape.
+    pub fn of_nodes(nodes: Vec<Node>, source: String, pool_label: Option<String>, from_cluster: bool) -> Self {
+        let mut read = ReadInventory::default();
+        for node in nodes {
+            read.push_named(node);
+        }
+        read.into_inventory(source, pool_label, from_cluster)
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
+        self.members.is_empty()
+    }
+
+    /// How many nodes the inventory lists.
+    pub fn len(&self) -> usize {
+        self.members.len()
     }
 
     /// Whether the settings give no inventory at all: no `nodes`, and not `inventory: cluster`.
     pub fn is_missing(&self) -> bool {
-        self.nodes.is_empty() && !self.from_cluster
+        self.members.is_empty() && !self.from_cluster
+    }
+
+    /// The whole nodes, in the inventory's order (built on first use, then shared).
+    pub fn nodes(&self) -> &[Arc<Node>] {
+        self.nodes.get_or_init(|| {
+            // Every member's shape is in `shapes` (they are read together).
+            self.members
+                .iter()
+                .filter_map(|m| self.shapes.get(m.shape).map(|s| (m, &s.node)))
+                .map(|(m, shape)| {
+                    if *shape.metadata.name == *m.name {
+                        Arc::clone(shape)
+                    } else {
+                        let mut node = (**shape).clone();
+                        node.metadata.name = m.name.to_string();
+                        Arc::new(node)
+                    }
+                })
+                .collect()
+        })
+    }
+
+    /// The distinct shapes, in the order the inventory first gives them, with how many nodes
+    /// have each: what decides a filter that reads no node name.
+    pub fn shapes(&self) -> impl Iterator<Item = NodeShape<'_>> + '_ {
+        self.shapes.iter().map(|s| NodeShape { node: &s.node, count: s.count })
     }
 
     /// The node's pool: the value of the pool label, or the node's name when it has none.
     pub fn pool_of<'a>(&self, node: &'a Node) -> &'a str {
-        let labels = &node.metadata.labels;
+        self.pool_in(&node.metadata.name, node)
+    }
+
+    /// The pool of the node named `name` with shape `shape`.
+    fn pool_in<'a>(&self, name: &'a str, shape: &'a Node) -> &'a str {
+        self.labelled_pool(shape).unwrap_or(name)
+    }
+
+    /// The value of the pool label of a node of this shape, if it has the label.
+    fn labelled_pool<'a>(&self, shape: &'a Node) -> Option<&'a str> {
+        let labels = &shape.metadata.labels;
         let found = match &self.pool_label {
             Some(l) => labels.get(l),
             None => WELL_KNOWN_POOL_LABELS.iter().find_map(|l| labels.get(*l)),
         };
-        found.map(String::as_str).unwrap_or(node.metadata.name.as_str())
+        found.map(String::as_str)
     }
 
     pub fn pools(&self) -> BTreeSet<&str> {
-        self.nodes.iter().map(|n| self.pool_of(n)).collect()
+        // A shape with the pool label gives every node of it the same pool.
+        let labelled: Vec<Option<&str>> = self.shapes.iter().map(|s| self.labelled_pool(&s.node)).collect();
+        let mut pools: BTreeSet<&str> = labelled.iter().flatten().copied().collect();
+        pools.extend(
+            self.members.iter().filter(|m| labelled.get(m.shape).is_some_and(Option::is_none)).map(|m| &*m.name),
+        );
+        pools
+    }
+
+    /// The nodes whose labels include all of `labels`, as their shapes: a shape once however
+    /// many nodes have it, in the order the inventory first gives them.
+    pub fn shapes_with_labels<'a>(&'a self, labels: &'a Labels) -> impl Iterator<Item = &'a Node> + 'a {
+        self.shapes
+            .iter()
+            .map(|s| &*s.node)
+            .filter(move |n| labels.iter().all(|(k, v)| n.metadata.labels.get(k) == Some(v)))
     }
 
     /// Checks a list of pool names (`*` = every pool) against the inventory.
@@ -685,7 +789,7 @@ impl NodeInventory {
     /// The nodes as a simulation's input takes them (shared), each named as the document it
     /// was read from (its 1-based position in [`NodeInventory::source`]).
     pub fn owned_nodes(&self) -> Vec<(DocRef, Arc<Node>)> {
-        self.nodes
+        self.nodes()
             .iter()
             .enumerate()
             .map(|(i, n)| {
@@ -702,7 +806,7 @@ impl NodeInventory {
     }
 
     pub fn in_pools<'a>(&'a self, pools: &'a PoolSet) -> impl Iterator<Item = &'a Node> + 'a {
-        self.nodes.iter().map(|n| &**n).filter(move |n| pools.contains(self.pool_of(n)))
+        self.nodes().iter().map(|n| &**n).filter(move |n| pools.contains(self.pool_of(n)))
     }
 }
 
@@ -752,11 +856,6 @@ impl EntryAt {
     }
 }
 
-/// A compact node's shape (everything after its name: taints, labels, resources), read and
-/// checked: the node without its name and the first of [`validate_node_shape`]'s errors, or
-/// the compact form's error.
-type Shape = Result<(Node, Option<FieldError>), String>;
-
 /// An item of the inventory: a compact string (a list item or a line), or any other value.
 #[derive(Clone, Copy)]
 enum Entry<'v> {
@@ -774,7 +873,7 @@ fn text_entries(text: &str) -> Vec<(EntryAt, Entry<'_>)> {
         .collect()
 }
 
-fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<Node>, SettingsError> {
+fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<ReadInventory, SettingsError> {
     let entries: Vec<(EntryAt, Entry<'_>)> = match nodes {
         NodesInput::Fast(FastNodes::Text(text)) => text_entries(text),
         NodesInput::Fast(FastNodes::List(items)) => items
@@ -811,37 +910,39 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<Node>, Setting
             format!("{} nodes, over the limit of {MAX_INVENTORY_NODES}", entries.len()),
         ));
     }
-    let mut out: Vec<Node> = Vec::with_capacity(entries.len());
+    let mut out = ReadInventory { shapes: Vec::new(), members: Vec::with_capacity(entries.len()) };
     // Names borrowed from the settings text where they can be (the compact form).
-    let mut seen: BTreeMap<Cow<'_, str>, EntryAt> = BTreeMap::new();
+    let mut seen: HashMap<Cow<'_, str>, EntryAt, foldhash::fast::FixedState> =
+        HashMap::with_capacity_and_hasher(entries.len(), foldhash::fast::FixedState::default());
     // Nodes of a pool differ by name (and zone): each distinct shape is read and checked once,
-    // which gives the same nodes and the same first error as reading every node in full.
-    let mut shapes: BTreeMap<&str, Shape> = BTreeMap::new();
+    // and its nodes share it, which gives the same nodes and the same first error as reading
+    // every node in full.
+    let mut shapes: HashMap<&str, ShapeRead, foldhash::fast::FixedState> = HashMap::default();
     for (entry_at, entry) in entries {
-        let (node, name) = match entry {
+        let name = match entry {
             Entry::Text(text) => {
                 let (name, rest) =
                     compact_name(text).map_err(|m| SettingsError::new(entry_at.path(at), format!("{text:?}: {m}")))?;
                 let shape = shapes.entry(rest).or_insert_with(|| {
                     compact_shape(rest).map(|n| {
                         let first = validate_node_shape(&n).into_iter().next();
-                        (n, first)
+                        out.shapes.push(Shared { node: Arc::new(n), count: 0 });
+                        (out.shapes.len() - 1, first)
                     })
                 });
-                let (nameless, shape_error) = match shape {
-                    Ok(s) => s,
+                let (index, shape_error) = match shape {
+                    Ok((i, e)) => (*i, e),
                     Err(m) => return Err(SettingsError::new(entry_at.path(at), format!("{text:?}: {m}"))),
                 };
-                let mut node = nameless.clone();
-                node.metadata.name = name.to_string();
                 // `validate_node`'s order: the name's errors, then the shape's.
-                if let Some(first) = validate_node_name(&node).into_iter().next().or_else(|| shape_error.clone()) {
-                    return Err(SettingsError::new(
-                        entry_at.path(at),
-                        format!("node {:?}: {first}", node.metadata.name),
-                    ));
+                if let Some(first) = validate_plain_node_name(name).into_iter().next().or_else(|| shape_error.clone()) {
+                    return Err(SettingsError::new(entry_at.path(at), format!("node {name:?}: {first}")));
                 }
-                (node, Cow::Borrowed(name))
+                if let Some(shape) = out.shapes.get_mut(index) {
+                    shape.count += 1;
+                }
+                out.members.push(Member { name: name.into(), shape: index });
+                Cow::Borrowed(name)
             }
             Entry::Value(value @ Value::Object(_)) => {
                 let where_ = entry_at.path(at);
@@ -850,7 +951,8 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<Node>, Setting
                     return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
                 }
                 let name = Cow::Owned(node.metadata.name.clone());
-                (node, name)
+                out.push_named(node);
+                name
             }
             Entry::Value(other) => {
                 return Err(SettingsError::new(
@@ -859,15 +961,53 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<Vec<Node>, Setting
                 ))
             }
         };
-        if let Some(prev) = seen.insert(name, entry_at) {
+        if let Some(prev) = seen.get(&name) {
             return Err(SettingsError::new(
                 entry_at.path(at),
-                format!("duplicate node name {:?} (also {})", node.metadata.name, prev.path(at)),
+                format!("duplicate node name {name:?} (also {})", prev.path(at)),
             ));
         }
-        out.push(node);
+        seen.insert(name, entry_at);
     }
     Ok(out)
+}
+
+/// A compact shape as [`parse_inventory`] read it: its index in [`ReadInventory::shapes`] and
+/// the first of [`validate_node_shape`]'s errors, or the compact form's error.
+type ShapeRead = Result<(usize, Option<FieldError>), String>;
+
+/// The inventory as [`parse_inventory`] reads it, before the settings around it.
+#[derive(Debug, Default)]
+struct ReadInventory {
+    shapes: Vec<Shared>,
+    members: Vec<Member>,
+}
+
+impl ReadInventory {
+    /// A whole node, its own shape.
+    fn push_named(&mut self, node: Node) {
+        let name = node.metadata.name.as_str().into();
+        self.shapes.push(Shared { node: Arc::new(node), count: 1 });
+        self.members.push(Member { name, shape: self.shapes.len() - 1 });
+    }
+
+    /// The whole nodes, in order (what reading each node alone gives).
+    #[cfg(test)]
+    fn into_nodes(self) -> Vec<Node> {
+        self.into_inventory(String::new(), None, false).nodes().iter().map(|n| (**n).clone()).collect()
+    }
+
+    fn into_inventory(self, source: String, pool_label: Option<String>, from_cluster: bool) -> NodeInventory {
+        NodeInventory {
+            shapes: self.shapes,
+            members: self.members,
+            nodes: Default::default(),
+            source,
+            from_cluster,
+            pool_label,
+            known_pools: Default::default(),
+        }
+    }
 }
 
 fn node_object(value: &Value, at: &str) -> Result<Node, SettingsError> {
@@ -903,7 +1043,10 @@ fn compact_name(text: &str) -> Result<(&str, &str), String> {
     if name.is_empty() {
         return Err("missing node name: expected NAME[: TAINTS[; LABELS[; RESOURCES]]]".into());
     }
-    if name.contains(char::is_whitespace) || name.contains('=') || name.contains(',') {
+    // Bytes first: a name is ASCII but for typos, and this runs for every node of every
+    // request in a fresh instance.
+    let ascii_bad = name.bytes().any(|b| b.is_ascii_whitespace() || b == b'=' || b == b',');
+    if ascii_bad || (!name.is_ascii() && name.contains(char::is_whitespace)) {
         return Err(format!(
             "node name {name:?} is not a valid name: expected NAME[: TAINTS[; LABELS[; RESOURCES]]], e.g. \"gpu-1: sku=gpu:NoSchedule; pool=gpu\""
         ));
@@ -1101,7 +1244,8 @@ mod tests {
         for list in &cases {
             let texts: Vec<&str> = list.iter().map(String::as_str).collect();
             let want = each_node_alone(&texts, "settings.nodes");
-            let got = parse_inventory(NodesInput::Value(&json!(texts)), "settings.nodes");
+            let got =
+                parse_inventory(NodesInput::Value(&json!(texts)), "settings.nodes").map(ReadInventory::into_nodes);
             assert_eq!(got, want, "{texts:?}");
         }
         // The cases above cover both outcomes.
@@ -1171,7 +1315,7 @@ mod tests {
             "schedulable": {}
         }))
         .unwrap();
-        assert_eq!(s.inventory.nodes.len(), 2);
+        assert_eq!(s.inventory.len(), 2);
         assert_eq!(s.inventory.pools().into_iter().collect::<Vec<_>>(), vec!["general", "gpu"]);
         let err = Settings::from_value(&json!({"nodes": "a\nb: x", "schedulable": {}})).unwrap_err();
         assert_eq!(err.path, "settings.nodes (line 2)");

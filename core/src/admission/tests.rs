@@ -64,7 +64,7 @@ pub fn uncovered_nodes(object: &Value, settings: &Value, pools: &[String]) -> Ve
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
     let w = &report.workloads[0];
     s.inventory
-        .nodes
+        .nodes()
         .iter()
         .filter(|n| pools.iter().any(|p| p == "*" || p == s.inventory.pool_of(n)))
         .filter(|n| !w.pods.iter().any(|p| p.node.as_deref() == Some(n.metadata.name.as_str())))
@@ -1315,5 +1315,35 @@ spec:
         .message
         .unwrap();
         assert_eq!(msg, "settings.gatekeeper.inventory: 33 resources, over the limit of 32");
+    }
+}
+
+/// The word-at-a-time search finds what a byte loop finds: every position of the match in
+/// a word, both patterns, bytes that differ from them by one bit, and no match.
+#[test]
+fn quote_or_backslash_finds_the_first_as_a_byte_loop_does() {
+    let fillers: [&[u8]; 4] =
+        [b"abcdefghij", b"#!]\\x21\\x5d", &[0x22 ^ 0x80, 0x5c ^ 0x01, 0xff, 0x00, 0x21, 0x23], "ü€".as_bytes()];
+    for filler in fillers {
+        for len in 0..40 {
+            let base: Vec<u8> =
+                filler.iter().copied().cycle().filter(|c| *c != b'"' && *c != b'\\').take(len).collect();
+            let mut texts = vec![base.clone()];
+            for at in 0..len {
+                for pattern in [b'"', b'\\'] {
+                    let mut t = base.clone();
+                    t[at] = pattern;
+                    texts.push(t.clone());
+                    if at + 3 < len {
+                        t[at + 3] = b'"';
+                        texts.push(t);
+                    }
+                }
+            }
+            for t in texts {
+                let want = t.iter().position(|c| *c == b'"' || *c == b'\\');
+                assert_eq!(quote_or_backslash(&t), want, "{:?}", String::from_utf8_lossy(&t));
+            }
+        }
     }
 }

@@ -43,12 +43,21 @@ pub fn validate_node(node: &Node) -> Vec<FieldError> {
 /// `metadata.generateName`.
 pub fn validate_node_name(node: &Node) -> Vec<FieldError> {
     let (name, generate_name) = (&node.metadata.name, &node.metadata.generate_name);
-    // The usual case, decided without writing the field paths: `object_meta` finds nothing
-    // wrong with a valid name and no generateName.
-    if generate_name.is_empty() && !name.is_empty() && name.len() <= 253 && is_dns1123_subdomain(name) {
-        return Vec::new();
+    if generate_name.is_empty() {
+        return validate_plain_node_name(name);
     }
     object_meta(name, generate_name, None, &FieldPath::root("metadata"))
+}
+
+/// [`validate_node_name`] of a node named `name` without `generateName` (the policy's
+/// compact inventory names its nodes so).
+pub fn validate_plain_node_name(name: &str) -> Vec<FieldError> {
+    // The usual case, decided without writing the field paths: `object_meta` finds nothing
+    // wrong with a valid name and no generateName.
+    if !name.is_empty() && name.len() <= 253 && is_dns1123_subdomain(name) {
+        return Vec::new();
+    }
+    object_meta(name, "", None, &FieldPath::root("metadata"))
 }
 
 /// The rest of [`validate_node`], after [`validate_node_name`]'s errors: labels, annotations,
