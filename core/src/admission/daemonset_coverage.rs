@@ -26,6 +26,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::schedulable::reads_node_names;
 use super::settings::{
     decode_setting, CompiledSelector, Mode, NodeInventory, Pattern, PoolSet, Settings, SettingsError,
 };
@@ -163,7 +164,13 @@ impl Policy {
             return Ok(cov);
         }
         let cmp = settings.options.gates.taint_toleration_comparison_operators;
-        Ok(needed_tolerations(&template, settings.inventory.in_pools(&self.pools), &settings.inventory, cmp))
+        let inventory = &settings.inventory;
+        Ok(if reads_node_names(&template, &settings.scheduler) {
+            needed_tolerations(&template, inventory.in_pools(&self.pools).map(|n| (n, inventory.pool_of(n))), cmp)
+        } else {
+            // Taints and labels are the shapes': each shape once, at its first node.
+            needed_tolerations(&template, inventory.shapes_in_pools(&self.pools).into_iter(), cmp)
+        })
     }
 }
 
@@ -171,17 +178,20 @@ impl Policy {
 /// that it targets: one per untolerated NoSchedule/NoExecute taint, `Equal` with the taint's
 /// value (`Exists` for a valueless taint), in node order, counting the tolerations the
 /// DaemonSet controller adds by itself.
+///
+/// `nodes` come with their pools. A node after the first of its shape adds nothing (its
+/// taints are tolerated by then), so the shapes at their first nodes give the same answer
+/// when the template names no node ([`reads_node_names`]).
 pub fn needed_tolerations<'a>(
     template: &PodSpec,
-    nodes: impl Iterator<Item = &'a Node>,
-    inventory: &NodeInventory,
+    nodes: impl Iterator<Item = (&'a Node, &'a str)>,
     comparison_operators: bool,
 ) -> Coverage {
     let mut cov = Coverage::default();
     let mut daemon = template.clone();
     add_daemon_tolerations(&mut daemon);
     let targeting = RequiredNodeAffinity::from_pod(template);
-    for node in nodes {
+    for (node, pool) in nodes {
         if !template.node_name.is_empty() && template.node_name != node.metadata.name {
             continue;
         }
@@ -200,9 +210,71 @@ pub fn needed_tolerations<'a>(
                 toleration_seconds: None,
             };
             daemon.tolerations.push(t.clone());
-            cov.reasons.push(format!("{taint} (pool {})", inventory.pool_of(node)));
+            cov.reasons.push(format!("{taint} (pool {pool})"));
             cov.add.push(t);
         }
     }
     cov
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::admission::settings::Settings;
+
+    /// The shapes at their first nodes in the pools give the tolerations and reasons that
+    /// every node in turn gives: pools by label and by name (nodes without the pool label,
+    /// several of one shape), shapes split across pools, templates that tolerate some taints
+    /// or select some nodes.
+    #[test]
+    fn shapes_in_pools_need_what_each_node_needs() {
+        let nodes = json!([
+            "general-1: ; pool=general, zone=a; cpu=4",
+            "gpu-1: sku=gpu:NoSchedule; pool=gpu, zone=a; cpu=8",
+            "general-2: ; pool=general, zone=a; cpu=4",
+            "gpu-2: sku=gpu:NoSchedule; pool=gpu, zone=b; cpu=8",
+            "infra-1: dedicated=infra:NoExecute; pool=infra, zone=a; cpu=2",
+            "loose-1: dedicated=loose:NoSchedule; zone=a; cpu=2",
+            "loose-2: dedicated=loose:NoSchedule; zone=a; cpu=2",
+            "loose-3: dedicated=loose:NoSchedule, other=x:NoExecute; zone=b; cpu=2",
+            "gpu-3: sku=gpu:NoSchedule, extra=y:NoSchedule; pool=gpu, zone=a; cpu=8",
+            "mixed-1: sku=gpu:NoSchedule; pool=infra, zone=a; cpu=8",
+        ]);
+        let settings = Settings::from_value(&json!({"poolLabel": "pool", "nodes": nodes})).unwrap();
+        let inventory = &settings.inventory;
+        let pool_sets: Vec<PoolSet> = vec![
+            PoolSet::All,
+            PoolSet::Some(["gpu".to_string()].into()),
+            PoolSet::Some(["infra".to_string(), "loose-2".to_string()].into()),
+            PoolSet::Some(["loose-3".to_string(), "loose-1".to_string(), "general".to_string()].into()),
+            PoolSet::Some(["nothing".to_string()].into()),
+        ];
+        let templates = [
+            json!({}),
+            json!({"tolerations": [{"key": "sku", "operator": "Exists"}]}),
+            json!({"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "loose", "effect": "NoSchedule"}]}),
+            json!({"nodeSelector": {"zone": "a"}}),
+            json!({"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "zone", "operator": "NotIn", "values": ["b"]}]}
+            ]}}}}),
+        ];
+        let mut seen_reasons = 0;
+        for pools in &pool_sets {
+            for t in &templates {
+                let template: PodSpec = serde_json::from_value(t.clone()).unwrap();
+                let by_node = needed_tolerations(
+                    &template,
+                    inventory.in_pools(pools).map(|n| (n, inventory.pool_of(n))),
+                    false,
+                );
+                let by_shape = needed_tolerations(&template, inventory.shapes_in_pools(pools).into_iter(), false);
+                assert_eq!(by_shape.add, by_node.add, "{pools} {t}");
+                assert_eq!(by_shape.reasons, by_node.reasons, "{pools} {t}");
+                seen_reasons += by_node.reasons.len();
+            }
+        }
+        assert!(seen_reasons > 20, "the cases need tolerations: {seen_reasons}");
+    }
 }

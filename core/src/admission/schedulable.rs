@@ -248,15 +248,24 @@ fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
         let runs = |n: &Node| {
             targets(n) && find_untolerated_taint(&n.spec.taints, &spec.tolerations, is_do_not_schedule, cmp).is_none()
         };
-        if let Some(pools) = settings.schedulable.as_ref().and_then(|p| p.daemonset_pools.as_ref()) {
-            if settings.inventory.in_pools(pools).any(|n| targets(n) && !runs(n)) {
+        let pools = settings.schedulable.as_ref().and_then(|p| p.daemonset_pools.as_ref());
+        let fits = |info: &NodeInfo| node_resources_fit::filter(&request, info, cfg).0.is_success();
+        if walk == Walk::ByNode || reads_node_names(template, cfg) {
+            if pools.is_some_and(|pools| settings.inventory.in_pools(pools).any(|n| targets(n) && !runs(n))) {
                 return false;
             }
+            return settings.node_infos().iter().all(|info| !runs(info.node()) || fits(info));
+        }
+        // Taints, labels and resources are the shapes': each shape once (the nodes are empty).
+        if pools
+            .is_some_and(|pools| settings.inventory.shapes_in_pools(pools).iter().any(|(n, _)| targets(n) && !runs(n)))
+        {
+            return false;
         }
         return settings
-            .node_infos()
-            .iter()
-            .all(|info| !runs(info.node()) || node_resources_fit::filter(&request, info, cfg).0.is_success());
+            .inventory
+            .shapes()
+            .all(|s| !runs(s.node) || fits(&NodeInfo::shared(std::sync::Arc::clone(s.node))));
     }
     api_defaults(&mut spec, &cfg.gates);
     if settings.options.admission_defaults {
@@ -332,13 +341,14 @@ fn pods_fitting(info: &NodeInfo, request: &Resource, placed: &PlacedPod, most: i
     fitted
 }
 
-/// Whether a filter may read the node's name: a required node-affinity term (the pod's, or
-/// the profile's addedAffinity) with `matchFields` (`metadata.name`). `nodeName` and terms
-/// that name every node are PreFilter restrictions, left to the simulation before this.
-fn reads_node_names(spec: &PodSpec, cfg: &SchedulerConfig) -> bool {
+/// Whether placing `spec` may read a node's name: `nodeName`, or a required node-affinity
+/// term (the pod's, or the profile's addedAffinity) with `matchFields` (`metadata.name`).
+/// Otherwise the nodes of one shape ([`NodeInventory::shapes`]) are alike to it.
+pub fn reads_node_names(spec: &PodSpec, cfg: &SchedulerConfig) -> bool {
     let pods = crate::model::required_node_selector(spec.affinity.as_ref());
     let added = cfg.added_affinity.as_ref().and_then(|a| a.required.as_ref());
-    [pods, added].into_iter().flatten().any(|s| s.node_selector_terms.iter().any(|t| !t.match_fields.is_empty()))
+    !spec.node_name.is_empty()
+        || [pods, added].into_iter().flatten().any(|s| s.node_selector_terms.iter().any(|t| !t.match_fields.is_empty()))
 }
 
 /// Required pod (anti-)affinity or topology spread: pods of one workload then constrain
@@ -363,8 +373,7 @@ fn coverage_fix(
 ) -> String {
     let cov = needed_tolerations(
         template,
-        uncovered.iter().copied(),
-        inventory,
+        uncovered.iter().map(|n| (*n, inventory.pool_of(n))),
         cfg.gates.taint_toleration_comparison_operators,
     );
     if cov.add.is_empty() {

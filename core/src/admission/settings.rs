@@ -805,6 +805,36 @@ impl NodeInventory {
             .collect()
     }
 
+    /// The nodes of `pools` as shapes: each shape once, at its first node in the pools, with
+    /// that node's pool, in the inventory's order. What [`NodeInventory::in_pools`] gives for
+    /// a check that reads taints and labels and stops caring about a shape after its first
+    /// node (the tolerations a DaemonSet lacks), without building the nodes.
+    pub fn shapes_in_pools<'a>(&'a self, pools: &PoolSet) -> Vec<(&'a Node, &'a str)> {
+        let labelled: Vec<Option<&str>> = self.shapes.iter().map(|s| self.labelled_pool(&s.node)).collect();
+        let labelled_in: Vec<bool> = labelled.iter().map(|p| p.is_some_and(|p| pools.contains(p))).collect();
+        let mut seen = vec![false; self.shapes.len()];
+        let mut out = Vec::new();
+        for m in &self.members {
+            let (Some(shape), Some(pool), Some(seen)) =
+                (self.shapes.get(m.shape), labelled.get(m.shape), seen.get_mut(m.shape))
+            else {
+                continue;
+            };
+            if *seen {
+                continue;
+            }
+            let in_pools = match pool {
+                Some(_) => labelled_in.get(m.shape).copied().unwrap_or(false),
+                None => pools.contains(&m.name),
+            };
+            if in_pools {
+                *seen = true;
+                out.push((&*shape.node, pool.unwrap_or(&m.name)));
+            }
+        }
+        out
+    }
+
     pub fn in_pools<'a>(&'a self, pools: &'a PoolSet) -> impl Iterator<Item = &'a Node> + 'a {
         self.nodes().iter().map(|n| &**n).filter(move |n| pools.contains(self.pool_of(n)))
     }
