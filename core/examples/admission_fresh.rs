@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Arguments: `CASE [CALLS]`, CASE one of `inv100`, `inv1000` (the Deployment against 100 or
-//! 1,000 nodes, every policy on), `gk` (the 10 pod-security constraints on a Pod; `gkobj`, the
+//! 1,000 nodes, every policy on), `noinv` (the same Deployment with `disallowedTolerations`
+//! only: a request's fixed part), `gk` (the 10 pod-security constraints on a Pod; `gkobj`, the
 //! same with the templates as objects instead of YAML text), `ds CALLS
 //! NODES` (the DaemonSet that is mutated). One call more than CALLS is made (the first
 //! prints the answer). With `--validator` anywhere in the arguments each call goes through a
@@ -56,6 +57,13 @@ fn main() {
                 *t = serde_yaml::from_str::<Value>(t.as_str().unwrap()).unwrap();
             }
             serde_json::to_vec(&json!({"request": request, "settings": settings})).unwrap()
+        }
+        "noinv" => {
+            // bench-policy's "disallowedTolerations only (no inventory)": the fixed part of a
+            // request.
+            let r = read_json("core/src/admission/testdata/deployment-web.json");
+            let settings = json!({"disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}});
+            serde_json::to_vec(&json!({"request": r, "settings": settings})).unwrap()
         }
         "ds" => {
             let nodes = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(100);

@@ -22,6 +22,18 @@ struct Timing {
     per_sec: f64,
     p50: f64,
     p99: f64,
+    /// Minor page faults of the process per call, warm-up included (`None` where not read):
+    /// a fresh instance's linear memory is new mappings, faulted in page by page as the
+    /// call touches it.
+    faults: Option<f64>,
+}
+
+/// The process's minor page faults so far (`/proc/self/stat`, field 10); `None` off Linux.
+fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after = stat.rsplit_once(')')?.1;
+    after.split_whitespace().nth(7)?.parse().ok()
 }
 
 struct Row {
@@ -35,14 +47,18 @@ struct Row {
 }
 
 fn time(host: &Host, p: &[u8], calls: usize) -> Timing {
-    let (lat, total) = time_calls((calls / 10).max(1), calls, || {
+    let warmup = (calls / 10).max(1);
+    let before = minor_faults();
+    let (lat, total) = time_calls(warmup, calls, || {
         host.call("validate", p).expect("validate");
     });
+    let faults = before.zip(minor_faults()).map(|(b, a)| a.saturating_sub(b) as f64 / (warmup + calls) as f64);
     Timing {
         calls,
         per_sec: calls as f64 / total.as_secs_f64(),
         p50: percentile(&lat, 0.50),
         p99: percentile(&lat, 0.99),
+        faults,
     }
 }
 
@@ -215,6 +231,7 @@ fn main() {
         per_sec: 500.0 / total.as_secs_f64(),
         p50: percentile(&lat, 0.50),
         p99: percentile(&lat, 0.99),
+        faults: None,
     };
     let mut native = placement_core::admission::Validator::new();
     let (lat, total) = time_calls(200, 2_000, || {
@@ -229,6 +246,7 @@ fn main() {
             per_sec: 2_000.0 / total.as_secs_f64(),
             p50: percentile(&lat, 0.50),
             p99: percentile(&lat, 0.99),
+            faults: None,
         },
         verdict: "rejected".into(),
         target_us: None,
@@ -277,21 +295,22 @@ fn main() {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     ));
     md.push_str(
-        "| request | nodes | **fresh p50 µs** | fresh p99 µs | fresh/s | reused p50 µs | reused p99 µs | reused/s | target (fresh p50) | verdict |\n",
+        "| request | nodes | **fresh p50 µs** | fresh p99 µs | fresh/s | fresh page faults/call | reused p50 µs | reused p99 µs | reused/s | target (fresh p50) | verdict |\n",
     );
-    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+    md.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
     for r in rows.iter().chain([&lean_row, &gk_wasm, &gk_native]) {
         let target = match r.target_us {
             None => String::new(),
             Some(t) => format!("< {} µs: {}", t, if r.fresh.p50 < t { "met" } else { "NOT met" }),
         };
         md.push_str(&format!(
-            "| {} | {} | **{:.1}** | {:.1} | {:.0} | {:.1} | {:.1} | {:.0} | {} | {} |\n",
+            "| {} | {} | **{:.1}** | {:.1} | {:.0} | {} | {:.1} | {:.1} | {:.0} | {} | {} |\n",
             r.case,
             r.nodes,
             r.fresh.p50,
             r.fresh.p99,
             r.fresh.per_sec,
+            r.fresh.faults.map_or(String::new(), |f| format!("{f:.0}")),
             r.reused.p50,
             r.reused.p99,
             r.reused.per_sec,
