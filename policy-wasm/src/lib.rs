@@ -19,6 +19,7 @@
 pub mod metadata;
 pub mod wasm;
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 
 pub use placement_core::admission;
@@ -35,14 +36,20 @@ thread_local! {
 /// Runs one waPC operation: `Ok` is the response payload, `Err` the error message the guest
 /// reports with `__guest_error`.
 pub fn dispatch(operation: &[u8], payload: &[u8]) -> Result<Vec<u8>, Vec<u8>> {
+    dispatch_payload(operation, Cow::Borrowed(payload))
+}
+
+/// [`dispatch`] of a payload the caller may hand over: the guest call's own buffer, which
+/// `validate` then keeps as its settings cache instead of copying the settings out of it.
+pub fn dispatch_payload(operation: &[u8], payload: Cow<'_, [u8]>) -> Result<Vec<u8>, Vec<u8>> {
     match operation {
         b"validate" => Ok(VALIDATOR
             .with(|v| match v.try_borrow_mut() {
-                Ok(mut v) => v.validate_with(payload, &HOST),
-                Err(_) => admission::validate_with(payload, &HOST),
+                Ok(mut v) => v.validate_payload_with(payload, &HOST),
+                Err(_) => admission::validate_with(&payload, &HOST),
             })
             .to_json()),
-        b"validate_settings" => Ok(admission::validate_settings(payload).to_json()),
+        b"validate_settings" => Ok(admission::validate_settings(&payload).to_json()),
         b"protocol_version" => Ok(admission::protocol_version()),
         other => Err(format!(
             "placement-policy: unknown operation {:?}: this module answers {}",
@@ -148,7 +155,7 @@ mod guest {
         // SAFETY: per the waPC protocol the host writes exactly `op_len` and `req_len` bytes
         // at these addresses, and the buffers are that long.
         unsafe { __guest_request(op.as_mut_ptr(), req.as_mut_ptr()) };
-        match crate::dispatch(&op, &req) {
+        match crate::dispatch_payload(&op, std::borrow::Cow::Owned(req)) {
             Ok(out) => {
                 // SAFETY: a valid slice of guest memory; the host copies it before returning.
                 unsafe { __guest_response(out.as_ptr(), out.len()) };

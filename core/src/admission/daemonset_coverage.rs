@@ -264,11 +264,8 @@ mod tests {
         for pools in &pool_sets {
             for t in &templates {
                 let template: PodSpec = serde_json::from_value(t.clone()).unwrap();
-                let by_node = needed_tolerations(
-                    &template,
-                    inventory.in_pools(pools).map(|n| (n, inventory.pool_of(n))),
-                    false,
-                );
+                let by_node =
+                    needed_tolerations(&template, inventory.in_pools(pools).map(|n| (n, inventory.pool_of(n))), false);
                 let by_shape = needed_tolerations(&template, inventory.shapes_in_pools(pools).into_iter(), false);
                 assert_eq!(by_shape.add, by_node.add, "{pools} {t}");
                 assert_eq!(by_shape.reasons, by_node.reasons, "{pools} {t}");

@@ -459,11 +459,26 @@ fn cached_validator_answers_like_validate() {
     payloads.push(serde_json::to_vec(&json!({"settings": json_of("settings.json"), "request": req})).unwrap());
     payloads.push(serde_json::to_vec(&json!({"request": req, "settings": {"nodes": 1}})).unwrap());
     payloads.push(serde_json::to_vec(&json!({"request": req})).unwrap());
+    // A validator handed its payloads (as the wasm guest call does) keeps one as its cache
+    // instead of a copy of the settings: the same answers.
+    let mut owning = Validator::new();
+    let mut owned = |p: &[u8], well_formed: bool| {
+        let response = owning.validate_payload_with(Cow::Owned(p.to_vec()), &NoHostCapabilities);
+        // What it keeps is the payload's settings (a well-formed payload's are always read).
+        if well_formed {
+            let kept = owning.cached.as_ref().map(CachedSettings::settings_text);
+            assert_eq!(kept, settings_span(p), "{}", String::from_utf8_lossy(p));
+        }
+        response
+    };
     // Several rounds in shuffled order: hits and misses of the cache.
     for round in 0..3 {
         for _ in 0..payloads.len() {
             let p = &payloads[rng.below(payloads.len())];
-            assert_eq!(v.validate(p), validate(p), "round {round}: {}", String::from_utf8_lossy(p));
+            let want = validate(p);
+            assert_eq!(v.validate(p), want, "round {round}: {}", String::from_utf8_lossy(p));
+            let well_formed = settings_span(p).is_some() && p.starts_with(b"{");
+            assert_eq!(owned(p, well_formed), want, "owned, round {round}: {}", String::from_utf8_lossy(p));
         }
     }
     // Garbage through the cached path too.
@@ -473,7 +488,9 @@ fn cached_validator_answers_like_validate() {
         let at = rng.below(b.len());
         b[at] = rng.next() as u8;
         b.truncate(rng.below(b.len() + 1).max(at));
-        assert_eq!(v.validate(&b), validate(&b));
+        let want = validate(&b);
+        assert_eq!(v.validate(&b), want);
+        assert_eq!(owned(&b, false), want);
     }
 }
 
