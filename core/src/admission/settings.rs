@@ -668,15 +668,6 @@ pub struct NodeShape<'a> {
 }
 
 impl NodeInventory {
-    /// An inventory of whole nodes (the cluster's, or a test's), each its own shape.
-    pub fn of_nodes(nodes: Vec<Node>, source: String, pool_label: Option<String>, from_cluster: bool) -> Self {
-        let mut read = ReadInventory::default();
-        for node in nodes {
-            read.push_named(node);
-        }
-        read.into_inventory(source, pool_label, from_cluster)
-    }
-
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }
