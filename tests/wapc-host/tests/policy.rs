@@ -136,7 +136,7 @@ fn uncovered(object: &Value, settings: &Value, pools: &[String]) -> Vec<String> 
     let report = simulate(&m, &SimulateOptions::default()).unwrap();
     let w = &report.workloads[0];
     s.inventory
-        .nodes
+        .nodes()
         .iter()
         .filter(|n| pools.iter().any(|p| p == "*" || p == s.inventory.pool_of(n)))
         .filter(|n| !w.pods.iter().any(|p| p.node.as_deref() == Some(n.metadata.name.as_str())))
