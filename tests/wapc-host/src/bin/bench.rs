@@ -109,14 +109,47 @@ impl Modules {
     }
 }
 
+/// `--fresh-loop CASE CALLS`: only fresh-instance calls of one request, for a profiler
+/// (`perf record ... bench-policy --fresh-loop inv100`): `noinv` (the Deployment with
+/// disallowedTolerations only), `inv100`, `inv1000` (all four policies over that many nodes).
+fn fresh_loop(case: &str, calls: usize) {
+    let settings = match case {
+        "noinv" => json!({
+            "disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}
+        }),
+        "inv100" => bench_settings(100),
+        "inv1000" => bench_settings(1_000),
+        other => {
+            eprintln!("bench-policy: --fresh-loop: unknown case {other:?} (noinv, inv100, inv1000)");
+            std::process::exit(2);
+        }
+    };
+    let p = payload(&fixture("deployment-web.json"), &settings);
+    let host = Host::new(&module_bytes(), Instances::Fresh);
+    let t = time(&host, &p, calls);
+    println!(
+        "{case}: {calls} fresh calls, p50 {:.1} µs, p99 {:.1} µs, {:.0} page faults per call",
+        t.p50,
+        t.p99,
+        t.faults.unwrap_or(f64::NAN)
+    );
+}
+
 fn main() {
     let mut markdown_out = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--update" => markdown_out = args.next(),
+            "--fresh-loop" => {
+                let case = args.next().unwrap_or_default();
+                let calls = args.next().and_then(|n| n.parse().ok()).unwrap_or(20_000);
+                return fresh_loop(&case, calls);
+            }
             other => {
-                eprintln!("bench-policy: unknown argument {other:?}; usage: bench-policy [--update FILE]");
+                eprintln!(
+                    "bench-policy: unknown argument {other:?}; usage: bench-policy [--update FILE] | --fresh-loop noinv|inv100|inv1000 [CALLS]"
+                );
                 std::process::exit(2);
             }
         }
