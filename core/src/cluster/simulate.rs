@@ -1620,14 +1620,14 @@ pub fn node_report(v: &NodeVerdict) -> NodeReport {
     node_report_sharing(v, &mut None)
 }
 
-/// [`node_report`], its detail shared with `last_detail` (the previous node's) when the same,
-/// and kept there for the next.
-/// Whether two verdicts give equal [`NodeReport`]s: what [`node_report_sharing`] reads.
+/// Whether two verdicts give equal [`NodeReport`]s: [`node_report_sharing`] reads their
+/// status and score only.
 fn same_report(a: &NodeVerdict, b: &NodeVerdict) -> bool {
-    let (x, y) = (&a.status, &b.status);
-    x.code == y.code && x.plugin == y.plugin && a.score == b.score && x.detail == y.detail && x.reasons == y.reasons
+    a.status == b.status && a.score == b.score
 }
 
+/// [`node_report`], its detail shared with `last_detail` (the previous node's) when the same,
+/// and kept there for the next.
 fn node_report_sharing(v: &NodeVerdict, last_detail: &mut Option<Arc<str>>) -> NodeReport {
     let fits = v.status.is_success();
     let detail = v.status.detail.as_ref().map(|d| match last_detail {
