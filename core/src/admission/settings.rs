@@ -710,12 +710,7 @@ impl NodeInventory {
 
     /// The node's pool: the value of the pool label, or the node's name when it has none.
     pub fn pool_of<'a>(&self, node: &'a Node) -> &'a str {
-        self.pool_in(&node.metadata.name, node)
-    }
-
-    /// The pool of the node named `name` with shape `shape`.
-    fn pool_in<'a>(&self, name: &'a str, shape: &'a Node) -> &'a str {
-        self.labelled_pool(shape).unwrap_or(name)
+        self.labelled_pool(node).unwrap_or(&node.metadata.name)
     }
 
     /// The value of the pool label of a node of this shape, if it has the label.
@@ -728,9 +723,14 @@ impl NodeInventory {
         found.map(String::as_str)
     }
 
+    /// [`NodeInventory::labelled_pool`] of each shape, by shape index: a shape with the pool
+    /// label gives every node of it the same pool, one without gives each node its name.
+    fn labelled_pools(&self) -> Vec<Option<&str>> {
+        self.shapes.iter().map(|s| self.labelled_pool(&s.node)).collect()
+    }
+
     pub fn pools(&self) -> BTreeSet<&str> {
-        // A shape with the pool label gives every node of it the same pool.
-        let labelled: Vec<Option<&str>> = self.shapes.iter().map(|s| self.labelled_pool(&s.node)).collect();
+        let labelled = self.labelled_pools();
         let mut pools: BTreeSet<&str> = labelled.iter().flatten().copied().collect();
         pools.extend(
             self.members.iter().filter(|m| labelled.get(m.shape).is_some_and(Option::is_none)).map(|m| &*m.name),
@@ -801,7 +801,7 @@ impl NodeInventory {
     /// a check that reads taints and labels and stops caring about a shape after its first
     /// node (the tolerations a DaemonSet lacks), without building the nodes.
     pub fn shapes_in_pools<'a>(&'a self, pools: &PoolSet) -> Vec<(&'a Node, &'a str)> {
-        let labelled: Vec<Option<&str>> = self.shapes.iter().map(|s| self.labelled_pool(&s.node)).collect();
+        let labelled = self.labelled_pools();
         let labelled_in: Vec<bool> = labelled.iter().map(|p| p.is_some_and(|p| pools.contains(p))).collect();
         let mut seen = vec![false; self.shapes.len()];
         let mut out = Vec::new();
