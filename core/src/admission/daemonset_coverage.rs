@@ -26,9 +26,8 @@
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::schedulable::reads_node_names;
 use super::settings::{
-    decode_setting, CompiledSelector, Mode, NodeInventory, Pattern, PoolSet, Settings, SettingsError,
+    decode_setting, CompiledSelector, Mode, NodeInventory, Pattern, PoolSet, Settings, SettingsError, Walk,
 };
 use super::workload::{Target, WorkloadError};
 use crate::cluster::daemonset::add_daemon_tolerations;
@@ -164,13 +163,8 @@ impl Policy {
             return Ok(cov);
         }
         let cmp = settings.options.gates.taint_toleration_comparison_operators;
-        let inventory = &settings.inventory;
-        Ok(if reads_node_names(&template, &settings.scheduler) {
-            needed_tolerations(&template, inventory.in_pools(&self.pools).map(|n| (n, inventory.pool_of(n))), cmp)
-        } else {
-            // Taints and labels are the shapes': each shape once, at its first node.
-            needed_tolerations(&template, inventory.shapes_in_pools(&self.pools).into_iter(), cmp)
-        })
+        let walk = Walk::for_pod(&template, &settings.scheduler);
+        Ok(needed_tolerations(&template, settings.inventory.walk_in_pools(&self.pools, walk).into_iter(), cmp))
     }
 }
 
@@ -181,7 +175,7 @@ impl Policy {
 ///
 /// `nodes` come with their pools. A node after the first of its shape adds nothing (its
 /// taints are tolerated by then), so the shapes at their first nodes give the same answer
-/// when the template names no node ([`reads_node_names`]).
+/// when the template names no node ([`Walk::for_pod`], [`NodeInventory::walk_in_pools`]).
 pub fn needed_tolerations<'a>(
     template: &PodSpec,
     nodes: impl Iterator<Item = (&'a Node, &'a str)>,
@@ -229,7 +223,7 @@ mod tests {
     /// several of one shape), shapes split across pools, templates that tolerate some taints
     /// or select some nodes.
     #[test]
-    fn shapes_in_pools_need_what_each_node_needs() {
+    fn walks_by_shape_and_by_node_need_the_same_tolerations() {
         let nodes = json!([
             "general-1: ; pool=general, zone=a; cpu=4",
             "gpu-1: sku=gpu:NoSchedule; pool=gpu, zone=a; cpu=8",
@@ -265,8 +259,9 @@ mod tests {
             for t in &templates {
                 let template: PodSpec = serde_json::from_value(t.clone()).unwrap();
                 let by_node =
-                    needed_tolerations(&template, inventory.in_pools(pools).map(|n| (n, inventory.pool_of(n))), false);
-                let by_shape = needed_tolerations(&template, inventory.shapes_in_pools(pools).into_iter(), false);
+                    needed_tolerations(&template, inventory.walk_in_pools(pools, Walk::ByNode).into_iter(), false);
+                let by_shape =
+                    needed_tolerations(&template, inventory.walk_in_pools(pools, Walk::ByShape).into_iter(), false);
                 assert_eq!(by_shape.add, by_node.add, "{pools} {t}");
                 assert_eq!(by_shape.reasons, by_node.reasons, "{pools} {t}");
                 seen_reasons += by_node.reasons.len();

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::daemonset_coverage::needed_tolerations;
-use super::settings::{decode_setting, Mode, NodeInventory, Patterns, PoolSet, Settings, SettingsError};
+use super::settings::{decode_setting, Mode, NodeInventory, Patterns, PoolSet, Settings, SettingsError, Walk};
 use super::workload::Target;
 use crate::cluster::daemonset::{add_daemon_tolerations, node_should_run};
 use crate::cluster::defaults::{api_defaults, default_toleration_seconds};
@@ -214,16 +214,12 @@ fn fast_fit(w: &Workload, settings: &Settings) -> bool {
     fast_fit_by(w, settings, Walk::ByShape)
 }
 
-/// How [`fast_fit`] goes over the inventory when no filter reads node names: by shape (what
-/// it does), or node by node (what the tests compare it with).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Walk {
-    ByShape,
-    ByNode,
-}
-
+/// [`fast_fit`] going over the inventory by `walk` where the workload allows it (the tests
+/// compare it with [`Walk::ByNode`]).
 fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
     let cfg = &settings.scheduler;
+    let walk = walk.allowed_for(&w.template.spec, cfg);
+    let inventory = &settings.inventory;
     let mut spec = w.template.spec.clone();
     if w.name.is_empty()
         || !validate_pod_spec(&spec, &FieldPath::root(w.kind.pod_spec_path()), &cfg.gates).is_empty()
@@ -250,22 +246,11 @@ fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
         };
         let pools = settings.schedulable.as_ref().and_then(|p| p.daemonset_pools.as_ref());
         let fits = |info: &NodeInfo| node_resources_fit::filter(&request, info, cfg).0.is_success();
-        if walk == Walk::ByNode || reads_node_names(template, cfg) {
-            if pools.is_some_and(|pools| settings.inventory.in_pools(pools).any(|n| targets(n) && !runs(n))) {
-                return false;
-            }
-            return settings.node_infos().iter().all(|info| !runs(info.node()) || fits(info));
-        }
-        // Taints, labels and resources are the shapes': each shape once (the nodes are empty).
-        if pools
-            .is_some_and(|pools| settings.inventory.shapes_in_pools(pools).iter().any(|(n, _)| targets(n) && !runs(n)))
-        {
+        // Taints, labels and resources are the shapes' (the nodes are empty).
+        if pools.is_some_and(|pools| inventory.walk_in_pools(pools, walk).iter().any(|(n, _)| targets(n) && !runs(n))) {
             return false;
         }
-        return settings
-            .inventory
-            .shapes()
-            .all(|s| !runs(s.node) || fits(&NodeInfo::shared(std::sync::Arc::clone(s.node))));
+        return inventory.walk(walk).all(|s| !runs(s.node) || fits(&NodeInfo::shared(std::sync::Arc::clone(s.node))));
     }
     api_defaults(&mut spec, &cfg.gates);
     if settings.options.admission_defaults {
@@ -296,20 +281,10 @@ fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
     };
     let fitting = |info: &NodeInfo, most: i64| pods_fitting(info, &request, &placed, most, cfg);
     let mut remaining = w.replicas;
-    if walk == Walk::ByNode || reads_node_names(&spec, cfg) {
-        for info in settings.node_infos().iter().filter(|n| feasible(n)) {
-            remaining -= fitting(info, remaining);
-            if remaining <= 0 {
-                return true;
-            }
-        }
-        return remaining <= 0;
-    }
-    // The filters left read a node's taints, labels, unschedulable flag and resources, never
-    // its name, and the inventory's nodes are empty: the nodes of one shape take the same
-    // number of pods each, so each shape is decided once (a fresh policy instance builds no
-    // node).
-    for shape in settings.inventory.shapes() {
+    // The filters left read a node's taints, labels, unschedulable flag and resources (and
+    // its name only where `walk` is by node), and the inventory's nodes are empty: the nodes
+    // of one shape take the same number of pods each, so each shape is decided once.
+    for shape in inventory.walk(walk) {
         let info = NodeInfo::shared(std::sync::Arc::clone(shape.node));
         if !feasible(&info) {
             continue;
@@ -339,16 +314,6 @@ fn pods_fitting(info: &NodeInfo, request: &Resource, placed: &PlacedPod, most: i
         fitted += 1;
     }
     fitted
-}
-
-/// Whether placing `spec` may read a node's name: `nodeName`, or a required node-affinity
-/// term (the pod's, or the profile's addedAffinity) with `matchFields` (`metadata.name`).
-/// Otherwise the nodes of one shape ([`NodeInventory::shapes`]) are alike to it.
-pub fn reads_node_names(spec: &PodSpec, cfg: &SchedulerConfig) -> bool {
-    let pods = crate::model::required_node_selector(spec.affinity.as_ref());
-    let added = cfg.added_affinity.as_ref().and_then(|a| a.required.as_ref());
-    !spec.node_name.is_empty()
-        || [pods, added].into_iter().flatten().any(|s| s.node_selector_terms.iter().any(|t| !t.match_fields.is_empty()))
 }
 
 /// Required pod (anti-)affinity or topology spread: pods of one workload then constrain

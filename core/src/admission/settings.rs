@@ -667,6 +667,44 @@ pub struct NodeShape<'a> {
     pub count: usize,
 }
 
+/// How a check goes over a [`NodeInventory`]: each shape once ([`NodeInventory::shapes`]),
+/// which is what a fresh policy instance can afford (no whole node is built), or node by node.
+/// The one place that decides which a pod allows ([`Walk::for_pod`]); the tests force
+/// [`Walk::ByNode`] to compare the two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Walk {
+    ByShape,
+    ByNode,
+}
+
+impl Walk {
+    /// [`Walk::ByNode`] when placing `spec` may read a node's name: `nodeName`, or a required
+    /// node-affinity term (the pod's, or the profile's addedAffinity) with `matchFields`
+    /// (`metadata.name`). Otherwise the nodes of one shape are alike to it: [`Walk::ByShape`].
+    pub fn for_pod(spec: &crate::model::PodSpec, cfg: &SchedulerConfig) -> Walk {
+        let pods = crate::model::required_node_selector(spec.affinity.as_ref());
+        let added = cfg.added_affinity.as_ref().and_then(|a| a.required.as_ref());
+        let reads_names = !spec.node_name.is_empty()
+            || [pods, added]
+                .into_iter()
+                .flatten()
+                .any(|s| s.node_selector_terms.iter().any(|t| !t.match_fields.is_empty()));
+        if reads_names {
+            Walk::ByNode
+        } else {
+            Walk::ByShape
+        }
+    }
+
+    /// This walk, or [`Walk::ByNode`] when `spec` needs it.
+    pub fn allowed_for(self, spec: &crate::model::PodSpec, cfg: &SchedulerConfig) -> Walk {
+        match self {
+            Walk::ByNode => Walk::ByNode,
+            Walk::ByShape => Walk::for_pod(spec, cfg),
+        }
+    }
+}
+
 impl NodeInventory {
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
@@ -706,6 +744,27 @@ impl NodeInventory {
     /// have each: what decides a filter that reads no node name.
     pub fn shapes(&self) -> impl Iterator<Item = NodeShape<'_>> + '_ {
         self.shapes.iter().map(|s| NodeShape { node: &s.node, count: s.count })
+    }
+
+    /// The inventory as `walk` goes over it: the shapes with their counts, or every node
+    /// (built on first use) as a shape of one.
+    pub fn walk(&self, walk: Walk) -> impl Iterator<Item = NodeShape<'_>> + '_ {
+        let (shapes, nodes) = match walk {
+            Walk::ByShape => (Some(self.shapes()), None),
+            Walk::ByNode => (None, Some(self.nodes().iter().map(|node| NodeShape { node, count: 1 }))),
+        };
+        shapes.into_iter().flatten().chain(nodes.into_iter().flatten())
+    }
+
+    /// The nodes of `pools` with their pools, in the inventory's order, as `walk` goes over
+    /// them: by shape, each shape once at its first node in the pools, which is all a check
+    /// needs that reads taints and labels and learns nothing more from a shape's later nodes
+    /// (the tolerations a DaemonSet lacks, whether it runs everywhere it targets).
+    pub fn walk_in_pools<'a>(&'a self, pools: &'a PoolSet, walk: Walk) -> Vec<(&'a Node, &'a str)> {
+        match walk {
+            Walk::ByShape => self.shapes_in_pools(pools),
+            Walk::ByNode => self.in_pools(pools).map(|n| (n, self.pool_of(n))).collect(),
+        }
     }
 
     /// The node's pool: the value of the pool label, or the node's name when it has none.
@@ -796,11 +855,9 @@ impl NodeInventory {
             .collect()
     }
 
-    /// The nodes of `pools` as shapes: each shape once, at its first node in the pools, with
-    /// that node's pool, in the inventory's order. What [`NodeInventory::in_pools`] gives for
-    /// a check that reads taints and labels and stops caring about a shape after its first
-    /// node (the tolerations a DaemonSet lacks), without building the nodes.
-    pub fn shapes_in_pools<'a>(&'a self, pools: &PoolSet) -> Vec<(&'a Node, &'a str)> {
+    /// [`NodeInventory::walk_in_pools`] by shape: each shape once, at its first node in the
+    /// pools, with that node's pool, without building the nodes.
+    fn shapes_in_pools<'a>(&'a self, pools: &PoolSet) -> Vec<(&'a Node, &'a str)> {
         let labelled = self.labelled_pools();
         let labelled_in: Vec<bool> = labelled.iter().map(|p| p.is_some_and(|p| pools.contains(p))).collect();
         let mut seen = vec![false; self.shapes.len()];
