@@ -269,6 +269,8 @@ test("paste a cluster snapshot, drain and remove a node pool, read the before/af
   assert.match(await web.locator("td.placed").first().textContent(), /2 pods/);
   assert.match(await page.locator(".pending").first().textContent(), /shop\/report-5f8b9c7d4-zr6tn[\s\S]*0\/3 nodes are available/);
   await page.locator(".pods summary", { hasText: "Deployment shop/web" }).click();
+  // A workload's pod table is built when its details open.
+  await page.waitForSelector('.pods details[data-workload="Deployment/shop/web"] table');
   assert.match(await page.locator('.pods details[data-workload="Deployment/shop/web"]').textContent(), /web-6d4cf56db6-2xkqp\s*aks-user-27182818-vmss000000\s*Running/);
 
   // One click moves the Nodes out of the List into the nodes editor; the results stay.
