@@ -362,6 +362,19 @@ test("Apply keeps every comment, shows the diff, and undo and redo walk it back 
   assert.equal(await page.inputValue("#workloads-text"), applied);
   await page.keyboard.press("Control+Shift+z");
   assert.equal(await page.inputValue("#workloads-text"), applied, "nothing more to redo");
+
+  // Typing, then undo and redo: the editor shows each text (the page writes a text back into
+  // the editor only when it differs from what the editor last showed).
+  await page.locator("#workloads-text").focus();
+  await page.keyboard.press("Control+End");
+  await page.keyboard.type("# typed\n");
+  const typed = await page.inputValue("#workloads-text");
+  assert.ok(typed.endsWith("# typed\n"), "the keystrokes landed");
+  await page.locator("h1").click();
+  await page.getByRole("button", { name: "Undo", exact: true }).click();
+  assert.equal(await page.inputValue("#workloads-text"), applied, "undo of the typing");
+  await page.getByRole("button", { name: "Redo", exact: true }).click();
+  assert.equal(await page.inputValue("#workloads-text"), typed, "redo of the typing");
 });
 
 /// `kubectl get nodes -o yaml` of 55 nodes with a header comment.

@@ -35,6 +35,7 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"] });
 const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 await page.goto(base); await page.waitForSelector(".matrix");
+if (process.env.BENCH_FIRST) await page.evaluate(() => window.placementBench(200, 20, 40));
 const { nodes, workloads } = JSON.parse(await page.evaluate((n) => window.placementSynthetic(n, 20), Number(size)));
 await page.evaluate(([nodes, workloads]) => {
   for (const [id, text] of [["#nodes-text", nodes], ["#workloads-text", workloads]]) {

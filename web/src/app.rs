@@ -675,11 +675,31 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
     let textarea = NodeRef::<html::Textarea>::new();
     let scroll = RwSignal::new((0i32, 0i32));
     // A memo: the textarea is written only when its own text changed (not on an edit of the
-    // other editor, nor on a click elsewhere), which at 13,000 lines is a relayout saved.
-    let text = Memo::new(move |_| {
-        pg.with(|p| match editor {
-            Editor::Nodes => p.state.nodes.clone(),
-            _ => p.state.workloads.clone(),
+    // other editor, nor on a click elsewhere), which at 13,000 lines is a relayout saved. It
+    // keeps its previous text when that is unchanged rather than copying the text to compare.
+    let text = Memo::new_owning(move |prev: Option<String>| {
+        pg.with(|p| {
+            let now = match editor {
+                Editor::Nodes => &p.state.nodes,
+                _ => &p.state.workloads,
+            };
+            match prev {
+                Some(prev) if prev == *now => (prev, false),
+                _ => (now.clone(), true),
+            }
+        })
+    });
+    // The textarea's text as last typed in it or written to it: the playground's text is
+    // written only when it differs (an undo, Apply, a table edit, an example), not after every
+    // keystroke, which would copy the whole text into the page again (12,000 lines at 13k).
+    let shown = StoredValue::new(None::<String>);
+    Effect::new(move |_| {
+        let Some(area) = textarea.get() else { return };
+        text.with(|t| {
+            if shown.with_value(|shown| shown.as_deref() != Some(t.as_str())) {
+                area.set_value(t);
+                shown.set_value(Some(t.clone()));
+            }
         })
     });
     let line_count = Memo::new(move |_| {
@@ -778,9 +798,9 @@ fn YamlEditor(pg: Pg, editor: Editor, id: &'static str, label: &'static str, hin
                     wrap="off"
                     aria-describedby=described
                     aria-invalid=move || has_errors().to_string()
-                    prop:value=move || text.get()
                     on:input=move |e| {
                         let v = event_target_value(&e);
+                        shown.set_value(Some(v.clone()));
                         pg.update(|p| match editor {
                             Editor::Nodes => p.set_nodes(v),
                             _ => p.set_workloads(v),
