@@ -332,11 +332,9 @@ impl Playground {
         let eval = Arc::new(evaluation::Evaluation::unverified_cached(&self.state, &mut self.parsed));
         self.eval_ms = (self.clock)() - start;
         if eval.is_ok() {
-            let old = self.last_good.replace(eval.clone());
-            self.retire(old);
+            self.set_last_good(eval.clone());
         }
-        let old = std::mem::replace(&mut self.eval, eval);
-        self.retire(Some(old));
+        self.set_eval(eval);
         self.breakdown = None;
         self.breakdown_after_edit = true;
         // Keep the selection only while it still names a cell.
@@ -373,10 +371,8 @@ impl Playground {
             self.reevaluate();
         } else {
             let eval = Arc::new(self.eval.with_checked_warnings(&self.parsed));
-            let old = self.last_good.replace(eval.clone());
-            self.retire(old);
-            let old = std::mem::replace(&mut self.eval, eval);
-            self.retire(Some(old));
+            self.set_last_good(eval.clone());
+            self.set_eval(eval);
         }
         self.check_ms = (self.clock)() - start;
         true
@@ -397,17 +393,28 @@ impl Playground {
         let verified = Arc::new(self.shown().clone().with_verified_fixes());
         self.verify_ms = (self.clock)() - start;
         if self.eval.is_ok() {
-            let old = std::mem::replace(&mut self.eval, verified.clone());
-            self.retire(Some(old));
+            self.set_eval(verified.clone());
         }
-        let old = self.last_good.replace(verified);
-        self.retire(old);
+        self.set_last_good(verified);
         true
     }
 
+    /// Replaces the evaluation; the old one waits for [`Playground::drop_retired`].
+    fn set_eval(&mut self, eval: Arc<Evaluation>) {
+        let old = std::mem::replace(&mut self.eval, eval);
+        self.retire(old);
+    }
+
+    /// Replaces the last good evaluation; the old one waits for [`Playground::drop_retired`].
+    fn set_last_good(&mut self, eval: Arc<Evaluation>) {
+        if let Some(old) = self.last_good.replace(eval) {
+            self.retire(old);
+        }
+    }
+
     /// Keeps a replaced evaluation for [`Playground::drop_retired`].
-    fn retire(&mut self, old: Option<Arc<Evaluation>>) {
-        self.retired.extend(old);
+    fn retire(&mut self, old: Arc<Evaluation>) {
+        self.retired.push(old);
         if self.retired.len() > MAX_RETIRED {
             self.retired.drain(..self.retired.len() - MAX_RETIRED);
         }
@@ -489,7 +496,9 @@ impl Playground {
         self.example = Some(id.to_string());
         self.selected = None;
         self.row_error = None;
-        self.last_good = None;
+        if let Some(old) = self.last_good.take() {
+            self.retire(old);
+        }
         self.reevaluate();
         self.notice = Some(Notice { text: format!("Loaded the example “{}”.", e.title), error: false });
         true

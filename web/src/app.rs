@@ -2141,8 +2141,8 @@ fn Pending(pg: Pg) -> impl IntoView {
 
 /// Every workload's pods, as the CLI's POD table lists them: the snapshot's first (with their
 /// status), then those the controllers create. A workload's table is built only while its
-/// `<details>` is open: closed, it is not shown, and building every pod's row on each edit
-/// (835 pods at 200 nodes x 20 workloads) was a fifth of the page's view work.
+/// `<details>` is open: closed, it is not shown, and every edit rebuilt every pod's row
+/// (835 at 200 nodes x 20 workloads) for nothing.
 #[component]
 fn Pods(pg: Pg) -> impl IntoView {
     // The workloads (`WorkloadView::key`) whose pods are open; kept across edits.
