@@ -436,7 +436,8 @@ impl Playground {
         self.shown_shared()
     }
 
-    fn shown_shared(&self) -> &Arc<Evaluation> {
+    /// [`Playground::shown`] as shared (a view that keeps it does not copy it).
+    pub fn shown_shared(&self) -> &Arc<Evaluation> {
         if self.eval.is_ok() {
             &self.eval
         } else {

@@ -239,3 +239,51 @@ pub fn focus_after_render(selectors: &'static [&'static str]) {
         std::time::Duration::ZERO,
     );
 }
+
+/// A signal that is true while the element of `node` is on the screen or within `margin` of
+/// it (an `IntersectionObserver`), for views that need not follow edits while out of sight.
+/// True until the observer first reports, and always where there is no observer.
+pub fn near_viewport<E>(node: leptos::prelude::NodeRef<E>, margin: &'static str) -> leptos::prelude::RwSignal<bool>
+where
+    E: leptos::html::ElementType + 'static,
+    E::Output: JsCast + Clone + 'static,
+{
+    use leptos::prelude::*;
+    let near = RwSignal::new(true);
+    let observer = StoredValue::new_local(None::<(web_sys::IntersectionObserver, Closure<dyn FnMut(js_sys::Array)>)>);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let Ok(el) = el.dyn_into::<web_sys::Element>() else { return };
+        let on_change = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            // The last entry is the element's latest state.
+            if let Some(entry) =
+                entries.iter().last().and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+            {
+                let now = entry.is_intersecting();
+                if near.get_untracked() != now {
+                    near.set(now);
+                }
+            }
+        });
+        let init = web_sys::IntersectionObserverInit::new();
+        init.set_root_margin(margin);
+        let Ok(obs) = web_sys::IntersectionObserver::new_with_options(on_change.as_ref().unchecked_ref(), &init) else {
+            return;
+        };
+        obs.observe(&el);
+        observer.update_value(|o| {
+            if let Some((old, _)) = o.take() {
+                old.disconnect();
+            }
+            *o = Some((obs, on_change));
+        });
+    });
+    on_cleanup(move || {
+        observer.update_value(|o| {
+            if let Some((obs, _)) = o.take() {
+                obs.disconnect();
+            }
+        })
+    });
+    near
+}
