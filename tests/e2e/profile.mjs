@@ -10,6 +10,13 @@
 //   TRACE=1 ...                               Chromium's trace instead: time by trace event
 //                                              (layout, paint, hit tests, event dispatch)
 //
+//   TRACE_PAINTS=1, TRACE_STACKS=1 ...        with TRACE: paint time by element, and the
+//                                              scripts that forced a layout (set
+//                                              TRACE_CATEGORIES to add Chromium's
+//                                              disabled-by-default-devtools.timeline{,.stack})
+//   CHROMIUM_ARGS='--js-flags=...' ...         more Chromium flags
+//   BENCH_FIRST=1 ...                          placementBench(200, 20, 40) first, as the test
+//
 // SIZE=200 (200 nodes x 20 workloads, the matrix's second page as the test shows it) or 1000
 // (about 13,000 lines); EDITOR and NEEDLE choose the edit (default: the workloads editor,
 // the digit after "replicas: 1"; the nodes editor: EDITOR='#nodes-text' NEEDLE="cpu: '").
@@ -32,7 +39,7 @@ const server = createServer(async (req, res) => {
 });
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const base = `http://127.0.0.1:${server.address().port}/`;
-const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage"] });
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", ...(process.env.CHROMIUM_ARGS ?? "").split(" ").filter(Boolean)] });
 const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 await page.goto(base); await page.waitForSelector(".matrix");
 if (process.env.BENCH_FIRST) await page.evaluate(() => window.placementBench(200, 20, 40));
@@ -61,7 +68,7 @@ if (process.env.TRACE) {
   const events = [];
   cdp.on("Tracing.dataCollected", (d) => events.push(...d.value));
   const done = new Promise((r) => cdp.once("Tracing.tracingComplete", r));
-  await cdp.send("Tracing.start", { categories: "devtools.timeline,blink,v8.execute", transferMode: "ReportEvents" });
+  await cdp.send("Tracing.start", { categories: process.env.TRACE_CATEGORIES ?? "devtools.timeline,blink,v8.execute", transferMode: "ReportEvents" });
   const times = (await page.evaluate(keystrokes, [editor, needle, Number(process.env.COUNT ?? 40)])).frameMs;
   await cdp.send("Tracing.end"); await done;
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -71,6 +78,27 @@ if (process.env.TRACE) {
     if (e.ph === "X" && e.dur) { const k = e.name; const a = agg.get(k) ?? [0, 0]; a[0] += e.dur; a[1]++; agg.set(k, a); }
     else if (e.ph === "B") { open.set(`${e.tid}:${e.name}`, e.ts); }
     else if (e.ph === "E") { const st = open.get(`${e.tid}:${e.name}`); if (st !== undefined) { const a = agg.get(e.name) ?? [0, 0]; a[0] += e.ts - st; a[1]++; agg.set(e.name, a); } }
+  }
+  if (process.env.TRACE_PAINTS) {
+    const paints = new Map();
+    for (const e of events) {
+      if (e.name !== "Paint" || !e.dur) continue;
+      const d = e.args?.data ?? {};
+      const k = `${d.nodeName ?? "?"} layer ${d.layerId ?? "?"} clip ${JSON.stringify(d.clip ?? []).slice(0, 60)}`;
+      const a = paints.get(k) ?? [0, 0]; a[0] += e.dur; a[1]++; paints.set(k, a);
+    }
+    [...paints.entries()].sort((a, b) => b[1][0] - a[1][0]).slice(0, 12).forEach(([k, [d, n]]) => console.log(`${(d / 1000).toFixed(1).padStart(8)} ms ${String(n).padStart(5)}x Paint ${k}`));
+  }
+  if (process.env.TRACE_STACKS) {
+    const stacks = new Map();
+    for (const e of events) {
+      if (e.name !== "Layout" && e.name !== "UpdateLayoutTree") continue;
+      const st = e.args?.beginData?.stackTrace ?? e.args?.data?.stackTrace;
+      if (!st) continue;
+      const k = `${e.name}: ` + st.slice(0, 4).map((f) => f.functionName || "(anon)").join(" < ");
+      const a = stacks.get(k) ?? [0, 0]; a[0] += e.dur ?? 0; a[1]++; stacks.set(k, a);
+    }
+    [...stacks.entries()].sort((a, b) => b[1][0] - a[1][0]).slice(0, 15).forEach(([k, [d, n]]) => console.log(`${(d / 1000).toFixed(1).padStart(8)} ms ${String(n).padStart(5)}x ${k.slice(0, 200)}`));
   }
   [...agg.entries()].sort((a, b) => b[1][0] - a[1][0]).slice(0, 40).forEach(([k, [d, n]]) => console.log(`${(d / 1000).toFixed(1).padStart(9)} ms ${String(n).padStart(6)}x ${k}`));
   await browser.close(); server.close(); process.exit(0);
