@@ -8,8 +8,8 @@ use std::str::FromStr;
 
 use crate::evaluation::{Cell, CellState, Evaluation};
 
-/// foldhash rather than SipHash: grouping 1,000 nodes' columns hashes every cell of each
-/// (keys built here, not by a visitor).
+/// foldhash rather than SipHash: grouping 1,000 nodes' columns hashes every cell of each, and
+/// the keys come from the page's own evaluation (no flooding to defend against).
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::FixedState>;
 
 /// Which nodes the verdict filter keeps.

@@ -1786,6 +1786,11 @@ fn matrix_row(
     }
 }
 
+/// Whether the `<details>` a `toggle` event is for is now open.
+fn details_open(e: &ev::Event) -> bool {
+    e.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok()).is_some_and(|d| d.open())
+}
+
 /// The matrix cell's button an event happened in (the button or something inside it).
 fn matrix_cell(target: Option<web_sys::EventTarget>) -> Option<web_sys::Element> {
     target?.dyn_into::<web_sys::Element>().ok()?.closest("button[data-row][data-col]").ok()?
@@ -2192,10 +2197,7 @@ fn Pods(pg: Pg) -> impl IntoView {
                                                 data-workload=key
                                                 prop:open=is_open
                                                 on:toggle=move |e: ev::Event| {
-                                                    let now = e
-                                                        .target()
-                                                        .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
-                                                        .is_some_and(|d| d.open());
+                                                    let now = details_open(&e);
                                                     if open.with_untracked(|o| o.contains(&toggled)) != now {
                                                         open.update(|o| {
                                                             if now {
@@ -2406,13 +2408,7 @@ fn Policies(pg: Pg) -> impl IntoView {
                     "Default settings"
                 </button>
             </div>
-            <details on:toggle=move |e: ev::Event| {
-                let open = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
-                    .is_some_and(|d| d.open());
-                settings_open.set(open);
-            }>
+            <details on:toggle=move |e: ev::Event| settings_open.set(details_open(&e))>
                 <summary>"Settings (JSON)"</summary>
                 <textarea
                     class="code settings"
