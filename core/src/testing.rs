@@ -50,3 +50,24 @@ pub fn example_manifests() -> Vec<(String, String)> {
 /// tests read the same inputs the benchmarks measure.
 #[path = "../benches/common/mod.rs"]
 pub mod bench_common;
+
+/// xorshift64*: deterministic random numbers for the randomized tests, without a dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}

@@ -22,7 +22,8 @@ use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
 use placement_core::explain::fixes::Fix;
 use placement_core::explain::verify::verify_fixes;
 use placement_core::input::documents::{
-    check_parsed, parse_manifests_all, readable_manifests, InputError, Manifests, Workload, WorkloadKind,
+    check_parsed, parse_manifests_all, parse_manifests_cached, readable_manifests, DocumentCache, InputError,
+    Manifests, Workload, WorkloadKind,
 };
 use placement_core::input::source_map::error_line;
 use placement_core::input::strict::Finding;
@@ -281,6 +282,8 @@ struct Parsed {
     checked: bool,
     /// The node table's rows of the nodes text (nodes editor only).
     rows: Option<Vec<NodeRow>>,
+    /// The text's documents as read, so that the next text reads only those an edit changed.
+    documents: DocumentCache,
 }
 
 impl ParseCache {
@@ -293,14 +296,15 @@ impl ParseCache {
             }
             return (p.result.clone(), p.rows.clone());
         }
-        let parsed = parse_manifests_all(text, source);
+        let mut documents = slot.take().map(|p| p.documents).unwrap_or_default();
+        let parsed = parse_manifests_cached(text, source, &mut documents);
         let rows = (source == NODES_SOURCE).then(|| parsed.as_ref().ok().map(|m| node_table::rows(&m.nodes))).flatten();
         let (result, checked) = if strict {
             (check_parsed(parsed, text, source, false), true)
         } else {
             (parsed.map(|m| (m, Vec::new())), false)
         };
-        *slot = Some(Parsed { text: text.to_string(), result: result.clone(), checked, rows: rows.clone() });
+        *slot = Some(Parsed { text: text.to_string(), result: result.clone(), checked, rows: rows.clone(), documents });
         (result, rows)
     }
 

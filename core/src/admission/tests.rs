@@ -258,23 +258,7 @@ fn audit_keys() {
 // ---------------------------------------------------------------------------------------------
 // Garbage in, a response out: the module is built with panic=abort, so a panic would trap.
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+use crate::testing::Rng;
 
 /// A random JSON value, biased towards the shapes and words the policy reads.
 fn random_value(rng: &mut Rng, depth: usize) -> Value {

@@ -675,6 +675,25 @@ impl Manifests {
         self.services.extend(other.services);
         self.ignored.extend(other.ignored);
     }
+
+    /// How many documents were read: each is a node, a workload, a service or ignored.
+    pub fn documents(&self) -> usize {
+        self.nodes.len() + self.workloads.len() + self.services.len() + self.ignored.len()
+    }
+
+    /// Renumbers the documents as read after `before` others ([`DocRef::index`]).
+    fn shift_indices(&mut self, before: usize) {
+        if before == 0 {
+            return;
+        }
+        let docs = self.nodes.iter_mut().map(|(d, _)| d).chain(self.services.iter_mut().map(|(d, _)| d));
+        for doc in docs.chain(self.ignored.iter_mut()) {
+            doc.index += before;
+        }
+        for w in &mut self.workloads {
+            std::sync::Arc::make_mut(w).doc.index += before;
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -773,6 +792,103 @@ pub fn parse_manifests_all(text: &str, source: &str) -> Result<Manifests, Vec<In
         errors.push(first);
     }
     Err(errors)
+}
+
+/// The texts of `text`'s documents, for reading them one at a time: cut before every line
+/// that starts a document (`---` alone or followed by a blank), each part keeping its marker
+/// line. libyaml ends a document at such a line wherever it stands (inside a block scalar
+/// too, and inside a quoted one with an error), so each part reads as it reads within the
+/// whole. `None` where the parts would not: JSON, YAML directives (a `%YAML` line belongs to
+/// the document after it), a text over [`MAX_INPUT_BYTES`] (its error is the whole text's).
+///
+/// ```
+/// use placement_core::input::documents::document_texts;
+/// let text = "kind: Node\n---\nkind: Pod\n--- # the last\nkind: Service\n";
+/// assert_eq!(document_texts(text).unwrap(), ["kind: Node\n", "---\nkind: Pod\n", "--- # the last\nkind: Service\n"]);
+/// assert_eq!(document_texts("%YAML 1.2\n---\nkind: Node\n"), None);
+/// ```
+pub fn document_texts(text: &str) -> Option<Vec<&str>> {
+    let trimmed = text.trim_start();
+    if text.len() > MAX_INPUT_BYTES || trimmed.starts_with('{') || trimmed.starts_with('[') {
+        return None;
+    }
+    let mut parts = Vec::new();
+    let (mut start, mut at) = (0, 0);
+    for line in text.split_inclusive('\n') {
+        if line.starts_with('%') {
+            return None;
+        }
+        let starts_document =
+            line.starts_with("---") && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        if starts_document && at > start {
+            parts.push(&text[start..at]);
+            start = at;
+        }
+        at += line.len();
+    }
+    if at > start || parts.is_empty() {
+        parts.push(&text[start..]);
+    }
+    Some(parts)
+}
+
+/// What [`parse_manifests_cached`] keeps between readings of a text being edited: each
+/// document text it read, with the number of documents before it (the documents' indices
+/// depend on it) and what it read.
+#[derive(Debug, Clone, Default)]
+pub struct DocumentCache {
+    /// The source the documents were read as (their [`DocRef::source`]).
+    source: String,
+    read: std::collections::HashMap<String, (usize, Manifests), foldhash::fast::RandomState>,
+}
+
+/// [`parse_manifests_all`] for a text read again after an edit: documents whose text (and
+/// position) `cache` read before are not read again, so an edit of one document of 1,000
+/// reads one (a keystroke in the playground's nodes editor at 1,000 nodes). The result is [`parse_manifests_all`]'s: a text with any error is read whole, for
+/// the errors and their positions as the whole text gives them, and so is a text
+/// [`document_texts`] does not split. `cache` keeps the documents of this text only.
+pub fn parse_manifests_cached(
+    text: &str,
+    source: &str,
+    cache: &mut DocumentCache,
+) -> Result<Manifests, Vec<InputError>> {
+    if cache.source != source {
+        *cache = DocumentCache { source: source.to_string(), ..Default::default() };
+    }
+    let body = text.strip_prefix(BOM).unwrap_or(text);
+    let Some(parts) = document_texts(body) else {
+        cache.read.clear();
+        return parse_manifests_all(text, source);
+    };
+    let mut previous = std::mem::take(&mut cache.read);
+    let mut out = Manifests::default();
+    for part in parts {
+        let before = out.documents();
+        let read = match previous.remove_entry(part) {
+            Some((key, (at, m))) if at == before => Some((key, m)),
+            _ => None,
+        };
+        let (key, m) = match read {
+            Some(hit) => hit,
+            None => match parse_manifests(part, source) {
+                Ok(mut m) => {
+                    m.shift_indices(before);
+                    (part.to_string(), m)
+                }
+                Err(_) => {
+                    cache.read.clear();
+                    return parse_manifests_all(text, source);
+                }
+            },
+        };
+        if out.documents() + m.documents() > MAX_DOCUMENTS {
+            cache.read.clear();
+            return parse_manifests_all(text, source);
+        }
+        out.extend(m.clone());
+        cache.read.insert(key, (before, m));
+    }
+    Ok(out)
 }
 
 /// The documents of `text` that read, without those that do not: after
@@ -1371,5 +1487,93 @@ mod tests {
     fn scalar_document_is_rejected() {
         let err = split_documents("just a string", "").unwrap_err().to_string();
         assert!(err.contains("expected a Kubernetes object"), "{err}");
+    }
+
+    /// A text read document by document, the cache carried from edit to edit, reads as the
+    /// whole text reads: the same manifests (document indices included) or the same errors.
+    #[test]
+    fn a_text_read_document_by_document_reads_as_the_whole() {
+        use crate::testing::Rng;
+        // Lines an edit puts in: document markers in every form, directives, comments, a
+        // List, a quoted scalar left open, a byte-order mark, a document of its own.
+        const LINES: [&str; 16] = [
+            "---\n",
+            "--- # c\n",
+            "---\t\n",
+            "...\n",
+            "%YAML 1.2\n",
+            "# comment\n",
+            "\n",
+            "\u{feff}",
+            "  note: \"open\n",
+            "---\napiVersion: v1\nkind: Node\nmetadata: {name: extra}\n",
+            "---\napiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Node, metadata: {name: li}}\n",
+            "---\n# only a comment\n",
+            "--- {apiVersion: v1, kind: Service, metadata: {name: inline}}\n",
+            "---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: cm}\n",
+            "      - key: extra\n",
+            "---\r\n",
+        ];
+        let mut rng = Rng(0x5eed_d0c5);
+        let mut texts: Vec<String> = crate::testing::example_manifests().into_iter().map(|(_, t)| t).collect();
+        texts.push(node_documents(40));
+        let (mut read, mut agreed) = (0, 0);
+        for base in texts {
+            let mut cache = DocumentCache::default();
+            let mut text = base.clone();
+            for step in 0..60 {
+                let lines: Vec<&str> = text.split_inclusive('\n').collect();
+                let at = rng.below(lines.len() + 1);
+                let mut next: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+                match rng.below(5) {
+                    0 => next.insert(at, rng.pick(&LINES).to_string()),
+                    1 if at < next.len() => {
+                        next.remove(at);
+                    }
+                    // A keystroke: one digit or letter of a line changed.
+                    2 | 3 if at < next.len() => {
+                        let line = &mut next[at];
+                        if let Some(k) = line.find(|c: char| c.is_ascii_alphanumeric()) {
+                            let c = if line.as_bytes()[k].is_ascii_digit() { "7" } else { "q" };
+                            line.replace_range(k..k + 1, c);
+                        }
+                    }
+                    // Back to the base now and then, so most texts read.
+                    _ => next = base.split_inclusive('\n').map(str::to_string).collect(),
+                }
+                text = next.concat();
+                let cached = parse_manifests_cached(&text, "f.yaml", &mut cache);
+                let whole = parse_manifests_all(&text, "f.yaml");
+                assert_eq!(format!("{cached:?}"), format!("{whole:?}"), "step {step} of:\n{text}");
+                read += 1;
+                agreed += usize::from(whole.is_ok());
+            }
+        }
+        // Not only errors, which are read whole anyway.
+        assert!(agreed * 3 > read, "{agreed} of {read} texts read");
+    }
+
+    /// `n` Node documents, as the playground's nodes editor holds them.
+    fn node_documents(n: usize) -> String {
+        (0..n)
+            .map(|i| format!("apiVersion: v1\nkind: Node\nmetadata:\n  name: node-{i:04}\n  labels: {{pool: p{}}}\nstatus:\n  allocatable: {{cpu: '8', memory: 32Gi, pods: '110'}}\n", i % 4))
+            .collect::<Vec<_>>()
+            .join("---\n")
+    }
+
+    #[test]
+    fn a_cached_reading_reads_only_the_edited_document() {
+        let text = node_documents(5);
+        let mut cache = DocumentCache::default();
+        let first = parse_manifests_cached(&text, "nodes", &mut cache).unwrap();
+        assert_eq!(first.nodes.len(), 5);
+        assert_eq!(cache.read.len(), document_texts(&text).unwrap().len());
+        // The same Node objects (not read again) but for the edited one.
+        let edited = text.replacen("node-0002", "node-0002x", 1);
+        let second = parse_manifests_cached(&edited, "nodes", &mut cache).unwrap();
+        let same: Vec<bool> =
+            first.nodes.iter().zip(&second.nodes).map(|((_, a), (_, b))| std::sync::Arc::ptr_eq(a, b)).collect();
+        assert_eq!(same.iter().filter(|s| !**s).count(), 1, "{same:?}");
+        assert_eq!(second.nodes.iter().map(|(d, _)| d.index).collect::<Vec<_>>(), (1..=5).collect::<Vec<_>>());
     }
 }

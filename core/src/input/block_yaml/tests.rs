@@ -649,25 +649,7 @@ fn corpus_agrees_with_serde_yaml() {
     }
 }
 
-/// xorshift64*: deterministic, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+use crate::testing::Rng;
 
 const KEYS: &[&str] = &[
     "a",
@@ -726,9 +708,9 @@ fn random_text(rng: &mut Rng) -> String {
     let mut text = String::new();
     for d in 0..1 + rng.below(3) {
         if d > 0 {
-            text.push_str(rng.pick(&["---\n", "--- # c\n", "...\n---\n"]));
+            text.push_str(rng.pick::<&str>(&["---\n", "--- # c\n", "...\n---\n"]));
         } else if rng.below(4) == 0 {
-            text.push_str(rng.pick(&["---\n", "--- # c\n", "# c\n"]));
+            text.push_str(rng.pick::<&str>(&["---\n", "--- # c\n", "# c\n"]));
         }
         if rng.below(6) == 0 {
             random_seq(rng, 0, 0, &mut text);
@@ -742,7 +724,7 @@ fn random_text(rng: &mut Rng) -> String {
             while !text.is_char_boundary(at) {
                 at -= 1;
             }
-            text.insert_str(at, rng.pick(FRAGMENTS));
+            text.insert_str(at, rng.pick::<&str>(FRAGMENTS));
         }
     }
     if rng.below(5) == 0 {
@@ -756,11 +738,11 @@ fn random_map(rng: &mut Rng, indent: usize, depth: usize, out: &mut String) {
         if i > 0 {
             out.push_str(&" ".repeat(indent));
         }
-        out.push_str(rng.pick(KEYS));
+        out.push_str(rng.pick::<&str>(KEYS));
         out.push(':');
         random_value(rng, indent, depth, true, out);
         if rng.below(12) == 0 {
-            out.push_str(rng.pick(&["\n", "# comment\n", "   # indented comment\n"]));
+            out.push_str(rng.pick::<&str>(&["\n", "# comment\n", "   # indented comment\n"]));
         }
     }
 }
@@ -788,12 +770,12 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
     match rng.below(9) {
         0 => out.push('\n'),
         1 => {
-            out.push_str(rng.pick(&[" |\n", " |-\n", " |+\n", " | # c\n", " >\n", " >-\n", " >+\n", " > # c\n"]));
+            out.push_str(rng.pick::<&str>(&[" |\n", " |-\n", " |+\n", " | # c\n", " >\n", " >-\n", " >+\n", " > # c\n"]));
             for i in 0..1 + rng.below(3) {
                 let line = if i == 0 {
-                    rng.pick(&["text", "# not a comment", "\"open ["])
+                    rng.pick::<&str>(&["text", "# not a comment", "\"open ["])
                 } else {
-                    rng.pick(&["text", "  deeper", "", "", "# not a comment", "\"open [", "\ttab", "more text"])
+                    rng.pick::<&str>(&["text", "  deeper", "", "", "# not a comment", "\"open [", "\ttab", "more text"])
                 };
                 if !line.is_empty() {
                     out.push_str(&" ".repeat(inner));
@@ -803,17 +785,17 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
             }
         }
         2 => {
-            let quote = rng.pick(&["'", "\""]);
+            let quote = *rng.pick::<&str>(&["'", "\""]);
             out.push(' ');
             out.push_str(quote);
-            out.push_str(rng.pick(&["folded", "folded  ", "", "it''s", "x\\t"]));
+            out.push_str(rng.pick::<&str>(&["folded", "folded  ", "", "it''s", "x\\t"]));
             if quote == "\"" && rng.below(3) == 0 {
                 out.push('\\');
             }
             for _ in 0..1 + rng.below(2) {
                 out.push('\n');
                 out.push_str(&" ".repeat(rng.below(inner + 2)));
-                out.push_str(rng.pick(&["line", "", "more  ", "\tx"]));
+                out.push_str(rng.pick::<&str>(&["line", "", "more  ", "\tx"]));
             }
             out.push_str(quote);
             out.push('\n');
@@ -833,14 +815,14 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
         6 if rng.below(3) == 0 => {
             // A plain scalar over several lines (read when its continuations are in the
             // subset, else skipped when pruned).
-            out.push_str(rng.pick(&[" plain", " plain # c", " 12", " true"]));
+            out.push_str(rng.pick::<&str>(&[" plain", " plain # c", " 12", " true"]));
             for _ in 0..1 + rng.below(3) {
                 out.push('\n');
                 if rng.below(4) == 0 {
-                    out.push_str(rng.pick(&["\n", "  \n", "\n\n"]));
+                    out.push_str(rng.pick::<&str>(&["\n", "  \n", "\n\n"]));
                 }
                 out.push_str(&" ".repeat(indent + 1 + rng.below(3)));
-                out.push_str(rng.pick(&[
+                out.push_str(rng.pick::<&str>(&[
                     "more",
                     "more text",
                     "x:y",
@@ -859,7 +841,7 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
         }
         _ => {
             out.push(' ');
-            out.push_str(rng.pick(SCALARS));
+            out.push_str(rng.pick::<&str>(SCALARS));
             if rng.below(8) == 0 {
                 out.push_str(" # comment");
             }
