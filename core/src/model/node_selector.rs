@@ -4,6 +4,8 @@
 //! scheduler-enforced `addedAffinity`) or lazily (a term with errors simply never matches, used
 //! for the pod's own affinity). Both are [`NodeSelectorMatcher`]; strictness is in the caller.
 
+use std::collections::BTreeSet;
+
 use crate::input::field::{FieldError, FieldPath};
 use crate::model::labels::{LabelLookup, Operator, Requirement, Selector};
 use crate::model::{
@@ -55,13 +57,18 @@ struct FieldRequirement {
 impl NodeSelectorMatcher {
     /// `NewLazyErrorNodeSelector`. Empty terms are dropped: they select nothing.
     pub fn lazy(selector: &NodeSelector, path: &FieldPath) -> Self {
-        let terms_path = path.child("nodeSelectorTerms");
+        Self::lazy_at(selector, &|| path.clone())
+    }
+
+    /// [`NodeSelectorMatcher::lazy`] with the path built only for an error: every scheduling
+    /// cycle parses its pod's affinity (a DaemonSet's 1,000 daemon pods, 1,000 times).
+    fn lazy_at(selector: &NodeSelector, path: &dyn Fn() -> FieldPath) -> Self {
         let terms = selector
             .node_selector_terms
             .iter()
             .enumerate()
             .filter(|(_, t)| !t.is_empty())
-            .map(|(i, t)| ParsedTerm::parse(t, &terms_path.index(i)))
+            .map(|(i, t)| ParsedTerm::parse(t, &|| path().child("nodeSelectorTerms").index(i)))
             .collect();
         Self { terms }
     }
@@ -88,39 +95,36 @@ impl NodeSelectorMatcher {
         self.terms.iter().any(|t| t.errors.is_empty() && t.matches(node))
     }
 
-    /// Every term pins `metadata.name In` values: returns, per term, the names it allows.
-    /// `None` when some term has no such requirement (the pod can go anywhere).
-    pub fn node_name_restriction(selector: &NodeSelector) -> Option<Vec<Vec<String>>> {
-        let mut per_term = Vec::new();
+    /// Every term pins `metadata.name In` values: returns the names the terms allow (each
+    /// term's the names all its such requirements list). `None` when some term has no such
+    /// requirement (the pod can go anywhere).
+    pub fn node_name_restriction(selector: &NodeSelector) -> Option<BTreeSet<String>> {
+        let mut names = BTreeSet::new();
         for term in &selector.node_selector_terms {
-            let mut names: Option<Vec<String>> = None;
-            for r in &term.match_fields {
-                if r.key == FIELD_METADATA_NAME && r.operator == "In" {
-                    names = Some(match names {
-                        None => r.values.clone(),
-                        Some(prev) => prev.into_iter().filter(|n| r.values.contains(n)).collect(),
-                    });
-                }
-            }
-            per_term.push(names?);
+            let mut pins = term.match_fields.iter().filter(|r| r.key == FIELD_METADATA_NAME && r.operator == "In");
+            let first = pins.next()?;
+            // Usually none: a daemon pod's term pins one name.
+            let others: Vec<&NodeSelectorRequirement> = pins.collect();
+            names.extend(first.values.iter().filter(|n| others.iter().all(|r| r.values.contains(n))).cloned());
         }
-        Some(per_term)
+        Some(names)
     }
 }
 
 impl ParsedTerm {
-    fn parse(term: &NodeSelectorTerm, path: &FieldPath) -> Self {
+    /// `path` is built only when the term has an error.
+    fn parse(term: &NodeSelectorTerm, path: &dyn Fn() -> FieldPath) -> Self {
         let mut errors = Vec::new();
         let mut labels = None;
         let mut fields = None;
         if !term.match_expressions.is_empty() {
-            match requirements_as_selector(&term.match_expressions, &path.child("matchExpressions")) {
+            match requirements_as_selector(&term.match_expressions, &path().child("matchExpressions")) {
                 Ok(sel) => labels = Some(sel),
                 Err(mut errs) => errors.append(&mut errs),
             }
         }
         if !term.match_fields.is_empty() {
-            match requirements_as_field_selector(&term.match_fields, &path.child("matchFields")) {
+            match requirements_as_field_selector(&term.match_fields, &|| path().child("matchFields")) {
                 Ok(f) => fields = Some(f),
                 Err(mut errs) => errors.append(&mut errs),
             }
@@ -184,24 +188,25 @@ pub fn requirements_as_selector(
     }
 }
 
+/// `nodeSelectorRequirementsAsFieldSelector`; `path` is built only for an error.
 fn requirements_as_field_selector(
     reqs: &[NodeSelectorRequirement],
-    path: &FieldPath,
+    path: &dyn Fn() -> FieldPath,
 ) -> Result<Vec<FieldRequirement>, Vec<FieldError>> {
     let mut errors = Vec::new();
-    let mut parsed = Vec::new();
+    let mut parsed = Vec::with_capacity(reqs.len());
     for (i, r) in reqs.iter().enumerate() {
-        let p = path.index(i);
         let equal = match r.operator.as_str() {
             "In" => true,
             "NotIn" => false,
             other => {
-                errors.push(FieldError::not_supported(&p.child("operator"), other, &["In", "NotIn"]));
+                errors.push(FieldError::not_supported(&path().index(i).child("operator"), other, &["In", "NotIn"]));
                 continue;
             }
         };
         let [value] = r.values.as_slice() else {
-            errors.push(FieldError::invalid(&p.child("values"), serde_json::json!(r.values), "must have one element"));
+            let at = path().index(i).child("values");
+            errors.push(FieldError::invalid(&at, serde_json::json!(r.values), "must have one element"));
             continue;
         };
         parsed.push(FieldRequirement { key: r.key.clone(), value: value.clone(), equal });
@@ -223,10 +228,9 @@ pub struct RequiredNodeAffinity<'a> {
 impl<'a> RequiredNodeAffinity<'a> {
     pub fn from_pod(spec: &'a PodSpec) -> Self {
         let required = crate::model::required_node_selector(spec.affinity.as_ref()).map(|r| {
-            NodeSelectorMatcher::lazy(
-                r,
-                &FieldPath::root("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution"),
-            )
+            NodeSelectorMatcher::lazy_at(r, &|| {
+                FieldPath::root("spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution")
+            })
         });
         Self { node_selector: spec.node_selector.as_ref(), required }
     }
@@ -274,7 +278,7 @@ impl PreferredSchedulingTerms {
             if term.weight == 0 || term.preference.is_empty() {
                 continue;
             }
-            let t = ParsedTerm::parse(&term.preference, &path.index(i));
+            let t = ParsedTerm::parse(&term.preference, &|| path.index(i));
             errors.extend(t.errors.iter().cloned());
             parsed.push((term.weight as i64, t));
         }

@@ -23,7 +23,7 @@ use crate::scheduler::hostports::HostPort;
 use crate::scheduler::node_search::NodeSearch;
 use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::scheduler::plugins::{
-    default_normalize_score, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
+    default_normalized, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
     pod_topology_spread, taint_toleration,
 };
 use crate::scheduler::profile::{FilterPlugin, ScorePlugin};
@@ -90,9 +90,11 @@ pub enum Detail {
     /// No verdicts when a node is chosen, as `Failures` when none is: what replicas after the
     /// first need, without building a verdict per failing node on every cycle.
     Decision,
-    /// As `Explain`, except that nodes a PreFilter result removed (the other nodes, for a
-    /// DaemonSet's pinned pod) are counted in the message but neither evaluated nor listed.
-    /// Upstream does the same: the scheduler only filters the nodes a PreFilterResult names.
+    /// As `Explain` without the score breakdown, except that nodes a PreFilter result removed
+    /// (the other nodes, for a DaemonSet's pinned pod) are counted in the message but neither
+    /// evaluated nor listed. Upstream does the same: the scheduler only filters the nodes a
+    /// PreFilterResult names. (A daemon pod's node is not chosen among others, so there is
+    /// no ranking to break down, and 1,000 nodes' daemon pods would each build one.)
     ///
     /// `hint` is where the caller expects the one node the result names (a daemon pod's own
     /// node). It is checked by name and, node names being unique as `simulate` ensures, saves
@@ -573,7 +575,7 @@ pub fn schedule_searching(
         return ScheduleResult { node: None, verdicts, message: Some(message), skipped: skipped.into_iter().collect() };
     }
 
-    let breakdown = matches!(detail, Detail::Explain | Detail::Candidates { .. });
+    let breakdown = detail == Detail::Explain;
     let spread_cache = cache.map(|c| &mut c.spread);
     let (totals, parts) = score_nodes(&ctx, nodes, &feasible, &raw_static, cfg, breakdown, spread_cache);
     // Highest total wins; on a tie the node listed first (upstream samples one at random).
@@ -842,27 +844,28 @@ fn score_nodes(
     breakdown: bool,
     mut spread_cache: Option<&mut pod_topology_spread::ScoreCache>,
 ) -> (Vec<i64>, Vec<Vec<PluginScore>>) {
-    // Each plugin's raw and normalized scores per feasible node; `None` where the plugin does
-    // not score the node (BalancedAllocation for a best-effort pod).
-    let per_plugin: Vec<(ScorePlugin, i64, Vec<Option<Scored>>)> = cfg
-        .profile
-        .scores
-        .iter()
-        .map(|&(plugin, weight)| {
-            let cache = spread_cache.as_deref_mut();
-            (plugin, weight, plugin_scores(plugin, ctx, nodes, feasible, raw_static, cfg, cache))
-        })
-        .collect();
-    let mut totals = Vec::with_capacity(feasible.len());
-    let mut all_parts = Vec::with_capacity(if breakdown { feasible.len() } else { 0 });
-    for k in 0..feasible.len() {
-        let scored = per_plugin.iter().filter_map(move |(plugin, weight, scores)| {
-            scores.get(k).copied().flatten().map(|s| (*plugin, *weight, s))
-        });
-        totals.push(scored.clone().map(|(_, weight, s)| s.normalized * weight).sum());
+    // Each plugin's raw and normalized scores per feasible node, plugin after plugin in one
+    // buffer (`n` entries each: a DaemonSet's 1,000 one-node cycles would allocate a vector
+    // per plugin each); `None` where the plugin does not score the node (BalancedAllocation
+    // for a best-effort pod).
+    let plugins = cfg.profile.scores;
+    let n = feasible.len();
+    let mut scored: Vec<Option<Scored>> = Vec::with_capacity(plugins.len() * n);
+    for &(plugin, _) in plugins {
+        let cache = spread_cache.as_deref_mut();
+        plugin_scores(plugin, ctx, nodes, feasible, raw_static, cfg, cache, &mut scored);
+    }
+    let mut totals = Vec::with_capacity(n);
+    let mut all_parts = Vec::with_capacity(if breakdown { n } else { 0 });
+    for k in 0..n {
+        let node_scores = plugins
+            .iter()
+            .enumerate()
+            .filter_map(|(p, &(plugin, weight))| scored.get(p * n + k).copied().flatten().map(|s| (plugin, weight, s)));
+        totals.push(node_scores.clone().map(|(_, weight, s)| s.normalized * weight).sum());
         if breakdown {
             all_parts.push(
-                scored
+                node_scores
                     .map(|(plugin, weight, s)| PluginScore {
                         plugin: plugin.name(),
                         raw: s.raw,
@@ -894,14 +897,11 @@ impl Scored {
     fn plain(score: i64) -> Self {
         Self { raw: Some(score), normalized: score }
     }
-
-    /// Pairs raw scores with their normalized values, node by node.
-    fn pairs(raw: Vec<Option<i64>>, normalized: Vec<i64>) -> Vec<Option<Scored>> {
-        raw.into_iter().zip(normalized).map(|(raw, normalized)| Some(Scored { raw, normalized })).collect()
-    }
 }
 
-/// One score plugin's raw and normalized scores for the feasible nodes, in `feasible` order.
+/// Appends one score plugin's raw and normalized scores for the feasible nodes to `out`, in
+/// `feasible` order (one entry per feasible node).
+#[allow(clippy::too_many_arguments)]
 fn plugin_scores(
     plugin: ScorePlugin,
     ctx: &PodContext,
@@ -910,51 +910,56 @@ fn plugin_scores(
     raw_static: &[(i64, i64)],
     cfg: &SchedulerConfig,
     spread_cache: Option<&mut pod_topology_spread::ScoreCache>,
-) -> Vec<Option<Scored>> {
-    let normalized_default = |raw: Vec<i64>, reverse: bool| {
-        let mut normalized = raw.clone();
-        default_normalize_score(crate::scheduler::plugins::MAX_NODE_SCORE, reverse, &mut normalized);
-        Scored::pairs(raw.into_iter().map(Some).collect(), normalized)
+    out: &mut Vec<Option<Scored>>,
+) {
+    // `helper.DefaultNormalizeScore` over the raw scores.
+    let mut default_normalized = |raw: &mut dyn Iterator<Item = i64>, reverse: bool| {
+        let start = out.len();
+        out.extend(raw.map(|r| Some(Scored::plain(r))));
+        let added = out.get_mut(start..).unwrap_or_default();
+        let highest = added.iter().flatten().map(|s| s.normalized).max().unwrap_or(0);
+        for s in added.iter_mut().flatten() {
+            s.normalized =
+                default_normalized(crate::scheduler::plugins::MAX_NODE_SCORE, reverse, highest, s.normalized);
+        }
     };
     match plugin {
-        ScorePlugin::TaintToleration => normalized_default(raw_static.iter().map(|r| r.0).collect(), true),
-        ScorePlugin::NodeAffinity => normalized_default(raw_static.iter().map(|r| r.1).collect(), false),
-        ScorePlugin::NodeResourcesFit => feasible
-            .iter()
-            .map(|&i| {
-                nodes.get(i).map(|node| {
-                    Scored::plain(node_resources_fit::least_allocated_score(&ctx.least_allocated_request, node))
-                })
+        ScorePlugin::TaintToleration => default_normalized(&mut raw_static.iter().map(|r| r.0), true),
+        ScorePlugin::NodeAffinity => default_normalized(&mut raw_static.iter().map(|r| r.1), false),
+        ScorePlugin::NodeResourcesFit => out.extend(feasible.iter().map(|&i| {
+            nodes.get(i).map(|node| {
+                Scored::plain(node_resources_fit::least_allocated_score(&ctx.least_allocated_request, node))
             })
-            .collect(),
+        })),
         ScorePlugin::PodTopologySpread => {
             match pod_topology_spread::raw_scores(ctx.pod, nodes, feasible, cfg, spread_cache) {
                 Some(raw) => {
                     let normalized = pod_topology_spread::normalize_score(&raw);
-                    Scored::pairs(raw, normalized)
+                    out.extend(
+                        raw.into_iter().zip(normalized).map(|(raw, normalized)| Some(Scored { raw, normalized })),
+                    );
                 }
                 // PreScore returned Skip: every node scores 0.
-                None => vec![Some(Scored { raw: None, normalized: 0 }); feasible.len()],
+                None => out.extend(feasible.iter().map(|_| Some(Scored { raw: None, normalized: 0 }))),
             }
         }
         // InterPodAffinity's NormalizeScore maps equal scores to 0, and a single feasible node
         // (a daemon pod's own node) always ties with itself: skip PreScore's walk over every pod.
-        ScorePlugin::InterPodAffinity if feasible.len() == 1 => vec![Some(Scored { raw: None, normalized: 0 })],
+        ScorePlugin::InterPodAffinity if feasible.len() == 1 => out.push(Some(Scored { raw: None, normalized: 0 })),
         ScorePlugin::InterPodAffinity => {
             let raw = inter_pod_affinity::raw_scores(ctx.pod, nodes, feasible, cfg);
             let mut normalized = raw.clone();
             inter_pod_affinity::normalize_score(&mut normalized);
-            Scored::pairs(raw.into_iter().map(Some).collect(), normalized)
+            out.extend(
+                raw.into_iter().zip(normalized).map(|(raw, normalized)| Some(Scored { raw: Some(raw), normalized })),
+            );
         }
-        ScorePlugin::NodeResourcesBalancedAllocation => feasible
-            .iter()
-            .map(|&i| {
-                nodes
-                    .get(i)
-                    .and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node))
-                    .map(Scored::plain)
-            })
-            .collect(),
+        ScorePlugin::NodeResourcesBalancedAllocation => out.extend(feasible.iter().map(|&i| {
+            nodes
+                .get(i)
+                .and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node))
+                .map(Scored::plain)
+        })),
     }
 }
 
@@ -1215,7 +1220,7 @@ mod tests {
 
     /// The DaemonSet fast path (only the pinned node evaluated) gives the same decision and
     /// the same FailedScheduling message as evaluating every node, and its one verdict is the
-    /// full path's verdict for that node.
+    /// full path's verdict for that node (its score without the per-plugin breakdown).
     #[test]
     fn candidates_only_evaluates_the_pinned_node_with_the_same_message() {
         let cfg = SchedulerConfig::default();
@@ -1245,7 +1250,8 @@ mod tests {
                     (&a.node, &a.status, &a.insufficient, a.score),
                     (&b.node, &b.status, &b.insufficient, b.score)
                 );
-                assert_eq!(format!("{:?}", a.plugin_scores), format!("{:?}", b.plugin_scores), "{why}");
+                // The total, not its breakdown: a daemon pod's node is not ranked among others.
+                assert!(a.plugin_scores.is_empty(), "{why}");
             }
         }
     }

@@ -770,7 +770,9 @@ fn random_value(rng: &mut Rng, indent: usize, depth: usize, in_map: bool, out: &
     match rng.below(9) {
         0 => out.push('\n'),
         1 => {
-            out.push_str(rng.pick::<&str>(&[" |\n", " |-\n", " |+\n", " | # c\n", " >\n", " >-\n", " >+\n", " > # c\n"]));
+            out.push_str(
+                rng.pick::<&str>(&[" |\n", " |-\n", " |+\n", " | # c\n", " >\n", " >-\n", " >+\n", " > # c\n"]),
+            );
             for i in 0..1 + rng.below(3) {
                 let line = if i == 0 {
                     rng.pick::<&str>(&["text", "# not a comment", "\"open ["])

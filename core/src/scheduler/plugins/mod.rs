@@ -25,15 +25,21 @@ pub const MAX_NODE_SCORE: i64 = 100;
 /// it so fewer is better. All-zero scores become `max` when reversed, else stay 0.
 pub fn default_normalize_score(max: i64, reverse: bool, scores: &mut [i64]) {
     let highest = scores.iter().copied().max().unwrap_or(0);
-    if highest == 0 {
-        if reverse {
-            scores.iter_mut().for_each(|s| *s = max);
-        }
-        return;
-    }
     for s in scores.iter_mut() {
-        let scaled = max * *s / highest;
-        *s = if reverse { max - scaled } else { scaled };
+        *s = default_normalized(max, reverse, highest, *s);
+    }
+}
+
+/// One score of [`default_normalize_score`], `highest` being the highest of them all.
+pub fn default_normalized(max: i64, reverse: bool, highest: i64, score: i64) -> i64 {
+    if highest == 0 {
+        return if reverse { max } else { score };
+    }
+    let scaled = max * score / highest;
+    if reverse {
+        max - scaled
+    } else {
+        scaled
     }
 }
 

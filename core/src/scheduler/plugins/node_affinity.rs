@@ -1,8 +1,6 @@
 //! NodeAffinity: `spec.nodeSelector`, required node affinity and the profile's added affinity
 //! filter; preferred terms score.
 
-use std::collections::BTreeSet;
-
 use crate::input::field::FieldPath;
 use crate::model::labels::LabelLookup;
 use crate::model::node_selector::{
@@ -27,10 +25,9 @@ pub fn pre_filter(pod: &PodSpec, cfg: &SchedulerConfig) -> (Status, NodeNames) {
     let Some(required) = required.filter(|r| !r.node_selector_terms.is_empty()) else {
         return (Status::success(), None);
     };
-    let Some(per_term) = NodeSelectorMatcher::node_name_restriction(required) else {
+    let Some(names) = NodeSelectorMatcher::node_name_restriction(required) else {
         return (Status::success(), None);
     };
-    let names: BTreeSet<String> = per_term.into_iter().flatten().collect();
     if names.is_empty() {
         return (Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_CONFLICT), None);
     }

@@ -137,12 +137,17 @@ pub fn default_selector(pod: &Pod, listers: &Listers) -> Vec<Requirement> {
     };
     let mut requirements = as_requirements(&label_set);
     let Some(owner) = pod.metadata.controller() else { return requirements };
-    let key = Listers::controller_key(&owner.api_version, &owner.kind, namespace, &owner.name);
     let known_kind = matches!(
         (owner.api_version.as_str(), owner.kind.as_str()),
         ("v1", "ReplicationController") | ("apps/v1", "ReplicaSet") | ("apps/v1", "StatefulSet")
     );
-    match listers.controllers.get(&key).filter(|_| known_kind) {
+    // A daemon pod's owner is none of those: its key is not even built (a DaemonSet on
+    // 1,000 nodes scores 1,000 pods).
+    if !known_kind {
+        return requirements;
+    }
+    let key = Listers::controller_key(&owner.api_version, &owner.kind, namespace, &owner.name);
+    match listers.controllers.get(&key) {
         Some(ControllerSelector::Map(selector)) => {
             label_set.extend(selector.iter().map(|(k, v)| (k.clone(), v.clone())));
             requirements = as_requirements(&label_set);
