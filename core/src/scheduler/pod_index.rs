@@ -23,8 +23,13 @@ use crate::scheduler::plugins::pod_topology_spread::NodeFacts;
 /// constraint); workloads beyond them compute their own.
 const MAX_SPREAD_FACTS: usize = 64;
 
-/// Below this many bound pods a walk over all of them is as cheap as building the index.
+/// Below this many bound pods a walk over all of them is as cheap as building the index...
 pub const MIN_PODS: usize = 2_000;
+
+/// ...unless there are this many nodes: then the index is built (if nearly empty) for the
+/// [`NodeFacts`] it keeps, which each workload with the system default spreading would
+/// otherwise compute again (1,000 nodes' topology labels, per Deployment).
+pub const MIN_NODES: usize = 100;
 
 /// Where each namespace's pods were bound when the index was built: the first
 /// `lens[node]` pods of each node (pods are only ever added to a node during a simulation,
@@ -40,10 +45,11 @@ pub struct PodIndex {
 }
 
 impl PodIndex {
-    /// The index of `nodes`' pods, or `None` when there are too few pods for it to pay.
+    /// The index of `nodes`' pods, or `None` when there are too few pods and nodes for it to
+    /// pay.
     pub fn build(nodes: &[NodeInfo]) -> Option<Self> {
         let total: usize = nodes.iter().map(|n| n.pods().len()).sum();
-        if total < MIN_PODS || nodes.len() > u32::MAX as usize {
+        if (total < MIN_PODS && nodes.len() < MIN_NODES) || nodes.len() > u32::MAX as usize {
             return None;
         }
         let mut by_namespace: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
@@ -126,6 +132,18 @@ mod tests {
             });
         }
         info
+    }
+
+    /// Built for many pods, or for many nodes (whose spreading facts it keeps) even without
+    /// a pod; not for a few nodes with a few pods.
+    #[test]
+    fn is_built_for_many_pods_or_many_nodes() {
+        let few = vec![node_with(&[("a", "x")]); 3];
+        assert!(PodIndex::build(&few).is_none());
+        let many_nodes = vec![node_with(&[]); MIN_NODES];
+        let index = PodIndex::build(&many_nodes).expect("many nodes");
+        assert!(index.covers(&many_nodes));
+        assert_eq!(index.in_namespace(&many_nodes, "a").count(), 0);
     }
 
     #[test]
