@@ -234,7 +234,7 @@ spec:
             assert_eq!(b.total, Some(sum), "the total is the weighted sum");
             // The matrix's own score and rank for the cell agree with the recorded cycle.
             let w = &eval.workloads[0];
-            let cell = w.cells.iter().find(|c| c.node == b.node).unwrap();
+            let cell = w.cells.iter().find(|c| *c.node == *b.node).unwrap();
             assert_eq!((cell.state, cell.score), (CellState::Fits, b.total));
             assert_eq!(w.rank(&b.node), b.rank);
         }

@@ -155,7 +155,7 @@ fn look(eval: &Evaluation, i: usize) -> Vec<Look<'_>> {
     out.push(Look::Node { taints: &node.taints, cordoned: node.cordoned });
     out.extend(eval.workloads.iter().filter_map(|w| w.cells.get(i)).map(|c| Look::Cell {
         state: c.state,
-        plugin: c.plugin.as_deref(),
+        plugin: c.plugin,
         reason: c.reason.as_deref(),
         pods: c.pods.len(),
         fixes: &c.fixes,

@@ -340,7 +340,7 @@ impl Playground {
         // Keep the selection only while it still names a cell.
         if let Some(sel) = &self.selected {
             let shown = self.shown();
-            let still = shown.workloads.get(sel.workload).is_some_and(|w| w.cells.iter().any(|c| c.node == sel.node));
+            let still = shown.workloads.get(sel.workload).is_some_and(|w| w.cells.iter().any(|c| *c.node == *sel.node));
             if !still {
                 self.selected = None;
             }
@@ -1014,7 +1014,7 @@ mod tests {
         assert!(p.compute_breakdown());
         assert!(!p.compute_breakdown(), "computed once");
         let b = p.selected_breakdown().expect("a Deployment's cell has one");
-        assert_eq!(b.node, node);
+        assert_eq!(*b.node, *node);
         // An edit drops it; it is computed again once typing pauses.
         p.set_workloads(format!("{}# typed\n", p.state.workloads));
         assert_eq!(p.breakdown_wanted(), Some(BreakdownWanted::AfterEdit));

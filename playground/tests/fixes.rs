@@ -59,7 +59,7 @@ fn every_verified_gallery_fix_reaches_its_nodes_once_applied() {
                 assert!(after.is_ok(), "{what}: {:?}", after.errors);
                 let patched = after.workloads.iter().find(|v| v.key() == w.key()).expect("the workload is still there");
                 for node in &fix.nodes {
-                    let cell = patched.cells.iter().find(|c| &c.node == node).expect("the node is still there");
+                    let cell = patched.cells.iter().find(|c| *c.node == **node).expect("the node is still there");
                     assert_eq!(cell.state, CellState::Fits, "{what}: {node}: {}", cell.title());
                     if w.kind == "DaemonSet" {
                         assert!(!cell.pods.is_empty(), "{what}: no daemon pod on {node}");

@@ -1512,7 +1512,7 @@ fn cell_text(c: &Cell) -> String {
         CellState::Fits if c.pods.len() == 1 => "✓ 1 pod".into(),
         CellState::Fits if !c.pods.is_empty() => format!("✓ {} pods", c.pods.len()),
         CellState::Fits => "✓ fits".into(),
-        CellState::Blocked => format!("✕ {}", c.plugin.as_deref().unwrap_or("blocked")),
+        CellState::Blocked => format!("✕ {}", c.plugin.unwrap_or("blocked")),
         CellState::Placed if c.pods.len() == 1 => "● 1 pod".into(),
         CellState::Placed => format!("● {} pods", c.pods.len()),
         CellState::Unknown => "–".into(),
@@ -1741,7 +1741,7 @@ fn matrix_row(
         .filter_map(|(ci, col)| w.cells.get(col.node).map(|c| (ci, c)))
         .map(|(ci, c)| {
             let node = c.node.clone();
-            let is_selected = selected.is_some_and(|s| s.workload == wi && s.node == c.node);
+            let is_selected = selected.is_some_and(|s| s.workload == wi && *s.node == *c.node);
             let class = match c.state {
                 CellState::Fits => "cell fit",
                 CellState::Blocked => "cell blocked",
@@ -1813,7 +1813,7 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                             .into_any();
                     };
                     let Some(w) = eval.workloads.get(sel.workload) else { return ().into_any() };
-                    let Some(c) = w.cells.iter().find(|c| c.node == sel.node) else { return ().into_any() };
+                    let Some(c) = w.cells.iter().find(|c| *c.node == *sel.node) else { return ().into_any() };
                     let verdict = match c.state {
                         CellState::Fits => "fits",
                         CellState::Blocked => "blocked",
@@ -1829,7 +1829,7 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                         <dl class="facts">
                             <dt>"Verdict"</dt>
                             <dd class=format!("verdict {verdict}")>{verdict}</dd>
-                            {c.plugin.clone().map(|x| view! { <dt>"Plugin"</dt><dd>{plugin_link(x)}</dd> })}
+                            {c.plugin.map(|x| view! { <dt>"Plugin"</dt><dd>{plugin_link(x.to_string())}</dd> })}
                             {c.reason.clone().map(|x| view! { <dt>"Reason (upstream)"</dt><dd><code>{x}</code></dd> })}
                             {c.detail.clone().map(|x| view! { <dt>"Detail"</dt><dd class="detail-text">{x}</dd> })}
                             {c.score.map(|x| {

@@ -135,6 +135,13 @@ enum StaticEntry {
     },
 }
 
+/// How many distinct NodeAffinity statuses one cycle keeps for reuse (a nodeSelector on a
+/// per-node label would otherwise make the lookup quadratic).
+const MAX_AFFINITY_STATUSES: usize = 16;
+
+/// [`node_affinity::State::status_key`]: a node's values of the pod's nodeSelector keys.
+type AffinityStatusKey<'n> = Vec<Option<&'n str>>;
+
 /// Whether a static filter (`FilterPlugin::is_static`) rejects the node, without building
 /// its status.
 fn static_rejects(
@@ -510,7 +517,25 @@ pub fn schedule_searching(
     // The last static failure's status, for the next node that fails the same filter on the
     // same inputs: an explained cycle at 5,000 nodes describes a tainted pool's 1,500 nodes.
     let last_static: RefCell<Option<(FilterPlugin, usize, Status)>> = RefCell::new(None);
+    // NodeAffinity's statuses by what they depend on ([`node_affinity::State::status_key`]):
+    // a nodeSelector's pool rejects the other pools' nodes, which alternate in a cluster's
+    // order, with one status per pool.
+    let affinity_statuses: RefCell<Vec<(AffinityStatusKey, Status)>> = RefCell::new(Vec::new());
     let static_status_of = |i: usize, filter: FilterPlugin, node: &NodeInfo| -> Status {
+        if filter == FilterPlugin::NodeAffinity {
+            // The node again, as borrowed from `nodes` (the keys borrow its labels).
+            if let Some(key) = nodes.get(i).and_then(|n| ctx.affinity.status_key(n)) {
+                let mut known = affinity_statuses.borrow_mut();
+                if let Some((_, status)) = known.iter().find(|(k, _)| *k == key) {
+                    return status.clone();
+                }
+                let status = static_status(filter, &ctx, node, cfg);
+                if known.len() < MAX_AFFINITY_STATUSES {
+                    known.push((key, status.clone()));
+                }
+                return status;
+            }
+        }
         let mut last = last_static.borrow_mut();
         if let Some((f, j, status)) = last.as_ref() {
             if *f == filter && nodes.get(*j).is_some_and(|prev| same_static_status(filter, prev.node(), node.node())) {
@@ -1253,6 +1278,74 @@ mod tests {
                 // The total, not its breakdown: a daemon pod's node is not ranked among others.
                 assert!(a.plugin_scores.is_empty(), "{why}");
             }
+        }
+    }
+
+    /// An explained cycle builds each NodeAffinity rejection's status once per set of the
+    /// nodeSelector's label values; every node still gets the status its own filter gives.
+    #[test]
+    fn node_affinity_statuses_are_each_nodes_own() {
+        let cfg = SchedulerConfig::default();
+        let labelled = |name: &str, labels: &[(&str, &str)]| {
+            let mut n = node(name, "4", None).node().clone();
+            n.metadata.labels = labels.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            NodeInfo::new(n)
+        };
+        // Pools alternate in the cluster's order; some nodes lack a key, one has both.
+        let cluster: Vec<NodeInfo> = (0..12)
+            .map(|i| {
+                let pool = format!("p{}", i % 4);
+                let disk = if i % 3 == 0 { "ssd" } else { "hdd" };
+                match i {
+                    5 => labelled(&format!("n{i}"), &[("disk", disk)]),
+                    7 => labelled(&format!("n{i}"), &[]),
+                    _ => labelled(&format!("n{i}"), &[("pool", &pool), ("disk", disk)]),
+                }
+            })
+            .collect();
+        // (nodeSelector, required terms, why)
+        type Row<'a> = (&'a [(&'a str, &'a str)], bool, &'a str);
+        let rows: [Row; 3] = [
+            (&[("pool", "p3")], false, "one key"),
+            (&[("pool", "p3"), ("disk", "ssd")], false, "two keys"),
+            (&[], true, "required terms only"),
+        ];
+        for (selector, terms, why) in rows {
+            let mut p = pod("1");
+            if !selector.is_empty() {
+                p.spec.node_selector = Some(selector.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+            }
+            if terms {
+                // Two terms over labels (not names: those restrict the cycle in PreFilter).
+                let term = |key: &str, value: &str| NodeSelectorTerm {
+                    match_expressions: vec![NodeSelectorRequirement {
+                        key: key.into(),
+                        operator: "In".into(),
+                        values: vec![value.into()],
+                    }],
+                    match_fields: vec![],
+                };
+                p.spec.affinity = Some(crate::model::Affinity {
+                    node_affinity: Some(crate::model::NodeAffinity {
+                        required: Some(crate::model::NodeSelector {
+                            node_selector_terms: vec![term("pool", "p1"), term("disk", "nvme")],
+                        }),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                });
+            }
+            let result = schedule(&p, &cluster, &cfg, true);
+            let own = node_affinity::State::new(&p.spec, &cfg);
+            let mut rejected = 0;
+            for (v, n) in result.verdicts.iter().zip(&cluster) {
+                let want = own.filter(n);
+                if !want.is_success() {
+                    rejected += 1;
+                    assert_eq!(v.status, want.with_plugin(node_affinity::NAME), "{why}: {}", n.name());
+                }
+            }
+            assert!(rejected >= 6, "{why}: {rejected}");
         }
     }
 

@@ -75,6 +75,19 @@ impl<'a> State<'a> {
         ))
     }
 
+    /// What [`Self::filter`]'s status for a node it rejects depends on: the node's values of
+    /// the pod's `nodeSelector` keys (the explanation names them; a required term's mismatch
+    /// is explained without the node's labels). Two rejected nodes with the same key get the
+    /// same status. `None` when that is not cheap to tell (the profile's addedAffinity: its
+    /// rejection and the pod's have different statuses).
+    pub fn status_key<'n, N: SelectableNode + ?Sized>(&self, node: &'n N) -> Option<Vec<Option<&'n str>>> {
+        if self.added_required.is_some() {
+            return None;
+        }
+        let labels = node.labels();
+        Some(self.pod.node_selector.iter().flatten().map(|(k, _)| labels.label(k)).collect())
+    }
+
     /// Whether [`Self::filter`] fails, without building its status.
     pub fn rejects<N: SelectableNode + ?Sized>(&self, node: &N) -> bool {
         self.rejects_added(node) || !self.required.matches(node)
