@@ -134,11 +134,7 @@ impl Cell {
                 s
             }
             CellState::Blocked => {
-                let mut s = format!(
-                    "{}: {}",
-                    self.plugin.unwrap_or("blocked"),
-                    self.reason.as_deref().unwrap_or("")
-                );
+                let mut s = format!("{}: {}", self.plugin.unwrap_or("blocked"), self.reason.as_deref().unwrap_or(""));
                 if let Some(d) = &self.detail {
                     s.push_str(&format!(" ({d})"));
                 }

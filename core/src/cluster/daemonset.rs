@@ -124,6 +124,28 @@ pub fn pin_to_node(affinity: Option<Affinity>, node_name: &str) -> Affinity {
     affinity
 }
 
+/// [`pin_to_node`] again, on an affinity it returned, for another node: only the name
+/// changes, in place (a DaemonSet's controller pins one pod per node, 1,000 at 1,000 nodes).
+/// An affinity not pinned that way is pinned afresh.
+pub fn repin(affinity: &mut Affinity, node_name: &str) {
+    let pinned = affinity.node_affinity.as_mut().and_then(|a| a.required.as_mut()).and_then(|r| {
+        match r.node_selector_terms.as_mut_slice() {
+            [term] if term.match_expressions.is_empty() => match term.match_fields.as_mut_slice() {
+                [field] if field.key == FIELD_METADATA_NAME && field.operator == "In" => field.values.first_mut(),
+                _ => None,
+            },
+            _ => None,
+        }
+    });
+    match pinned {
+        Some(name) => {
+            name.clear();
+            name.push_str(node_name);
+        }
+        None => *affinity = pin_to_node(Some(std::mem::take(affinity)), node_name),
+    }
+}
+
 /// Why [`target_node_name`] found no node (upstream's `GetTargetNodeName` errors).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TargetNodeError {
@@ -153,4 +175,47 @@ pub fn target_node_name(spec: &PodSpec) -> Result<String, TargetNodeError> {
         }
     }
     Err(TargetNodeError::NoNodeName)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PreferredSchedulingTerm;
+
+    /// Re-pinning an affinity gives what pinning the original gives, whatever it held.
+    #[test]
+    fn repin_is_pin_to_node_for_the_next_node() {
+        let label_term = |key: &str| NodeSelectorTerm {
+            match_expressions: vec![NodeSelectorRequirement {
+                key: key.into(),
+                operator: "Exists".into(),
+                values: vec![],
+            }],
+            match_fields: vec![],
+        };
+        let preferred = NodeAffinity {
+            preferred: vec![PreferredSchedulingTerm { weight: 3, preference: label_term("ssd") }],
+            ..Default::default()
+        };
+        let required = NodeAffinity {
+            required: Some(NodeSelector { node_selector_terms: vec![label_term("a"), label_term("b")] }),
+            ..Default::default()
+        };
+        // (the template's affinity, why)
+        let rows = [
+            (None, "none"),
+            (Some(Affinity::default()), "empty"),
+            (Some(Affinity { node_affinity: Some(preferred), ..Default::default() }), "preferred terms"),
+            (Some(Affinity { node_affinity: Some(required), ..Default::default() }), "required terms"),
+        ];
+        for (template, why) in rows {
+            let mut pinned = pin_to_node(template.clone(), "node-1");
+            repin(&mut pinned, "node-22");
+            assert_eq!(pinned, pin_to_node(template.clone(), "node-22"), "{why}");
+            // An affinity pin_to_node did not make is pinned afresh.
+            let mut other = template.clone().unwrap_or_default();
+            repin(&mut other, "node-3");
+            assert_eq!(other, pin_to_node(template, "node-3"), "{why}");
+        }
+    }
 }

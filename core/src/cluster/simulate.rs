@@ -1413,10 +1413,10 @@ impl<'a> Simulation<'a> {
             }
         }
         for &i in &eligible {
-            let Some(node_name) = self.nodes.get(i).map(|n| n.name().to_string()) else { continue };
-            if covered.contains(&node_name) {
+            let Some(node_name) = self.nodes.get(i).map(|n| n.shared_name().clone()) else { continue };
+            if covered.contains(&*node_name) {
                 if let Some(slot) = verdicts.get_mut(i) {
-                    let running = input_pods.get(node_name.as_str()).and_then(|&k| report.pods.get(k));
+                    let running = input_pods.get(&*node_name).and_then(|&k| report.pods.get(k));
                     *slot = Some(NodeReport {
                         fits: running.is_some(),
                         plugin: None,
@@ -1435,7 +1435,10 @@ impl<'a> Simulation<'a> {
                 continue;
             }
             created_any = true;
-            pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name));
+            match pod.spec.affinity.as_mut() {
+                Some(pinned) => daemonset::repin(pinned, &node_name),
+                None => pod.spec.affinity = Some(daemonset::pin_to_node(template_affinity.clone(), &node_name)),
+            }
             pod.metadata.name = format!("{}-{}", w.name, node_name);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
             // counted in the FailedScheduling message as upstream counts them.
