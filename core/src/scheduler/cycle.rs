@@ -613,12 +613,20 @@ pub fn schedule_searching(
         Detail::Failures => failing_verdicts(true),
         Detail::Explain | Detail::Candidates { .. } => {
             let mut parts = parts.into_iter();
-            // Formatted once: an explained cycle at 5,000 nodes has 4,500 such nodes.
-            let unscored_detail: Arc<str> = format!(
-                "fits, but not scored in this cycle: kube-scheduler stopped searching after {} feasible nodes (percentageOfNodesToScore)",
-                feasible.len()
-            )
-            .into();
+            // Formatted once, if at all: an explained cycle at 5,000 nodes has 4,500 such
+            // nodes, a daemon pod's cycle none.
+            let unscored_detail = std::cell::OnceCell::<Arc<str>>::new();
+            let unscored_detail = || {
+                unscored_detail
+                    .get_or_init(|| {
+                        format!(
+                            "fits, but not scored in this cycle: kube-scheduler stopped searching after {} feasible nodes (percentageOfNodesToScore)",
+                            feasible.len()
+                        )
+                        .into()
+                    })
+                    .clone()
+            };
             listed(detail == Detail::Explain)
                 .into_iter()
                 .map(|(i, o)| match o {
@@ -632,7 +640,7 @@ pub fn schedule_searching(
                     },
                     Some(Outcome::Unscored) => NodeVerdict {
                         node: node_name(nodes, i),
-                        status: Status::success().with_detail(unscored_detail.clone()),
+                        status: Status::success().with_detail(unscored_detail()),
                         insufficient: Vec::new(),
                         score: None,
                         plugin_scores: Vec::new(),
