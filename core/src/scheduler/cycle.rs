@@ -338,8 +338,12 @@ fn in_index_order(outcomes: &mut Vec<(usize, Outcome)>, feasible: &mut Vec<usize
     // A search walks the nodes round the cluster from where the last cycle stopped: two
     // ascending runs, which a rotation puts in order.
     let ascending = |w: &[(usize, Outcome)]| matches!(w, [(a, _), (b, _)] if a < b);
-    let wrap = outcomes.windows(2).position(|w| !ascending(w)).map(|p| p + 1);
-    if let Some(p) = wrap {
+    let Some(p) = outcomes.windows(2).position(|w| !ascending(w)).map(|p| p + 1) else {
+        // In order already (a daemon pod's one node, a search that did not wrap): so are the
+        // feasible nodes, listed as they were evaluated.
+        return;
+    };
+    {
         let (head, tail) = outcomes.split_at(p);
         let wraps_once = tail.windows(2).all(ascending)
             && matches!((tail.last(), head.first()), (Some((last, _)), Some((first, _))) if last < first);
