@@ -110,7 +110,8 @@ pub struct Cell {
     pub node: Arc<str>,
     pub state: CellState,
     pub plugin: Option<&'static str>,
-    pub reason: Option<String>,
+    /// Shared with the report's verdict (and the other nodes' failing alike).
+    pub reason: Option<Arc<str>>,
     pub detail: Option<Arc<str>>,
     pub score: Option<i64>,
     /// The workload's pods that landed on this node.

@@ -388,7 +388,7 @@ impl NodeReports {
     /// of re-creating a drained pool's pods. Consecutive nodes with the same detail share it.
     fn of_verdicts(verdicts: &[NodeVerdict]) -> Self {
         let mut shared: Vec<(Arc<str>, Arc<NodeReport>)> = Vec::with_capacity(verdicts.len());
-        let mut last_detail = None;
+        let mut last_shared = Shared::default();
         let mut last: Option<&NodeVerdict> = None;
         for v in verdicts {
             let report = match (last, shared.last()) {
@@ -396,7 +396,7 @@ impl NodeReports {
                 // scored): the same report, without building it to find out.
                 (Some(prev), Some((_, report))) if same_report(prev, v) => report.clone(),
                 (_, previous) => {
-                    let report = node_report_sharing(v, &mut last_detail);
+                    let report = node_report_sharing(v, &mut last_shared);
                     match previous {
                         Some((_, last)) if **last == report => last.clone(),
                         _ => Arc::new(report),
@@ -442,7 +442,8 @@ pub struct NodeReport {
     pub fits: bool,
     pub plugin: Option<&'static str>,
     /// Upstream's reasons joined by ", ", exactly as they count in the FailedScheduling message.
-    pub reason: Option<String>,
+    /// Shared between the nodes of a map that have the same, as `detail` is.
+    pub reason: Option<Arc<str>>,
     /// Shared between the nodes of a map that have the same (an explained cycle at 5,000
     /// nodes gives 4,500 of them "fits, but not scored in this cycle: ...").
     pub detail: Option<Arc<str>>,
@@ -1620,7 +1621,28 @@ pub fn ignored_warning(doc: &DocRef) -> String {
 }
 
 pub fn node_report(v: &NodeVerdict) -> NodeReport {
-    node_report_sharing(v, &mut None)
+    node_report_sharing(v, &mut Shared::default())
+}
+
+/// The last detail and reason [`node_report_sharing`] built, for the next node's report.
+#[derive(Default)]
+struct Shared {
+    detail: Option<Arc<str>>,
+    reason: Option<Arc<str>>,
+}
+
+/// Whether `reasons` joined by ", " are `joined`, without joining them.
+fn joins_to(reasons: &[std::borrow::Cow<'static, str>], joined: &str) -> bool {
+    let mut rest = joined;
+    for (k, r) in reasons.iter().enumerate() {
+        if k > 0 {
+            let Some(after) = rest.strip_prefix(", ") else { return false };
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(&**r) else { return false };
+        rest = after;
+    }
+    rest.is_empty()
 }
 
 /// Whether two verdicts give equal [`NodeReport`]s: [`node_report_sharing`] reads their
@@ -1629,22 +1651,23 @@ fn same_report(a: &NodeVerdict, b: &NodeVerdict) -> bool {
     a.status == b.status && a.score == b.score
 }
 
-/// [`node_report`], its detail shared with `last_detail` (the previous node's) when the same,
-/// and kept there for the next.
-fn node_report_sharing(v: &NodeVerdict, last_detail: &mut Option<Arc<str>>) -> NodeReport {
+/// [`node_report`], its detail and reason shared with `last` (the previous rejected node's)
+/// when the same, and kept there for the next.
+fn node_report_sharing(v: &NodeVerdict, last: &mut Shared) -> NodeReport {
     let fits = v.status.is_success();
-    let detail = v.status.detail.as_ref().map(|d| match last_detail {
+    let detail = v.status.detail.as_ref().map(|d| match &last.detail {
         Some(last) if **last == **d => last.clone(),
-        _ => last_detail.insert(d.clone()).clone(),
+        _ => last.detail.insert(d.clone()).clone(),
     });
-    NodeReport {
-        fits,
-        plugin: v.status.plugin,
-        reason: (!fits).then(|| v.status.reasons.join(", ")),
-        detail,
-        score: v.score,
-        code: (!fits).then_some(v.status.code),
-    }
+    let reason = (!fits).then(|| {
+        let reasons = &v.status.reasons;
+        let same = last.reason.as_ref().filter(|r| joins_to(reasons, r));
+        match same {
+            Some(r) => r.clone(),
+            None => last.reason.insert(Arc::from(reasons.join(", "))).clone(),
+        }
+    });
+    NodeReport { fits, plugin: v.status.plugin, reason, detail, score: v.score, code: (!fits).then_some(v.status.code) }
 }
 
 /// Why the DaemonSet controller will not create a pod for this node, in the words the
@@ -1668,7 +1691,7 @@ fn not_eligible_report(
     NodeReport {
         fits: false,
         plugin: status.plugin,
-        reason: Some(status.reasons.join(", ")),
+        reason: Some(status.reasons.join(", ").into()),
         detail: status.detail.map(|d| format!("{d}; the DaemonSet controller creates no pod here").into()),
         score: None,
         code: Some(status.code),
@@ -1678,6 +1701,26 @@ fn not_eligible_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reasons_are_compared_joined_without_joining_them() {
+        // (reasons, joined, want)
+        let rows: [(&[&str], &str, bool); 8] = [
+            (&["a"], "a", true),
+            (&["a", "b"], "a, b", true),
+            (&["a", "b"], "a, b, c", false),
+            (&["a", "b", "c"], "a, b", false),
+            (&["a, b"], "a, b", true),
+            (&["a", "b"], "ab", false),
+            (&[], "", true),
+            (&[], "a", false),
+        ];
+        for (reasons, joined, want) in rows {
+            let reasons: Vec<std::borrow::Cow<'static, str>> = reasons.iter().map(|r| r.to_string().into()).collect();
+            assert_eq!(joins_to(&reasons, joined), want, "{reasons:?} vs {joined:?}");
+            assert_eq!(reasons.join(", ") == joined, want, "the same as joining: {reasons:?}");
+        }
+    }
     use crate::input::documents::parse_manifests;
 
     fn run(yaml: &str, opts: &SimulateOptions) -> Report {

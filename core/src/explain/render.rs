@@ -119,7 +119,7 @@ fn nodes_text(out: &mut String, w: &WorkloadReport, opts: &Options) {
                     .collect::<Vec<_>>()
                     .join("; ")
             } else {
-                let mut r = v.reason.clone().unwrap_or_default();
+                let mut r = v.reason.as_deref().unwrap_or_default().to_string();
                 if let Some(d) = &v.detail {
                     let _ = write!(r, " ({d})");
                 }
