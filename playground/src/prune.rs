@@ -14,22 +14,25 @@
 //! [`crate::state::Playground::share_fragment`] keeps the pruned texts only when they simulate
 //! to the same report as the texts in the editors, so the rule can never change an answer.
 
+use placement_core::input::documents::document_texts;
 use serde_yaml::{Mapping, Value};
 
 /// `text` with the documents read back from a cluster pruned; the same text when none is.
 pub fn prune_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut changed = false;
-    for (i, doc) in split_documents(text).into_iter().enumerate() {
-        if i > 0 {
-            out.push_str("---\n");
-        }
-        match prune_document(doc) {
+    // One text where it is not split into documents (JSON, YAML directives).
+    for doc in document_texts(text).unwrap_or_else(|| vec![text]) {
+        // A document after the first starts with its `---` line, kept as it is.
+        let marker_end = if doc.starts_with("---") { doc.find('\n').map_or(doc.len(), |i| i + 1) } else { 0 };
+        let (marker, body) = doc.split_at(marker_end);
+        out.push_str(marker);
+        match prune_document(body) {
             Some(pruned) => {
                 changed = true;
                 out.push_str(&pruned);
             }
-            None => out.push_str(doc),
+            None => out.push_str(body),
         }
     }
     if changed {
@@ -37,24 +40,6 @@ pub fn prune_text(text: &str) -> String {
     } else {
         text.to_string()
     }
-}
-
-/// The documents of `text` between `---` lines (each with its line breaks, separators left
-/// out). A `---` line inside a block scalar is indented, so a line that is exactly `---` at
-/// the start always separates documents.
-fn split_documents(text: &str) -> Vec<&str> {
-    let mut docs = Vec::new();
-    let mut start = 0;
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if line.trim_end_matches(['\r', '\n']) == "---" {
-            docs.push(&text[start..at]);
-            start = at + line.len();
-        }
-        at += line.len();
-    }
-    docs.push(&text[start..]);
-    docs
 }
 
 /// The pruned document, or `None` to keep it as it is (written by hand, or not YAML this
@@ -208,6 +193,11 @@ mod tests {
         let pruned = prune_text(text);
         assert!(pruned.starts_with("# from prod\napiVersion: v1\n"), "{pruned}");
         assert!(pruned.ends_with("---\n# by hand\nkind: Deployment # mine\n"), "{pruned}");
+        // A marker line with a comment stays, with the cluster object after it pruned.
+        let marked = format!("kind: Pod\n--- # node a, from prod\n{}", text.split("---\n").next().unwrap_or_default());
+        let pruned = prune_text(&marked);
+        assert!(pruned.starts_with("kind: Pod\n--- # node a, from prod\n# from prod\napiVersion: v1\n"), "{pruned}");
+        assert!(!pruned.contains("managedFields"), "{pruned}");
         for gone in ["managedFields", "resourceVersion", "uid", "ttl", "providerID", "images", "lastHeartbeatTime"] {
             assert!(!pruned.contains(gone), "{gone}: {pruned}");
         }
