@@ -16,6 +16,8 @@
 //                                              disabled-by-default-devtools.timeline{,.stack})
 //   CHROMIUM_ARGS='--js-flags=...' ...         more Chromium flags
 //   BENCH_FIRST=1 ...                          placementBench(200, 20, 40) first, as the test
+//   STYLE='.editor { contain: strict; }' ...   more CSS for the page (a constructed style
+//                                              sheet: the page's CSP refuses inline styles)
 //
 // SIZE=200 (200 nodes x 20 workloads, the matrix's second page as the test shows it) or 1000
 // (about 13,000 lines); EDITOR and NEEDLE choose the edit (default: the workloads editor,
@@ -42,6 +44,13 @@ const base = `http://127.0.0.1:${server.address().port}/`;
 const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox", "--headless", "--disable-gpu", "--disable-dev-shm-usage", ...(process.env.CHROMIUM_ARGS ?? "").split(" ").filter(Boolean)] });
 const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
 await page.goto(base); await page.waitForSelector(".matrix");
+if (process.env.STYLE) {
+  await page.evaluate((css) => {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(css);
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  }, process.env.STYLE);
+}
 if (process.env.BENCH_FIRST) await page.evaluate(() => window.placementBench(200, 20, 40));
 const { nodes, workloads } = JSON.parse(await page.evaluate((n) => window.placementSynthetic(n, 20), Number(size)));
 await page.evaluate(([nodes, workloads]) => {
