@@ -844,9 +844,10 @@ pub struct DocumentCache {
 
 /// [`parse_manifests_all`] for a text read again after an edit: documents whose text (and
 /// position) `cache` read before are not read again, so an edit of one document of 1,000
-/// reads one (a keystroke in the playground's nodes editor at 1,000 nodes). The result is [`parse_manifests_all`]'s: a text with any error is read whole, for
-/// the errors and their positions as the whole text gives them, and so is a text
-/// [`document_texts`] does not split. `cache` keeps the documents of this text only.
+/// reads one (a keystroke in the playground's nodes editor at 1,000 nodes). The result is
+/// [`parse_manifests_all`]'s: a text with any error is read whole, for the errors and their
+/// positions as the whole text gives them, and so is a text [`document_texts`] does not
+/// split. `cache` keeps the documents of this text only.
 pub fn parse_manifests_cached(
     text: &str,
     source: &str,
