@@ -343,25 +343,23 @@ fn in_index_order(outcomes: &mut Vec<(usize, Outcome)>, feasible: &mut Vec<usize
         // feasible nodes, listed as they were evaluated.
         return;
     };
-    {
-        let (head, tail) = outcomes.split_at(p);
-        let wraps_once = tail.windows(2).all(ascending)
-            && matches!((tail.last(), head.first()), (Some((last, _)), Some((first, _))) if last < first);
-        if wraps_once {
-            outcomes.rotate_left(p);
-        } else {
-            // The node tree's order takes the zones in turn. The indices are distinct and
-            // below the node count, so each outcome goes straight to its place: sorting
-            // them was 7% of re-creating a drained pool's pods at 5,000 nodes.
-            let len = outcomes.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
-            let mut places: Vec<Option<Outcome>> = std::iter::repeat_with(|| None).take(len).collect();
-            for (i, outcome) in outcomes.drain(..) {
-                if let Some(place) = places.get_mut(i) {
-                    *place = Some(outcome);
-                }
+    let (head, tail) = outcomes.split_at(p);
+    let wraps_once = tail.windows(2).all(ascending)
+        && matches!((tail.last(), head.first()), (Some((last, _)), Some((first, _))) if last < first);
+    if wraps_once {
+        outcomes.rotate_left(p);
+    } else {
+        // The node tree's order takes the zones in turn. The indices are distinct and
+        // below the node count, so each outcome goes straight to its place: sorting
+        // them was 7% of re-creating a drained pool's pods at 5,000 nodes.
+        let len = outcomes.iter().map(|(i, _)| i + 1).max().unwrap_or(0);
+        let mut places: Vec<Option<Outcome>> = std::iter::repeat_with(|| None).take(len).collect();
+        for (i, outcome) in outcomes.drain(..) {
+            if let Some(place) = places.get_mut(i) {
+                *place = Some(outcome);
             }
-            outcomes.extend(places.into_iter().enumerate().filter_map(|(i, o)| Some((i, o?))));
         }
+        outcomes.extend(places.into_iter().enumerate().filter_map(|(i, o)| Some((i, o?))));
     }
     let (mut sorted, mut sorted_raw) = (Vec::with_capacity(feasible.len()), Vec::with_capacity(raw_static.len()));
     for (i, outcome) in outcomes.iter_mut() {
