@@ -16,7 +16,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::model::resources::Resource;
-use crate::model::{Node, Pod, PodSpec, Toleration};
+use crate::model::{Pod, PodSpec, Taint, Toleration};
 use crate::scheduler::fit_error::{absent_nodes_reason, empty_intersection_reason, format_message, FitError};
 use crate::scheduler::framework::{Code, NodeInfo, SchedulerConfig, Status};
 use crate::scheduler::hostports::HostPort;
@@ -135,12 +135,23 @@ enum StaticEntry {
     },
 }
 
-/// How many distinct NodeAffinity statuses one cycle keeps for reuse (a nodeSelector on a
-/// per-node label would otherwise make the lookup quadratic).
-const MAX_AFFINITY_STATUSES: usize = 16;
+/// How many distinct static failure statuses one cycle keeps for reuse (a nodeSelector on a
+/// per-node label would otherwise make the lookup quadratic); past it, the last one is
+/// replaced, so a run of nodes failing alike still shares one.
+const MAX_STATIC_STATUSES: usize = 16;
 
-/// [`node_affinity::State::status_key`]: a node's values of the pod's nodeSelector keys.
-type AffinityStatusKey<'n> = Vec<Option<&'n str>>;
+/// What a static filter's status for a node it rejects depends on, the pod's part being the
+/// same: two rejected nodes with equal keys get the same status.
+#[derive(Debug, PartialEq)]
+enum StaticStatusKey<'n> {
+    /// NodeUnschedulable reads nothing of the node but that it is unschedulable.
+    Pod,
+    /// TaintToleration: the node's taints.
+    Taints(&'n [Taint]),
+    /// NodeAffinity: the node's values of the pod's nodeSelector keys
+    /// ([`node_affinity::State::status_key`]).
+    SelectorValues(Vec<Option<&'n str>>),
+}
 
 /// Whether a static filter (`FilterPlugin::is_static`) rejects the node, without building
 /// its status.
@@ -160,13 +171,13 @@ fn static_rejects(
     }
 }
 
-/// Whether `filter`, rejecting both nodes, gives them the same status (the pod's part being
-/// the same): it reads nothing else of them. False where that is not cheap to tell.
-fn same_static_status(filter: FilterPlugin, a: &Node, b: &Node) -> bool {
+/// The [`StaticStatusKey`] of `node` for `filter`; `None` where that is not cheap to tell.
+fn static_status_key<'n>(filter: FilterPlugin, ctx: &PodContext, node: &'n NodeInfo) -> Option<StaticStatusKey<'n>> {
     match filter {
-        FilterPlugin::NodeUnschedulable => true,
-        FilterPlugin::TaintToleration => a.spec.taints == b.spec.taints,
-        _ => false,
+        FilterPlugin::NodeUnschedulable => Some(StaticStatusKey::Pod),
+        FilterPlugin::TaintToleration => Some(StaticStatusKey::Taints(&node.node().spec.taints)),
+        FilterPlugin::NodeAffinity => ctx.affinity.status_key(node).map(StaticStatusKey::SelectorValues),
+        _ => None,
     }
 }
 
@@ -516,36 +527,25 @@ pub fn schedule_searching(
         }
     }
 
-    // The last static failure's status, for the next node that fails the same filter on the
-    // same inputs: an explained cycle at 5,000 nodes describes a tainted pool's 1,500 nodes.
-    let last_static: RefCell<Option<(FilterPlugin, usize, Status)>> = RefCell::new(None);
-    // NodeAffinity's statuses by what they depend on ([`node_affinity::State::status_key`]):
-    // a nodeSelector's pool rejects the other pools' nodes, which alternate in a cluster's
-    // order, with one status per pool.
-    let affinity_statuses: RefCell<Vec<(AffinityStatusKey, Status)>> = RefCell::new(Vec::new());
+    // Static failures' statuses by what they depend on, for the next node that fails the same
+    // filter on the same inputs: an explained cycle at 5,000 nodes describes a tainted pool's
+    // 1,500 nodes, and a nodeSelector's pool rejects the other pools' nodes (alternating in a
+    // cluster's order) with one status per pool.
+    let known_statuses: RefCell<Vec<(FilterPlugin, StaticStatusKey, Status)>> = RefCell::new(Vec::new());
     let static_status_of = |i: usize, filter: FilterPlugin, node: &NodeInfo| -> Status {
-        if filter == FilterPlugin::NodeAffinity {
-            // The node again, as borrowed from `nodes` (the keys borrow its labels).
-            if let Some(key) = nodes.get(i).and_then(|n| ctx.affinity.status_key(n)) {
-                let mut known = affinity_statuses.borrow_mut();
-                if let Some((_, status)) = known.iter().find(|(k, _)| *k == key) {
-                    return status.clone();
-                }
-                let status = static_status(filter, &ctx, node, cfg);
-                if known.len() < MAX_AFFINITY_STATUSES {
-                    known.push((key, status.clone()));
-                }
-                return status;
-            }
-        }
-        let mut last = last_static.borrow_mut();
-        if let Some((f, j, status)) = last.as_ref() {
-            if *f == filter && nodes.get(*j).is_some_and(|prev| same_static_status(filter, prev.node(), node.node())) {
-                return status.clone();
-            }
+        // The node again, as borrowed from `nodes` (the keys borrow its taints and labels).
+        let Some(key) = nodes.get(i).and_then(|n| static_status_key(filter, &ctx, n)) else {
+            return static_status(filter, &ctx, node, cfg);
+        };
+        let mut known = known_statuses.borrow_mut();
+        if let Some((_, _, status)) = known.iter().find(|(f, k, _)| *f == filter && *k == key) {
+            return status.clone();
         }
         let status = static_status(filter, &ctx, node, cfg);
-        *last = Some((filter, i, status.clone()));
+        if known.len() >= MAX_STATIC_STATUSES {
+            known.pop();
+        }
+        known.push((filter, key, status.clone()));
         status
     };
     // A node's status; `None` for an absent node.
