@@ -1385,9 +1385,10 @@ impl<'a> Simulation<'a> {
         let mut eligible = Vec::new();
         // Each node's verdict, by node index: ineligible nodes now, daemon pods' nodes below.
         let mut verdicts: Vec<Option<NodeReport>> = vec![None; self.nodes.len()];
+        // The controller's check of every node, in node order: the fixes read it too.
         let should_run = daemonset::DaemonNodeCheck::new(&template, &self.cfg);
-        for (i, info) in self.nodes.iter().enumerate() {
-            let verdict = should_run.check(info.node());
+        let checks: Vec<daemonset::ShouldRun> = self.nodes.iter().map(|info| should_run.check(info.node())).collect();
+        for (i, (info, verdict)) in self.nodes.iter().zip(&checks).enumerate() {
             if verdict.should_run {
                 eligible.push(i);
                 continue;
@@ -1504,7 +1505,7 @@ impl<'a> Simulation<'a> {
         let verdicts: Vec<_> =
             self.nodes.iter().zip(verdicts).filter_map(|(n, v)| Some((n.shared_name().clone(), v?))).collect();
         report.nodes = NodeReports::sharing(verdicts.into_iter());
-        report.fixes = fixes::suggest_daemonset(w, &template, &results, &self.nodes, &self.cfg);
+        report.fixes = fixes::suggest_daemonset(w, &template, &checks, &results, &self.nodes, &self.cfg);
     }
 
     fn bind(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) {

@@ -492,10 +492,13 @@ fn precheck(f: &mut Fix, w: &Workload, pod: &Pod, nodes: &[NodeInfo], cfg: &Sche
 /// taints that keep its pods off that pool's nodes, one for all of them, and the blanket
 /// NoSchedule/NoExecute pair as a broad alternative; "repair the node" for nodes with
 /// lifecycle taints; for nodes its nodeSelector or affinity does not match, the labels to add
-/// and the selector change; request changes for daemon pods that do not fit.
+/// and the selector change; request changes for daemon pods that do not fit. `checks` is the
+/// controller's check of each node of `nodes` ([`daemonset::DaemonNodeCheck`] of `template`),
+/// as the simulation made it.
 pub fn suggest_daemonset(
     w: &Workload,
     template: &PodSpec,
+    checks: &[daemonset::ShouldRun],
     results: &[(usize, ScheduleResult)],
     nodes: &[NodeInfo],
     cfg: &SchedulerConfig,
@@ -506,13 +509,10 @@ pub fn suggest_daemonset(
     let mut tainted: Vec<(&crate::model::Node, Vec<&Taint>)> = Vec::new();
     let mut repair = Vec::new();
     let mut unmatched: Vec<&crate::model::Node> = Vec::new();
-    let should_run = daemonset::DaemonNodeCheck::new(template, cfg);
     // Which nodes run a daemon pod now: a toleration fix can only add to them.
-    let mut eligible = Vec::with_capacity(nodes.len());
-    for n in nodes {
-        let check = should_run.check(n.node());
-        eligible.push(check.should_run);
-        match check.blocked_by {
+    let eligible: Vec<bool> = checks.iter().map(|c| c.should_run).collect();
+    for (n, check) in nodes.iter().zip(checks) {
+        match &check.blocked_by {
             Some(Blocker::Taint(_)) => {
                 let taints = taint_toleration::untolerated_taints(&daemon_spec, n.node(), cfg);
                 if taints.iter().any(|t| is_lifecycle_taint(&t.key)) {
@@ -1115,13 +1115,15 @@ mod tests {
             for w in m.workloads.iter().filter(|w| w.kind == WorkloadKind::DaemonSet) {
                 let template = &w.template.spec;
                 let check = daemonset::DaemonNodeCheck::new(template, &cfg);
-                let eligible: Vec<bool> = nodes.iter().map(|n| check.check(n.node()).should_run).collect();
+                let checks: Vec<daemonset::ShouldRun> = nodes.iter().map(|n| check.check(n.node())).collect();
+                let eligible: Vec<bool> = checks.iter().map(|c| c.should_run).collect();
                 let mut daemon_spec = template.clone();
                 daemonset::add_daemon_tolerations(&mut daemon_spec);
                 let tainted: Vec<(&crate::model::Node, Vec<&Taint>)> = nodes
                     .iter()
-                    .filter(|n| matches!(check.check(n.node()).blocked_by, Some(Blocker::Taint(_))))
-                    .map(|n| (n.node(), taint_toleration::untolerated_taints(&daemon_spec, n.node(), &cfg)))
+                    .zip(&checks)
+                    .filter(|(_, c)| matches!(c.blocked_by, Some(Blocker::Taint(_))))
+                    .map(|(n, _)| (n.node(), taint_toleration::untolerated_taints(&daemon_spec, n.node(), &cfg)))
                     .collect();
                 for fix in pool_toleration_fixes(w, template, &tainted) {
                     let claimed = fix.nodes.clone();
