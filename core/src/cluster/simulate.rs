@@ -1702,6 +1702,7 @@ fn not_eligible_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::documents::parse_manifests;
 
     #[test]
     fn reasons_are_compared_joined_without_joining_them() {
@@ -1722,7 +1723,6 @@ mod tests {
             assert_eq!(reasons.join(", ") == joined, want, "the same as joining: {reasons:?}");
         }
     }
-    use crate::input::documents::parse_manifests;
 
     fn run(yaml: &str, opts: &SimulateOptions) -> Report {
         simulate(&parse_manifests(yaml, "").unwrap(), opts).unwrap()
