@@ -30,7 +30,7 @@ use crate::scheduler::plugins::node_resources_fit::PodRequests;
 use crate::scheduler::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
 use crate::scheduler::pod_index::PodIndex;
 use crate::scheduler::{
-    schedule, schedule_searching, Detail, NodeSearch, NodeVerdict, ScheduleResult, StaticCache, StaticSeeds,
+    schedule, schedule_searching, Detail, NodeVerdict, Running, ScheduleResult, StaticCache, StaticSeeds,
 };
 
 #[derive(Debug, Clone)]
@@ -642,8 +642,10 @@ struct Simulation<'a> {
     opts: &'a SimulateOptions,
     cfg: SchedulerConfig,
     nodes: Vec<NodeInfo>,
-    /// Where the next cycle starts searching, as a running kube-scheduler carries it.
-    search: NodeSearch,
+    /// Where the next cycle starts searching, and how many bound pods have required pod
+    /// anti-affinity terms (counted by [`Simulation::bind`], through which every pod comes to
+    /// a node), as a running kube-scheduler carries them.
+    running: Running,
     index: BTreeMap<String, usize>,
     warnings: Vec<String>,
     evictions: Vec<Eviction>,
@@ -793,12 +795,12 @@ impl<'a> Simulation<'a> {
             warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
         }
         warnings.extend(manifests.ignored.iter().map(ignored_warning));
-        let search = NodeSearch::new(&nodes, cfg.percentage_of_nodes_to_score);
+        let running = Running::new(&nodes, cfg.percentage_of_nodes_to_score);
         Self {
             opts,
             cfg,
             nodes,
-            search,
+            running,
             index,
             warnings,
             evictions: Vec::new(),
@@ -1038,7 +1040,7 @@ impl<'a> Simulation<'a> {
         self.static_seeds.seed(cache, &pod.spec, &self.nodes);
         let requests = self.requests.get(&pod.spec, &self.cfg);
         let result =
-            schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.search));
+            schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.running));
         if explain {
             self.static_seeds.keep(cache);
             report.nodes = NodeReports::of_verdicts(&result.verdicts);
@@ -1333,7 +1335,7 @@ impl<'a> Simulation<'a> {
                 detail,
                 Some(&mut cache),
                 requests,
-                Some(&mut self.search),
+                Some(&mut self.running),
             );
             if explain {
                 self.static_seeds.keep(&cache);
@@ -1452,7 +1454,7 @@ impl<'a> Simulation<'a> {
                 Detail::Candidates { hint: Some(i) },
                 None,
                 requests,
-                Some(&mut self.search),
+                Some(&mut self.running),
             );
             let position = result.verdicts.iter().position(|v| *v.node == *node_name);
             if let (Some(verdict), Some(slot)) = (position.and_then(|p| result.verdicts.get(p)), verdicts.get_mut(i)) {
@@ -1517,7 +1519,9 @@ impl<'a> Simulation<'a> {
         for p in wanted_host_ports(spec) {
             info.used_ports.add(&p);
         }
-        info.add_pod(self.placed_pods.place(metadata, spec));
+        let placed = self.placed_pods.place(metadata, spec);
+        self.running.pods_with_required_anti_affinity += usize::from(!placed.required_anti_affinity.is_empty());
+        info.add_pod(placed);
         // Node taints do not change during the simulation: a pod on a node without NoExecute
         // taints is never evicted, so only the others are kept for the check at the end.
         if !info.node().spec.taints.iter().any(|t| t.effect == NO_EXECUTE) {
@@ -1761,6 +1765,75 @@ spec: {containers: [{name: c, image: x}]}
         assert_eq!(names(one), names(two));
         assert!(one.0.iter().zip(&two.0).all(|((x, _), (y, _))| Arc::ptr_eq(x, y)), "one copy of each name");
         assert_eq!(one.get("b").and_then(|v| v.reason.as_deref()), Some("node(s) had untolerated taint(s)"));
+    }
+
+    /// Pods bound earlier in the run keep later pods away by their required anti-affinity,
+    /// whether the later pods have terms of their own or not (the run counts such pods as it
+    /// binds them, so a pod without terms skips InterPodAffinity only when there are none):
+    /// a Deployment's replicas and a DaemonSet's pods alike.
+    #[test]
+    fn bound_pods_anti_affinity_keeps_later_pods_away() {
+        let node = |name: &str| {
+            format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n"
+            )
+        };
+        let guard = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: guard}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: guard}}
+  template:
+    metadata: {labels: {app: guard}}
+    spec:
+      affinity:
+        podAntiAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+          - {labelSelector: {matchLabels: {app: noisy}}, topologyKey: kubernetes.io/hostname}
+      containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]
+---
+";
+        let noisy = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: noisy}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: noisy}}
+  template:
+    metadata: {labels: {app: noisy}}
+    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: noisy}}
+  template:
+    metadata: {labels: {app: noisy}}
+    spec: {containers: [{name: c, image: i}]}
+";
+        let yaml = format!("{}{}{}{guard}{noisy}", node("a"), node("b"), node("c"));
+        let r = run(&yaml, &SimulateOptions::default());
+        let on = |w: &WorkloadReport| {
+            w.pods.iter().map(|p| p.node.as_deref().unwrap_or("-").to_string()).collect::<Vec<_>>()
+        };
+        let [guard, noisy, agent] = [&r.workloads[0], &r.workloads[1], &r.workloads[2]];
+        let guarded = on(guard);
+        assert_eq!(guarded.len(), 2, "{guarded:?}");
+        let free: Vec<&str> = ["a", "b", "c"].into_iter().filter(|n| !guarded.iter().any(|g| g == n)).collect();
+        assert_eq!(free.len(), 1, "{guarded:?}");
+        assert_eq!(on(noisy), vec![free[0]; 3], "the replicas avoid the guarded nodes");
+        let agent_on = on(agent);
+        assert_eq!(agent_on.iter().filter(|n| *n != "-").collect::<Vec<_>>(), [free[0]], "{agent_on:?}");
+        assert_eq!(agent.pending, 2, "the daemon pods of the guarded nodes stay Pending: {agent_on:?}");
+        for g in &guarded {
+            let v = noisy.nodes.get(g).expect("a verdict for each node");
+            assert!(!v.fits, "{g}: {v:?}");
+            assert_eq!(v.reason.as_deref(), Some("node(s) didn't satisfy existing pods anti-affinity rules"), "{g}");
+        }
     }
 
     /// Recording a workload's first cycle changes nothing in the report, and the recorded

@@ -396,9 +396,33 @@ pub fn schedule_with(
     schedule_searching(pod, nodes, cfg, detail, cache, &PodRequests::of(&pod.spec, cfg), None)
 }
 
+/// What a simulation carries from one cycle to the next over its nodes, as a running
+/// kube-scheduler carries its search position and its snapshot's lists.
+#[derive(Debug, Clone)]
+pub struct Running {
+    /// Where the next cycle starts searching.
+    pub search: NodeSearch,
+    /// How many of the pods bound to the nodes have required pod anti-affinity terms (the
+    /// sum of [`NodeInfo::pods_with_required_anti_affinity`]; upstream's snapshot lists the
+    /// nodes holding them), kept by whoever binds the pods. With none, a pod without terms of
+    /// its own skips InterPodAffinity without walking every node to learn that: a daemon
+    /// pod's one-node cycle did, 3,750 times for five DaemonSets on 1,000 nodes.
+    pub pods_with_required_anti_affinity: usize,
+}
+
+impl Running {
+    /// A scheduler starting on `nodes`, whose pods are counted.
+    pub fn new(nodes: &[NodeInfo], percentage: i32) -> Self {
+        Self {
+            search: NodeSearch::new(nodes, percentage),
+            pods_with_required_anti_affinity: nodes.iter().map(NodeInfo::pods_with_required_anti_affinity).sum(),
+        }
+    }
+}
+
 /// [`schedule_with`] as one cycle of a running scheduler, for a pod whose [`PodRequests`] the
 /// caller already has (they must be `PodRequests::of(&pod.spec, cfg)`: the pods of one
-/// workload share them). With `search`, a cluster
+/// workload share them). With `running` ([`Running`]), a cluster
 /// of 100 nodes or more is searched as kube-scheduler searches it ([`NodeSearch`]: from where
 /// the last cycle stopped, until `numFeasibleNodesToFind` feasible nodes are found), and only
 /// those are scored. Without it every node is searched and scored (a single cycle, or
@@ -411,7 +435,7 @@ pub fn schedule_searching(
     detail: Detail,
     cache: Option<&mut StaticCache>,
     requests: &PodRequests,
-    search: Option<&mut NodeSearch>,
+    running: Option<&mut Running>,
 ) -> ScheduleResult {
     if nodes.is_empty() {
         // `ErrNoNodesAvailable`, returned before any plugin runs.
@@ -423,7 +447,11 @@ pub fn schedule_searching(
         };
     }
     let spec = &pod.spec;
-    let pre = match run_pre_filters(pod, nodes, cfg) {
+    let (search, anti_affinity_pods) = match running {
+        Some(r) => (Some(&mut r.search), Some(r.pods_with_required_anti_affinity)),
+        None => (None, None),
+    };
+    let pre = match run_pre_filters(pod, nodes, cfg, anti_affinity_pods) {
         Ok(pre) => pre,
         Err((status, post_filter)) => return pre_filter_rejection(status, nodes, post_filter),
     };
@@ -672,10 +700,13 @@ struct PreFilterOutcome {
 /// DynamicResources' PreFilter (the last one) writes its state; an Unschedulable status lets
 /// the others run and rejects the pod afterwards (kubernetes#119770). The error carries the
 /// rejection and the PostFilter stage it leads to.
+/// `anti_affinity_pods`: how many bound pods have required anti-affinity terms, when the
+/// caller keeps count ([`Running`]).
 fn run_pre_filters(
     pod: &Pod,
     nodes: &[NodeInfo],
     cfg: &SchedulerConfig,
+    anti_affinity_pods: Option<usize>,
 ) -> Result<PreFilterOutcome, (Status, PostFilter)> {
     let spec = &pod.spec;
     let mut out = PreFilterOutcome {
@@ -703,7 +734,7 @@ fn run_pre_filters(
                 (status, None)
             }
             FilterPlugin::InterPodAffinity => {
-                let (status, state) = inter_pod_affinity::pre_filter(pod, nodes, cfg);
+                let (status, state) = inter_pod_affinity::pre_filter(pod, nodes, cfg, anti_affinity_pods);
                 out.inter_pod = state;
                 (status, None)
             }

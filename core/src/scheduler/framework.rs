@@ -244,6 +244,11 @@ impl NodeInfo {
         self.pods_with_required_anti_affinity > 0
     }
 
+    /// How many of the node's pods have required pod anti-affinity terms.
+    pub fn pods_with_required_anti_affinity(&self) -> usize {
+        self.pods_with_required_anti_affinity
+    }
+
     /// The node's labels, indexed: what the per-node loop should look labels up in.
     pub fn labels(&self) -> &LabelIndex {
         &self.labels

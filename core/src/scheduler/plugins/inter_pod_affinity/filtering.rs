@@ -57,7 +57,14 @@ pub struct PreFilterState {
 
 /// Over all nodes (`nodes`, the whole cluster): `Skip` when the pod has no required
 /// (anti-)affinity terms and no placed pod's required anti-affinity matches the pod.
-pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Status, PreFilterState) {
+/// `anti_affinity_pods`, when the caller counts them: how many of the nodes' pods have
+/// required anti-affinity terms (else the nodes are asked).
+pub fn pre_filter(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    anti_affinity_pods: Option<usize>,
+) -> (Status, PreFilterState) {
     let (terms, errors) = PodTerms::of_pod(pod, cfg);
     if !errors.is_empty() {
         let status = Status::new(Code::UnschedulableAndUnresolvable, format!("parsing pod: {}", aggregate(&errors)));
@@ -65,7 +72,11 @@ pub fn pre_filter(pod: &Pod, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> (Stat
     }
     let incoming_terms = !terms.required_affinity.is_empty() || !terms.required_anti_affinity.is_empty();
     // The common case, no terms anywhere, skips before copying the pod's labels.
-    if !incoming_terms && !nodes.iter().any(NodeInfo::has_pods_with_required_anti_affinity) {
+    let no_anti_affinity_pods = match anti_affinity_pods {
+        Some(n) => n == 0,
+        None => !nodes.iter().any(NodeInfo::has_pods_with_required_anti_affinity),
+    };
+    if !incoming_terms && no_anti_affinity_pods {
         return (Status::skip(), PreFilterState::default());
     }
     let mut s = PreFilterState {

@@ -46,7 +46,7 @@ fn cfg() -> SchedulerConfig {
 
 /// Runs PreFilter then Filter on every node: the code per node, or `Skip` for all.
 fn run(p: &Pod, nodes: &[NodeInfo]) -> Vec<(Code, Option<String>)> {
-    let (status, state) = pre_filter(p, nodes, &cfg());
+    let (status, state) = pre_filter(p, nodes, &cfg(), None);
     if status.code != Code::Success {
         return nodes.iter().map(|_| (status.code, status.reasons.first().map(|r| r.to_string()))).collect();
     }
@@ -201,7 +201,7 @@ fn filter_details_name_the_pod_and_topology() {
     let web = |name: &str| pod("default", name, &[("app", "web")]);
     let p = with(web("web-1"), Terms { req_anti: vec![term(ZONE, &[("app", "web")])], ..Default::default() });
     let nodes = [node("a1", &[(ZONE, "a")], &[web("web-0")])];
-    let (_, state) = pre_filter(&p, &nodes, &cfg());
+    let (_, state) = pre_filter(&p, &nodes, &cfg(), None);
     let s = filter(&state, &p, &nodes[0]);
     assert_eq!(
         s.detail.as_deref(),
@@ -213,7 +213,7 @@ fn filter_details_name_the_pod_and_topology() {
         Terms { req_anti: vec![term(ZONE, &[("app", "web")])], ..Default::default() },
     );
     let nodes = [node("a1", &[(ZONE, "a")], &[hater])];
-    let (_, state) = pre_filter(&web("web-0"), &nodes, &cfg());
+    let (_, state) = pre_filter(&web("web-0"), &nodes, &cfg(), None);
     let s = filter(&state, &web("web-0"), &nodes[0]);
     assert_eq!(
         s.detail.as_deref(),
@@ -229,7 +229,7 @@ fn broken_selector_fails_pre_filter() {
     t.label_selector.as_mut().unwrap().match_expressions =
         vec![LabelSelectorRequirement { key: "app".into(), operator: "Bogus".into(), values: vec![] }];
     let p = with(pod("default", "p", &[]), Terms { pref_aff: vec![weighted(1, t)], ..Default::default() });
-    let (status, _) = pre_filter(&p, &[], &cfg());
+    let (status, _) = pre_filter(&p, &[], &cfg(), None);
     assert_eq!(status.code, UU);
     assert!(status.reasons[0].starts_with("parsing pod: preferredAffinityTerms: "), "{:?}", status.reasons);
 }
@@ -244,7 +244,7 @@ fn match_label_keys_need_1_31() {
     );
     let nodes = [node("n1", &[(HOST, "n1")], &[pod("default", "old", &[("app", "web"), ("version", "v1")])])];
     let old = SchedulerConfig::for_version(KubeVersion::new(1, 30));
-    let (_, state) = pre_filter(&p, &nodes, &old);
+    let (_, state) = pre_filter(&p, &nodes, &old, None);
     assert_eq!(filter(&state, &p, &nodes[0]).code, U, "before 1.31 matchLabelKeys is ignored");
 }
 
