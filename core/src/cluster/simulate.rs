@@ -22,7 +22,7 @@ use crate::input::validation::{validate_node, validate_workload};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction, NO_EXECUTE};
 use crate::model::version::{FeatureGates, KubeVersion};
 use crate::model::{
-    Container, Node, ObjectMeta, Pod, PodSpec, PodStatus, ResourceList, ResourceRequirements, Toleration,
+    Container, Node, ObjectMeta, Pod, PodSpec, PodStatus, ResourceList, ResourceRequirements, Taint, Toleration,
 };
 use crate::scheduler::framework::{Code, NodeInfo, PlacedPods, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
 use crate::scheduler::hostports::wanted_host_ports;
@@ -1390,13 +1390,27 @@ impl<'a> Simulation<'a> {
         // The controller's check of every node, in node order: the fixes read it too.
         let should_run = daemonset::DaemonNodeCheck::new(&template, &self.cfg);
         let checks: Vec<daemonset::ShouldRun> = self.nodes.iter().map(|info| should_run.check(info.node())).collect();
+        // A taint's report reads the node's taints alone: a tainted pool's nodes (every fourth
+        // node, in a cluster's order) share the first one's.
+        let mut by_taints: Vec<(&[Taint], NodeReport)> = Vec::new();
         for (i, (info, verdict)) in self.nodes.iter().zip(&checks).enumerate() {
             if verdict.should_run {
                 eligible.push(i);
                 continue;
             }
+            let taints = info.node().spec.taints.as_slice();
+            let report = match (&verdict.blocked_by, by_taints.iter().find(|(t, _)| *t == taints)) {
+                (Some(Blocker::Taint(_)), Some((_, known))) => known.clone(),
+                (blocker, _) => {
+                    let report = not_eligible_report(&daemon_spec, info.node(), blocker, &self.cfg);
+                    if matches!(blocker, Some(Blocker::Taint(_))) && by_taints.len() < MAX_TAINT_REPORTS {
+                        by_taints.push((taints, report.clone()));
+                    }
+                    report
+                }
+            };
             if let Some(slot) = verdicts.get_mut(i) {
-                *slot = Some(not_eligible_report(&daemon_spec, info.node(), &verdict.blocked_by, &self.cfg));
+                *slot = Some(report);
             }
         }
         report.desired = eligible.len() as i64;
@@ -1408,6 +1422,9 @@ impl<'a> Simulation<'a> {
         let template_affinity = spec.affinity.take();
         let waiting = NotAttempted::of(&spec);
         let mut pod = self.make_pod(w, owner, String::new(), spec);
+        // The daemon pods share their containers, so their requests: computed once, rather than
+        // each pod's containers compared with the memo's (quantity by quantity) per node.
+        let requests = self.requests.get(&pod.spec, &self.cfg).clone();
         let mut created_any = false;
         // The input's daemon pods by node (the first one of each node: the one kept).
         let mut input_pods: BTreeMap<String, usize> = BTreeMap::new();
@@ -1446,14 +1463,13 @@ impl<'a> Simulation<'a> {
             pod.metadata.name = format!("{}-{}", w.name, node_name);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
             // counted in the FailedScheduling message as upstream counts them.
-            let requests = self.requests.get(&pod.spec, &self.cfg);
             let result = schedule_searching(
                 &pod,
                 &self.nodes,
                 &self.cfg,
                 Detail::Candidates { hint: Some(i) },
                 None,
-                requests,
+                &requests,
                 Some(&mut self.running),
             );
             let position = result.verdicts.iter().position(|v| *v.node == *node_name);
@@ -1675,6 +1691,10 @@ fn node_report_sharing(v: &NodeVerdict, last: &mut Shared) -> NodeReport {
     NodeReport { fits, plugin: v.status.plugin, reason, detail, score: v.score, code: (!fits).then_some(v.status.code) }
 }
 
+/// At most this many sets of taints keep their DaemonSet report for the nodes after
+/// ([`Simulation::run_daemonset`]); nodes with other taints get their own.
+const MAX_TAINT_REPORTS: usize = 16;
+
 /// Why the DaemonSet controller will not create a pod for this node, in the words the
 /// scheduler would use for the same check.
 fn not_eligible_report(
@@ -1765,6 +1785,45 @@ spec: {containers: [{name: c, image: x}]}
         assert_eq!(names(one), names(two));
         assert!(one.0.iter().zip(&two.0).all(|((x, _), (y, _))| Arc::ptr_eq(x, y)), "one copy of each name");
         assert_eq!(one.get("b").and_then(|v| v.reason.as_deref()), Some("node(s) had untolerated taint(s)"));
+    }
+
+    /// A DaemonSet's report on each node it skips for a taint names that node's own taints,
+    /// though nodes with the same taints share one report.
+    #[test]
+    fn daemonset_reports_name_each_nodes_own_taints() {
+        let node = |name: &str, taint: Option<&str>| {
+            let spec = taint
+                .map(|t| format!("spec: {{taints: [{{key: {t}, value: x, effect: NoSchedule}}]}}\n"))
+                .unwrap_or_default();
+            format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n{spec}status: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n")
+        };
+        let yaml = [
+            node("a", Some("first")),
+            node("b", Some("second")),
+            node("c", Some("first")),
+            node("d", None),
+            node("e", Some("second")),
+            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: c, image: i}]}\n".to_string(),
+        ]
+        .concat();
+        let r = run(&yaml, &SimulateOptions::default());
+        let nodes = &r.workloads[0].nodes;
+        // (node, taint named)
+        let rows =
+            [("a", Some("first")), ("b", Some("second")), ("c", Some("first")), ("d", None), ("e", Some("second"))];
+        for (name, taint) in rows {
+            let v = nodes.get(name).expect("a verdict for each node");
+            assert_eq!(v.fits, taint.is_none(), "{name}: {v:?}");
+            let Some(taint) = taint else { continue };
+            let detail = v.detail.as_deref().unwrap_or_default();
+            assert!(detail.contains(&format!("{taint}: x")), "{name}: {detail}");
+            assert_eq!(v.reason.as_deref(), Some("node(s) had untolerated taint(s)"), "{name}");
+        }
+        let [a, c] = [nodes.get("a").unwrap(), nodes.get("c").unwrap()];
+        assert!(
+            Arc::ptr_eq(a.detail.as_ref().unwrap(), c.detail.as_ref().unwrap()),
+            "one report for one set of taints"
+        );
     }
 
     /// Pods bound earlier in the run keep later pods away by their required anti-affinity,
