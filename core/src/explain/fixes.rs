@@ -746,7 +746,9 @@ pub(crate) fn labels_to_match(
 ///
 /// `eligible`, for a patch that only adds tolerations: which nodes run a daemon pod without
 /// it. Those still do (a toleration only ever lets more nodes pass), so only the others are
-/// checked: a tainted pool's 250 nodes of 1,000 rather than all of them, for each fix.
+/// checked: a tainted pool's 250 nodes of 1,000 rather than all of them, for each fix. The
+/// `blocked` nodes are among those others (the controller skips them now), so only those are
+/// looked for in it.
 #[allow(clippy::too_many_arguments)]
 fn verify_daemonset(
     f: &mut Fix,
@@ -761,17 +763,16 @@ fn verify_daemonset(
     f.remedy = Remedy::Patch;
     let Some(spec) = apply_to_spec(template, patch, w.kind) else { return };
     let should_run = daemonset::DaemonNodeCheck::new(&spec, cfg);
-    let runs: Vec<bool> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| eligible.and_then(|e| e.get(i)).is_some_and(|&e| e) || should_run.check(n.node()).should_run)
-        .collect();
+    let ran = |i: usize| eligible.and_then(|e| e.get(i)).is_some_and(|&e| e);
+    let runs: Vec<bool> =
+        nodes.iter().enumerate().map(|(i, n)| ran(i) || should_run.check(n.node()).should_run).collect();
     let blocked_names: std::collections::BTreeSet<&str> = blocked.iter().map(String::as_str).collect();
     f.nodes = nodes
         .iter()
         .zip(&runs)
-        .filter(|(n, &runs)| runs && blocked_names.contains(n.name()))
-        .map(|(n, _)| n.name().to_string())
+        .enumerate()
+        .filter(|&(i, (n, &runs))| runs && !ran(i) && blocked_names.contains(n.name()))
+        .map(|(_, (n, _))| n.name().to_string())
         .collect();
     if f.nodes.len() != blocked.len() {
         let missed: Vec<&str> =
