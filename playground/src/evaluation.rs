@@ -270,7 +270,7 @@ pub struct ParseCache {
 /// ([`placement_core::input::documents::parse_manifests_checked`], warn mode).
 type Checked = Result<(Manifests, Vec<Finding>), Vec<InputError>>;
 
-type ParseResult = (Checked, Option<Vec<NodeRow>>);
+type ParseResult = (Checked, Option<Arc<[NodeRow]>>);
 
 #[derive(Debug, Clone)]
 struct Parsed {
@@ -278,8 +278,9 @@ struct Parsed {
     result: Checked,
     /// The strict check has run ([`check_parsed`]); until then `result` has no findings.
     checked: bool,
-    /// The node table's rows of the nodes text (nodes editor only).
-    rows: Option<Vec<NodeRow>>,
+    /// The node table's rows of the nodes text (nodes editor only), shared with the
+    /// evaluations read from it.
+    rows: Option<Arc<[NodeRow]>>,
     /// The text's documents as read, so that the next text reads only those an edit changed.
     documents: DocumentCache,
 }
@@ -294,9 +295,17 @@ impl ParseCache {
             }
             return (p.result.clone(), p.rows.clone());
         }
-        let mut documents = slot.take().map(|p| p.documents).unwrap_or_default();
+        let (mut documents, previous) = match slot.take() {
+            Some(Parsed { documents, result, rows, .. }) => (documents, Some((result, rows))),
+            None => (DocumentCache::default(), None),
+        };
         let parsed = parse_manifests_cached(text, source, &mut documents);
-        let rows = (source == NODES_SOURCE).then(|| parsed.as_ref().ok().map(|m| node_table::rows(&m.nodes))).flatten();
+        // The rows of the nodes whose documents were reused are the previous text's.
+        let before =
+            previous.as_ref().and_then(|(result, rows)| Some((&result.as_ref().ok()?.0.nodes[..], &**rows.as_ref()?)));
+        let rows = (source == NODES_SOURCE)
+            .then(|| parsed.as_ref().ok().map(|m| node_table::rows_reusing(&m.nodes, before).into()))
+            .flatten();
         let (result, checked) = if strict {
             (check_parsed(parsed, text, source, false), true)
         } else {
@@ -363,7 +372,7 @@ pub struct Evaluation {
     pub workloads: Vec<WorkloadView>,
     pub nodes: Vec<NodeView>,
     /// Rows for the node table, when the nodes text parsed.
-    pub node_rows: Option<Vec<NodeRow>>,
+    pub node_rows: Option<Arc<[NodeRow]>>,
     pub warnings: Vec<String>,
     pub evictions: Vec<Eviction>,
     /// Node documents in the workloads editor plus workloads in the nodes editor: they work

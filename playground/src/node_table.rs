@@ -6,6 +6,7 @@
 //! `kubectl get nodes -o yaml` prints, are kept); YAML → rows reads the parsed Nodes.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -47,9 +48,26 @@ impl NodeRow {
     }
 }
 
+/// Parsed Nodes, in input order, as [`placement_core::input::documents::Manifests`] holds them.
+pub type ParsedNodes = [(DocRef, Arc<Node>)];
+
 /// Rows for the parsed Nodes, in input order.
-pub fn rows(nodes: &[(DocRef, std::sync::Arc<Node>)]) -> Vec<NodeRow> {
-    nodes.iter().map(|(_, n)| NodeRow::from_node(n)).collect()
+pub fn rows(nodes: &ParsedNodes) -> Vec<NodeRow> {
+    rows_reusing(nodes, None)
+}
+
+/// [`rows`], taking the row of each node that `before` (earlier nodes and their rows, in
+/// the same order) holds the same copy of: an edit reads again only the documents it
+/// changed and keeps the others' nodes, so their rows are the same too.
+pub fn rows_reusing(nodes: &ParsedNodes, before: Option<(&ParsedNodes, &[NodeRow])>) -> Vec<NodeRow> {
+    // Keyed by address: `before` holds those nodes, so no other node has one of them.
+    let known: std::collections::HashMap<*const Node, &NodeRow, foldhash::fast::FixedState> = before
+        .map(|(nodes, rows)| nodes.iter().zip(rows).map(|((_, n), row)| (Arc::as_ptr(n), row)).collect())
+        .unwrap_or_default();
+    nodes
+        .iter()
+        .map(|(_, n)| known.get(&Arc::as_ptr(n)).map_or_else(|| NodeRow::from_node(n), |&row| row.clone()))
+        .collect()
 }
 
 /// A row that cannot be written back: which row (0-based; shown 1-based, as the table
@@ -403,6 +421,37 @@ pub fn describe_to_yaml(text: &str) -> Result<String, RowError> {
 mod tests {
     use super::*;
     use placement_core::input::documents::parse_manifests;
+
+    /// A node whose copy the earlier nodes hold keeps its earlier row; any other node (an
+    /// edited one, or an equal node read again) gets its row built.
+    #[test]
+    fn rows_are_reused_for_the_same_nodes_only() {
+        let text = |cpu: &str| {
+            format!(
+                "apiVersion: v1\nkind: Node\nmetadata: {{name: a}}\nstatus: {{allocatable: {{cpu: '{cpu}'}}}}\n---\napiVersion: v1\nkind: Node\nmetadata: {{name: b}}\nstatus: {{allocatable: {{cpu: '2'}}}}\n"
+            )
+        };
+        let before = parse_manifests(&text("1"), "nodes").unwrap().nodes;
+        // Rows that no node would give, to see which are taken from `before`.
+        let marked: Vec<NodeRow> =
+            ["a", "b"].iter().map(|n| NodeRow { name: format!("kept {n}"), ..NodeRow::default() }).collect();
+        let a_edited = parse_manifests(&text("3"), "nodes").unwrap().nodes;
+        let read_again = parse_manifests(&text("1"), "nodes").unwrap().nodes;
+        // (name, nodes, want row names)
+        let same_copies = vec![before[1].clone(), before[0].clone()];
+        let rows: [(&str, &ParsedNodes, [&str; 2]); 4] = [
+            ("the same copies", &before, ["kept a", "kept b"]),
+            ("the same copies, reordered", &same_copies, ["kept b", "kept a"]),
+            ("one edited", &[a_edited[0].clone(), before[1].clone()], ["a", "kept b"]),
+            ("equal but read again", &read_again, ["a", "b"]),
+        ];
+        for (name, nodes, want) in rows {
+            let got = rows_reusing(nodes, Some((&before, &marked)));
+            assert_eq!(got.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), want, "{name}");
+        }
+        assert_eq!(rows_reusing(&a_edited, None), super::rows(&a_edited));
+        assert_eq!(rows_reusing(&a_edited, None)[0].allocatable, "cpu=3");
+    }
 
     #[test]
     fn taints_as_kubectl_prints_them() {

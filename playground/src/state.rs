@@ -687,8 +687,9 @@ impl Playground {
         }
         self.eval
             .node_rows
-            .clone()
-            .or_else(|| self.last_good.as_ref().and_then(|e| e.node_rows.clone()))
+            .as_deref()
+            .or_else(|| self.last_good.as_ref().and_then(|e| e.node_rows.as_deref()))
+            .map(<[NodeRow]>::to_vec)
             .unwrap_or_default()
     }
 
