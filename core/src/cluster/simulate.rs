@@ -642,9 +642,9 @@ struct Simulation<'a> {
     opts: &'a SimulateOptions,
     cfg: SchedulerConfig,
     nodes: Vec<NodeInfo>,
-    /// Where the next cycle starts searching, and how many bound pods have required pod
-    /// anti-affinity terms (counted by [`Simulation::bind`], through which every pod comes to
-    /// a node), as a running kube-scheduler carries them.
+    /// Where the next cycle starts searching, and how many bound pods have pod (anti-)affinity
+    /// terms (counted by [`Simulation::bind`], through which every pod comes to a node), as a
+    /// running kube-scheduler carries them.
     running: Running,
     index: BTreeMap<String, usize>,
     warnings: Vec<String>,
@@ -1536,7 +1536,7 @@ impl<'a> Simulation<'a> {
             info.used_ports.add(&p);
         }
         let placed = self.placed_pods.place(metadata, spec);
-        self.running.pods_with_required_anti_affinity += usize::from(!placed.required_anti_affinity.is_empty());
+        self.running.affinity_pods.add(&placed);
         info.add_pod(placed);
         // Node taints do not change during the simulation: a pod on a node without NoExecute
         // taints is never evicted, so only the others are kept for the check at the end.
@@ -1785,6 +1785,57 @@ spec: {containers: [{name: c, image: x}]}
         assert_eq!(names(one), names(two));
         assert!(one.0.iter().zip(&two.0).all(|((x, _), (y, _))| Arc::ptr_eq(x, y)), "one copy of each name");
         assert_eq!(one.get("b").and_then(|v| v.reason.as_deref()), Some("node(s) had untolerated taint(s)"));
+    }
+
+    /// Pods bound earlier in the run draw later pods by their preferred pod affinity, though
+    /// the later pods have no terms of their own (the run counts such pods as it binds them,
+    /// so a pod without terms skips InterPodAffinity's scoring only when there are none).
+    #[test]
+    fn bound_pods_preferred_affinity_draws_later_pods() {
+        let yaml = "\
+apiVersion: v1
+kind: Node
+metadata: {name: a, labels: {kubernetes.io/hostname: a}}
+status: {allocatable: {cpu: '64', memory: 256Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b, labels: {kubernetes.io/hostname: b, disk: ssd}}
+status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: magnet}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: magnet}}
+  template:
+    metadata: {labels: {app: magnet}}
+    spec:
+      nodeSelector: {disk: ssd}
+      affinity:
+        podAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 100
+            podAffinityTerm: {labelSelector: {matchLabels: {app: follower}}, topologyKey: kubernetes.io/hostname}
+      containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: follower}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: follower}}
+  template:
+    metadata: {labels: {app: follower}}
+    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}
+";
+        let r = run(yaml, &SimulateOptions::default());
+        let [magnet, follower] = [&r.workloads[0], &r.workloads[1]];
+        assert_eq!(magnet.pods[0].node.as_deref(), Some("b"));
+        let score = |n: &str| follower.nodes.get(n).and_then(|v| v.score);
+        assert!(score("b") > score("a"), "b draws the follower: {:?} vs {:?}", score("b"), score("a"));
+        assert_eq!(follower.pods[0].node.as_deref(), Some("b"));
     }
 
     /// A DaemonSet's report on each node it skips for a taint names that node's own taints,

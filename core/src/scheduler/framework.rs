@@ -179,6 +179,35 @@ pub struct NodeInfo {
     pods_with_required_anti_affinity: usize,
 }
 
+/// How many of a cluster's bound pods have any pod (anti-)affinity term, and how many a
+/// required anti-affinity term: upstream's snapshot lists the nodes holding them
+/// (`HavePodsWithAffinityNodeInfoList`, `HavePodsWithRequiredAntiAffinityNodeInfoList`), so
+/// InterPodAffinity does not walk every node to find them; where there are none, a pod
+/// without terms of its own skips its PreFilter and scores 0 without walking at all.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AffinityPods {
+    pub with_affinity: usize,
+    pub with_required_anti_affinity: usize,
+}
+
+impl AffinityPods {
+    /// The counts over the pods bound to `nodes`.
+    pub fn of(nodes: &[NodeInfo]) -> Self {
+        let mut counts = Self::default();
+        for n in nodes {
+            counts.with_affinity += n.pods_with_affinity;
+            counts.with_required_anti_affinity += n.pods_with_required_anti_affinity;
+        }
+        counts
+    }
+
+    /// Counts `pod`, bound to one of the nodes.
+    pub fn add(&mut self, pod: &PlacedPod) {
+        self.with_affinity += usize::from(pod.has_affinity());
+        self.with_required_anti_affinity += usize::from(!pod.required_anti_affinity.is_empty());
+    }
+}
+
 impl NodeInfo {
     pub fn new(node: Node) -> Self {
         Self::shared(Arc::new(node))
@@ -242,11 +271,6 @@ impl NodeInfo {
 
     pub fn has_pods_with_required_anti_affinity(&self) -> bool {
         self.pods_with_required_anti_affinity > 0
-    }
-
-    /// How many of the node's pods have required pod anti-affinity terms.
-    pub fn pods_with_required_anti_affinity(&self) -> usize {
-        self.pods_with_required_anti_affinity
     }
 
     /// The node's labels, indexed: what the per-node loop should look labels up in.

@@ -43,13 +43,21 @@ pub(super) fn process_terms(
 /// (anti-)affinity against the pod, summed per topology pair. Score sums the pairs of the
 /// node; NormalizeScore scales min..max to 0..100. All zeros when PreScore would Skip.
 pub fn score(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerConfig) -> Vec<i64> {
-    let mut scores = raw_scores(pod, nodes, feasible, cfg);
+    let mut scores = raw_scores(pod, nodes, feasible, cfg, None);
     normalize_score(&mut scores);
     scores
 }
 
 /// [`score`] before NormalizeScore: each feasible node's sum over its topology pairs.
-pub fn raw_scores(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &SchedulerConfig) -> Vec<i64> {
+/// `affinity_pods`, when the caller counts them: how many of the nodes' pods have pod
+/// (anti-)affinity terms (else the nodes are asked).
+pub fn raw_scores(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    feasible: &[usize],
+    cfg: &SchedulerConfig,
+    affinity_pods: Option<usize>,
+) -> Vec<i64> {
     let (incoming, errors) = PodTerms::of_pod(pod, cfg);
     if !errors.is_empty() {
         // Upstream fails PreScore; PreFilter has already rejected such a pod.
@@ -59,12 +67,19 @@ pub fn raw_scores(pod: &Pod, nodes: &[NodeInfo], feasible: &[usize], cfg: &Sched
     let labels = &pod.metadata.labels;
 
     let incoming_preferred = !incoming.preferred_affinity.is_empty() || !incoming.preferred_anti_affinity.is_empty();
+    if !incoming_preferred && affinity_pods == Some(0) {
+        // No term anywhere: PreScore returns Skip.
+        return vec![0; feasible.len()];
+    }
     let mut topology_score = ScoreMap::new();
     for node in nodes {
-        let node_labels = &node.node().metadata.labels;
         // Without preferred terms of its own, only existing pods' terms can score (upstream
         // walks `HavePodsWithAffinityList` then).
-        if node_labels.is_empty() || (!incoming_preferred && !node.has_pods_with_affinity()) {
+        if !incoming_preferred && !node.has_pods_with_affinity() {
+            continue;
+        }
+        let node_labels = &node.node().metadata.labels;
+        if node_labels.is_empty() {
             continue;
         }
         for existing in node.pods() {
