@@ -83,25 +83,24 @@ impl NodeSearch {
     }
 }
 
-/// `GetZoneKey`: region and zone from the topology labels (or their deprecated beta forms);
-/// empty when neither is set.
-fn zone_key(node: &Node) -> String {
+/// `GetZoneKey`: region and zone from the topology labels (or their deprecated beta forms),
+/// as a pair rather than upstream's `region + ":\x00:" + zone` string (the same grouping:
+/// label values hold no NUL), borrowed from the node: 1,000 nodes' keys are read for every
+/// simulation.
+fn zone_key(node: &Node) -> (&str, &str) {
     let label = |key: &str, beta: &str| {
         let labels = &node.metadata.labels;
-        labels.get(key).or_else(|| labels.get(beta)).cloned().unwrap_or_default()
+        labels.get(key).or_else(|| labels.get(beta)).map_or("", String::as_str)
     };
     let zone = label("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
     let region = label("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region");
-    if region.is_empty() && zone.is_empty() {
-        return String::new();
-    }
-    format!("{region}:\x00:{zone}")
+    (region, zone)
 }
 
 /// `nodeTree.list()`: one node of each zone in turn (zones in the order their first node
 /// came), until every zone is exhausted.
 fn node_tree_order<'n>(nodes: impl Iterator<Item = &'n Node>) -> Vec<usize> {
-    let mut zones: Vec<(String, Vec<usize>)> = Vec::new();
+    let mut zones: Vec<((&str, &str), Vec<usize>)> = Vec::new();
     for (i, node) in nodes.enumerate() {
         let key = zone_key(node);
         match zones.iter_mut().find(|(k, _)| *k == key) {
