@@ -26,6 +26,28 @@ pub fn node_info(name: &str, l: &[(&str, &str)], pods: &[Pod]) -> NodeInfo {
     info
 }
 
+/// A Node document (ending in `---`) for the simulation's tests: labelled
+/// `kubernetes.io/hostname: <name>` and `labels`, tainted with `taints` (key, value, effect),
+/// `cpu` allocatable (and 64Gi of memory, 110 pods).
+pub fn node_doc(name: &str, labels: &[(&str, &str)], taints: &[(&str, &str, &str)], cpu: &str) -> String {
+    let labels: String = labels.iter().map(|(k, v)| format!(", {k}: {v}")).collect();
+    let taints: Vec<String> = taints.iter().map(|(k, v, e)| format!("{{key: {k}, value: {v}, effect: {e}}}")).collect();
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}{labels}}}}}\nspec: {{taints: [{}]}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 64Gi, pods: '110'}}}}\n---\n",
+        taints.join(", ")
+    )
+}
+
+/// A controller's document (ending in `---`): `kind` (`Deployment`, `DaemonSet`) with
+/// `replicas` (Deployments), whose pods are labelled `app: <app>` and have the pod spec
+/// `spec` (a YAML flow mapping).
+pub fn controller_doc(kind: &str, name: &str, replicas: Option<u32>, app: &str, spec: &str) -> String {
+    let replicas = replicas.map(|r| format!("  replicas: {r}\n")).unwrap_or_default();
+    format!(
+        "apiVersion: apps/v1\nkind: {kind}\nmetadata: {{name: {name}}}\nspec:\n{replicas}  selector: {{matchLabels: {{app: {app}}}}}\n  template:\n    metadata: {{labels: {{app: {app}}}}}\n    spec: {spec}\n---\n"
+    )
+}
+
 /// The manifests of the repository's `examples/` (the playground's gallery), as (file stem,
 /// text), sorted by name.
 pub fn example_manifests() -> Vec<(String, String)> {

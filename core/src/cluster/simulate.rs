@@ -1792,45 +1792,19 @@ spec: {containers: [{name: c, image: x}]}
     /// so a pod without terms skips InterPodAffinity's scoring only when there are none).
     #[test]
     fn bound_pods_preferred_affinity_draws_later_pods() {
-        let yaml = "\
-apiVersion: v1
-kind: Node
-metadata: {name: a, labels: {kubernetes.io/hostname: a}}
-status: {allocatable: {cpu: '64', memory: 256Gi, pods: '110'}}
----
-apiVersion: v1
-kind: Node
-metadata: {name: b, labels: {kubernetes.io/hostname: b, disk: ssd}}
-status: {allocatable: {cpu: '4', memory: 16Gi, pods: '110'}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: magnet}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: magnet}}
-  template:
-    metadata: {labels: {app: magnet}}
-    spec:
-      nodeSelector: {disk: ssd}
-      affinity:
-        podAffinity:
-          preferredDuringSchedulingIgnoredDuringExecution:
-          - weight: 100
-            podAffinityTerm: {labelSelector: {matchLabels: {app: follower}}, topologyKey: kubernetes.io/hostname}
-      containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 64Mi}}}]
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: follower}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: follower}}
-  template:
-    metadata: {labels: {app: follower}}
-    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 64Mi}}}]}
-";
-        let r = run(yaml, &SimulateOptions::default());
+        use crate::testing::{controller_doc, node_doc};
+        let requests = "containers: [{name: c, image: i, resources: {requests: {cpu: 100m, memory: 64Mi}}}]";
+        let magnet = format!(
+            "{{nodeSelector: {{disk: ssd}}, affinity: {{podAffinity: {{preferredDuringSchedulingIgnoredDuringExecution: [{{weight: 100, podAffinityTerm: {{labelSelector: {{matchLabels: {{app: follower}}}}, topologyKey: kubernetes.io/hostname}}}}]}}}}, {requests}}}"
+        );
+        let yaml = [
+            node_doc("a", &[], &[], "64"),
+            node_doc("b", &[("disk", "ssd")], &[], "4"),
+            controller_doc("Deployment", "magnet", Some(1), "magnet", &magnet),
+            controller_doc("Deployment", "follower", Some(1), "follower", &format!("{{{requests}}}")),
+        ]
+        .concat();
+        let r = run(&yaml, &SimulateOptions::default());
         let [magnet, follower] = [&r.workloads[0], &r.workloads[1]];
         assert_eq!(magnet.pods[0].node.as_deref(), Some("b"));
         let score = |n: &str| follower.nodes.get(n).and_then(|v| v.score);
@@ -1842,11 +1816,10 @@ spec:
     /// though nodes with the same taints share one report.
     #[test]
     fn daemonset_reports_name_each_nodes_own_taints() {
+        use crate::testing::{controller_doc, node_doc};
         let node = |name: &str, taint: Option<&str>| {
-            let spec = taint
-                .map(|t| format!("spec: {{taints: [{{key: {t}, value: x, effect: NoSchedule}}]}}\n"))
-                .unwrap_or_default();
-            format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n{spec}status: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n")
+            let taints: Vec<(&str, &str, &str)> = taint.map(|t| (t, "x", "NoSchedule")).into_iter().collect();
+            node_doc(name, &[], &taints, "4")
         };
         let yaml = [
             node("a", Some("first")),
@@ -1854,7 +1827,7 @@ spec:
             node("c", Some("first")),
             node("d", None),
             node("e", Some("second")),
-            "apiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: agent}\nspec:\n  selector: {matchLabels: {app: agent}}\n  template:\n    metadata: {labels: {app: agent}}\n    spec: {containers: [{name: c, image: i}]}\n".to_string(),
+            controller_doc("DaemonSet", "agent", None, "agent", "{containers: [{name: c, image: i}]}"),
         ]
         .concat();
         let r = run(&yaml, &SimulateOptions::default());
@@ -1883,49 +1856,20 @@ spec:
     /// a Deployment's replicas and a DaemonSet's pods alike.
     #[test]
     fn bound_pods_anti_affinity_keeps_later_pods_away() {
-        let node = |name: &str| {
-            format!(
-                "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\nstatus: {{allocatable: {{cpu: '4', memory: 8Gi, pods: '110'}}}}\n---\n"
-            )
-        };
-        let guard = "\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: guard}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: guard}}
-  template:
-    metadata: {labels: {app: guard}}
-    spec:
-      affinity:
-        podAntiAffinity:
-          requiredDuringSchedulingIgnoredDuringExecution:
-          - {labelSelector: {matchLabels: {app: noisy}}, topologyKey: kubernetes.io/hostname}
-      containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]
----
-";
-        let noisy = "\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: noisy}
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: noisy}}
-  template:
-    metadata: {labels: {app: noisy}}
-    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]}
----
-apiVersion: apps/v1
-kind: DaemonSet
-metadata: {name: agent}
-spec:
-  selector: {matchLabels: {app: noisy}}
-  template:
-    metadata: {labels: {app: noisy}}
-    spec: {containers: [{name: c, image: i}]}
-";
-        let yaml = format!("{}{}{}{guard}{noisy}", node("a"), node("b"), node("c"));
+        use crate::testing::{controller_doc, node_doc};
+        let requests = "containers: [{name: c, image: i, resources: {requests: {cpu: 100m}}}]";
+        let guard = format!(
+            "{{affinity: {{podAntiAffinity: {{requiredDuringSchedulingIgnoredDuringExecution: [{{labelSelector: {{matchLabels: {{app: noisy}}}}, topologyKey: kubernetes.io/hostname}}]}}}}, {requests}}}"
+        );
+        let yaml = [
+            node_doc("a", &[], &[], "4"),
+            node_doc("b", &[], &[], "4"),
+            node_doc("c", &[], &[], "4"),
+            controller_doc("Deployment", "guard", Some(2), "guard", &guard),
+            controller_doc("Deployment", "noisy", Some(3), "noisy", &format!("{{{requests}}}")),
+            controller_doc("DaemonSet", "agent", None, "noisy", "{containers: [{name: c, image: i}]}"),
+        ]
+        .concat();
         let r = run(&yaml, &SimulateOptions::default());
         let on = |w: &WorkloadReport| {
             w.pods.iter().map(|p| p.node.as_deref().unwrap_or("-").to_string()).collect::<Vec<_>>()

@@ -425,6 +425,8 @@ impl Running {
 /// those are scored. Without it every node is searched and scored (a single cycle, or
 /// `percentageOfNodesToScore: 100`). With [`Detail::Explain`], the nodes after the search
 /// stopped are still filtered, for their verdicts, and listed as feasible but not scored.
+/// `running`'s [`AffinityPods`] must count the pods bound to `nodes`: InterPodAffinity
+/// believes it rather than walking the nodes.
 pub fn schedule_searching(
     pod: &Pod,
     nodes: &[NodeInfo],
