@@ -14,6 +14,7 @@
 
 use serde_json::{Map, Value};
 
+use placement_core::input::documents::DocumentMarker;
 use placement_core::input::source_map::DocSpan;
 
 /// Why the text could not be edited line by line; the caller rewrites the document instead.
@@ -475,7 +476,7 @@ impl<'a> TextEditor<'a> {
             return Ok(());
         }
         let (first, last) = (span.chunk_first_line.saturating_sub(1), span.chunk_last_line);
-        let is_sep = |i: usize| self.line(i).trim_end().starts_with("---");
+        let is_sep = |i: usize| DocumentMarker::of(self.line(i)) == Some(DocumentMarker::Start);
         if first > 0 && is_sep(first - 1) {
             self.push(first - 1, last, Vec::new());
         } else if last < self.lines.len() && is_sep(last) {

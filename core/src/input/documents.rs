@@ -794,6 +794,34 @@ pub fn parse_manifests_all(text: &str, source: &str) -> Result<Manifests, Vec<In
     Err(errors)
 }
 
+/// The YAML document marker a line starts with (`line` without its `\n`): `---`, a document
+/// starts, or `...`, one ends; each followed by a blank or the line's end (a CRLF line's `\r`
+/// counts as its end). libyaml ends a document at such a line wherever it stands, inside a
+/// block or quoted scalar too, so every splitter of texts into documents reads lines with it.
+///
+/// ```
+/// use placement_core::input::documents::DocumentMarker;
+/// assert_eq!(DocumentMarker::of("--- # next"), Some(DocumentMarker::Start));
+/// assert_eq!(DocumentMarker::of("...\r"), Some(DocumentMarker::End));
+/// assert_eq!(DocumentMarker::of("---x"), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DocumentMarker {
+    Start,
+    End,
+}
+
+impl DocumentMarker {
+    pub fn of(line: &str) -> Option<Self> {
+        let marker = match line.get(..3) {
+            Some("---") => Self::Start,
+            Some("...") => Self::End,
+            _ => return None,
+        };
+        matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t' | b'\r')).then_some(marker)
+    }
+}
+
 /// The texts of `text`'s documents, for reading them one at a time: cut before every line
 /// that starts a document (`---` alone or followed by a blank), each part keeping its marker
 /// line. libyaml ends a document at such a line wherever it stands (inside a block scalar
@@ -819,7 +847,7 @@ pub fn document_texts(text: &str) -> Option<Vec<&str>> {
             return None;
         }
         let starts_document =
-            line.starts_with("---") && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+            DocumentMarker::of(line.strip_suffix('\n').unwrap_or(line)) == Some(DocumentMarker::Start);
         if starts_document && at > start {
             parts.push(&text[start..at]);
             start = at;
@@ -1285,6 +1313,29 @@ fn job_pods(spec: &JobSpec) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn document_markers_as_libyaml_ends_documents() {
+        // (line, want)
+        let rows = [
+            ("---", Some(DocumentMarker::Start)),
+            ("--- # next", Some(DocumentMarker::Start)),
+            ("---\tx", Some(DocumentMarker::Start)),
+            ("---\r", Some(DocumentMarker::Start)),
+            ("--- !tag", Some(DocumentMarker::Start)),
+            ("...", Some(DocumentMarker::End)),
+            ("... # end", Some(DocumentMarker::End)),
+            ("----", None),
+            ("---x", None),
+            ("....", None),
+            (" ---", None),
+            ("--", None),
+            ("", None),
+        ];
+        for (line, want) in rows {
+            assert_eq!(DocumentMarker::of(line), want, "{line:?}");
+        }
+    }
 
     #[test]
     fn reads_lists_and_multiple_documents() {

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use crate::input::documents::InputError;
+use crate::input::documents::{DocumentMarker, InputError};
 
 /// One document of a text, as `split_documents` numbers them.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,19 +34,15 @@ pub struct Chunk {
     pub last_line: usize,
 }
 
-/// True for a YAML document separator line (`---`, optionally followed by a space and more).
-fn is_separator(line: &str) -> bool {
-    line == "---" || line.starts_with("--- ") || line.starts_with("---\t") || line == "..."
-}
-
-/// Splits YAML text into raw chunks at `---` lines. Empty text gives one empty chunk.
+/// Splits YAML text into raw chunks at its document markers (`---`, `...`: see
+/// [`DocumentMarker`]), which belong to no chunk. Empty text gives one empty chunk.
 pub fn chunks(text: &str) -> Vec<Chunk> {
     let mut out = Vec::new();
     let mut first = 1;
     let mut n = 0;
     for (i, line) in text.lines().enumerate() {
         n = i + 1;
-        if is_separator(line.trim_end_matches('\r')) {
+        if DocumentMarker::of(line).is_some() {
             if n > first {
                 out.push(Chunk { first_line: first, last_line: n - 1 });
             }
@@ -537,8 +533,35 @@ mod tests {
 
     #[test]
     fn chunks_split_at_separators() {
-        assert_eq!(chunks("a: 1\n---\nb: 2\n").len(), 2);
-        assert_eq!(chunks("---\na: 1\n")[0], Chunk { first_line: 2, last_line: 2 });
+        // (name, text, want line ranges)
+        type Row = (&'static str, &'static str, &'static [(usize, usize)]);
+        let rows: [Row; 7] = [
+            ("a start marker", "a: 1\n---\nb: 2\n", &[(1, 1), (3, 3)]),
+            ("a leading marker", "---\na: 1\n", &[(2, 2)]),
+            ("a marker with a comment", "a: 1\n--- # b\nb: 2\n", &[(1, 1), (3, 3)]),
+            ("an end marker with a comment", "a: 1\n... # end\nb: 2\n", &[(1, 1), (3, 3)]),
+            ("CRLF", "a: 1\r\n---\r\nb: 2\r\n", &[(1, 1), (3, 3)]),
+            ("dashes that are content", "a: 1\n---x\n", &[(1, 2)]),
+            ("an indented marker", "a: |\n  ---\n", &[(1, 2)]),
+        ];
+        for (name, text, want) in rows {
+            let got: Vec<(usize, usize)> = chunks(text).iter().map(|c| (c.first_line, c.last_line)).collect();
+            assert_eq!(got, want, "{name}");
+        }
         assert_eq!(lines_text("a\nb\nc\n", 2, 3), "b\nc\n");
+    }
+
+    /// A document's lines end before its end marker (`...`), a comment after the marker or not.
+    #[test]
+    fn a_documents_lines_end_before_its_end_marker() {
+        for end in ["...", "... # end"] {
+            let node = |name: &str| format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\n");
+            let text = format!("{}{end}\n---\n{}", node("a"), node("b"));
+            let read = crate::input::documents::parse_manifests(&text, "n").unwrap();
+            assert_eq!(read.nodes.len(), 2, "{end}");
+            let spans: Vec<(usize, usize, usize)> =
+                document_spans(&text).iter().map(|s| (s.index, s.first_line, s.last_line)).collect();
+            assert_eq!(spans, [(1, 1, 3), (2, 6, 8)], "{end}");
+        }
     }
 }

@@ -482,5 +482,5 @@ fn document_marker(line: &str) -> Option<Option<u8>> {
 /// `---` or `...` at the start of a line, followed by a blank or the line's end: libyaml
 /// ends a document there even inside a quoted scalar (and reports an error).
 pub(super) fn is_document_marker(line: &str) -> bool {
-    (line.starts_with("---") || line.starts_with("...")) && matches!(line.as_bytes().get(3), None | Some(b' ' | b'\t'))
+    crate::input::documents::DocumentMarker::of(line).is_some()
 }
