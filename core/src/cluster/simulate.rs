@@ -1398,16 +1398,21 @@ impl<'a> Simulation<'a> {
                 eligible.push(i);
                 continue;
             }
-            let taints = info.node().spec.taints.as_slice();
-            let report = match (&verdict.blocked_by, by_taints.iter().find(|(t, _)| *t == taints)) {
-                (Some(Blocker::Taint(_)), Some((_, known))) => known.clone(),
-                (blocker, _) => {
-                    let report = not_eligible_report(&daemon_spec, info.node(), blocker, &self.cfg);
-                    if matches!(blocker, Some(Blocker::Taint(_))) && by_taints.len() < MAX_TAINT_REPORTS {
-                        by_taints.push((taints, report.clone()));
+            let blocker = &verdict.blocked_by;
+            let report = if matches!(blocker, Some(Blocker::Taint(_))) {
+                let taints = info.node().spec.taints.as_slice();
+                match by_taints.iter().find(|(t, _)| *t == taints) {
+                    Some((_, known)) => known.clone(),
+                    None => {
+                        let report = not_eligible_report(&daemon_spec, info.node(), blocker, &self.cfg);
+                        if by_taints.len() < MAX_TAINT_REPORTS {
+                            by_taints.push((taints, report.clone()));
+                        }
+                        report
                     }
-                    report
                 }
+            } else {
+                not_eligible_report(&daemon_spec, info.node(), blocker, &self.cfg)
             };
             if let Some(slot) = verdicts.get_mut(i) {
                 *slot = Some(report);

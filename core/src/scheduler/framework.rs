@@ -172,18 +172,18 @@ pub struct NodeInfo {
     pub non_zero_requested: Resource,
     pub used_ports: HostPortInfo,
     pods: Vec<PlacedPod>,
-    /// How many of `pods` have any pod (anti-)affinity term, and how many a required
-    /// anti-affinity term (upstream's `PodsWithAffinity`, `PodsWithRequiredAntiAffinity`): so
-    /// InterPodAffinity skips nodes whose pods cannot matter without walking them.
-    pods_with_affinity: usize,
-    pods_with_required_anti_affinity: usize,
+    /// Which of `pods` have pod (anti-)affinity terms (upstream's `PodsWithAffinity`,
+    /// `PodsWithRequiredAntiAffinity`): so InterPodAffinity skips nodes whose pods cannot
+    /// matter without walking them.
+    affinity_pods: AffinityPods,
 }
 
-/// How many of a cluster's bound pods have any pod (anti-)affinity term, and how many a
-/// required anti-affinity term: upstream's snapshot lists the nodes holding them
-/// (`HavePodsWithAffinityNodeInfoList`, `HavePodsWithRequiredAntiAffinityNodeInfoList`), so
-/// InterPodAffinity does not walk every node to find them; where there are none, a pod
-/// without terms of its own skips its PreFilter and scores 0 without walking at all.
+/// How many bound pods have any pod (anti-)affinity term, and how many a required
+/// anti-affinity term: a node's (in its [`NodeInfo`]) and a cluster's. Upstream's snapshot
+/// lists the nodes holding such pods (`HavePodsWithAffinityNodeInfoList`,
+/// `HavePodsWithRequiredAntiAffinityNodeInfoList`), so InterPodAffinity does not walk every
+/// node to find them; where there are none, a pod without terms of its own skips its
+/// PreFilter and scores 0 without walking at all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct AffinityPods {
     pub with_affinity: usize,
@@ -195,8 +195,8 @@ impl AffinityPods {
     pub fn of(nodes: &[NodeInfo]) -> Self {
         let mut counts = Self::default();
         for n in nodes {
-            counts.with_affinity += n.pods_with_affinity;
-            counts.with_required_anti_affinity += n.pods_with_required_anti_affinity;
+            counts.with_affinity += n.affinity_pods.with_affinity;
+            counts.with_required_anti_affinity += n.affinity_pods.with_required_anti_affinity;
         }
         counts
     }
@@ -225,8 +225,7 @@ impl NodeInfo {
             non_zero_requested: Resource::default(),
             used_ports: HostPortInfo::default(),
             pods: Vec::new(),
-            pods_with_affinity: 0,
-            pods_with_required_anti_affinity: 0,
+            affinity_pods: AffinityPods::default(),
         }
     }
 
@@ -260,17 +259,16 @@ impl NodeInfo {
 
     /// Binds a pod to the node (its requests and ports are the caller's to add).
     pub fn add_pod(&mut self, pod: PlacedPod) {
-        self.pods_with_affinity += usize::from(pod.has_affinity());
-        self.pods_with_required_anti_affinity += usize::from(!pod.required_anti_affinity.is_empty());
+        self.affinity_pods.add(&pod);
         self.pods.push(pod);
     }
 
     pub fn has_pods_with_affinity(&self) -> bool {
-        self.pods_with_affinity > 0
+        self.affinity_pods.with_affinity > 0
     }
 
     pub fn has_pods_with_required_anti_affinity(&self) -> bool {
-        self.pods_with_required_anti_affinity > 0
+        self.affinity_pods.with_required_anti_affinity > 0
     }
 
     /// The node's labels, indexed: what the per-node loop should look labels up in.
