@@ -1,8 +1,9 @@
 //! Test harness for the built policy modules, `dist/policy/placement-policy.wasm` (full, with
 //! Gatekeeper) and `dist/policy/placement-policy-lean.wasm` (placement policies only):
 //!
-//! - [`wapc_host`]: the module in a real waPC host, `wapc::WapcHost` over
-//!   `wasmtime_provider` (the crates Kubewarden's policy-server uses), as policy-server loads it;
+//! - [`wapc_host`]: the module in a real waPC host, `wapc::WapcHost` (the host Kubewarden's
+//!   policy-server uses) over [`provider`], the part of `wasmtime-provider` the module reaches,
+//!   as policy-server loads it;
 //! - [`RawHost`]: the same module in a minimal waPC host written against wasmtime directly,
 //!   used only where the test must read the instance's exported `memory` (WapcHost keeps the
 //!   wasmtime store private);
@@ -14,8 +15,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use wapc::WapcHost;
-use wasmtime::{Caller, Engine, Instance, Linker, Memory, Module, Store, TypedFunc};
-use wasmtime_provider::{WasmtimeEngineProviderBuilder, WasmtimeEngineProviderPre};
+use wasmtime::{Caller, Instance, Linker, Memory, Store, TypedFunc};
+
+pub mod provider;
+use provider::{EngineProvider, EngineProviderPre};
 
 /// The repository root (this crate is `tests/wapc-host`).
 pub fn repo_root() -> PathBuf {
@@ -90,7 +93,7 @@ pub fn payload(request: &Value, settings: &Value) -> Vec<u8> {
 /// The module in a waPC host as policy-server builds it (wasmtime provider; no cluster: every
 /// host call fails).
 pub fn wapc_host(bytes: &[u8]) -> WapcHost {
-    let engine = WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build().expect("wasmtime engine");
+    let engine = EngineProvider::new(bytes).expect("wasmtime engine");
     WapcHost::new(Box::new(engine), Some(callback(None))).expect("waPC host")
 }
 
@@ -119,10 +122,7 @@ pub fn ingress_cluster() -> Arc<Replay> {
     load_session(&repo_root().join("policy-wasm/examples/cluster/ingress-replay.yml"))
 }
 
-fn callback(
-    cluster: Option<Arc<Replay>>,
-) -> Box<dyn Fn(u64, &str, &str, &str, &[u8]) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> + Send + Sync>
-{
+fn callback(cluster: Option<Arc<Replay>>) -> Box<wapc::HostCallback> {
     Box::new(move |_, binding, namespace, operation, payload| match (&cluster, binding, namespace) {
         (Some(c), "kubewarden", "kubernetes") => c.answer(operation, payload).map_err(Into::into),
         (Some(_), ..) => Err(format!("unknown host call {binding}/{namespace}/{operation}").into()),
@@ -130,11 +130,11 @@ fn callback(
     })
 }
 
-/// The module as policy-server runs it in production: compiled once ([`WasmtimeEngineProviderPre`]),
+/// The module as policy-server runs it in production: compiled once ([`EngineProviderPre`]),
 /// then a **fresh instance for every call** (`rehydrate` + `WapcHost::new`), so nothing the
 /// module keeps between calls (a settings cache) survives from one request to the next.
 pub struct FreshHost {
-    pre: WasmtimeEngineProviderPre,
+    pre: EngineProviderPre,
     cluster: Option<Arc<Replay>>,
 }
 
@@ -146,12 +146,12 @@ impl FreshHost {
 
     /// Host calls answered from `cluster`.
     pub fn with_cluster(bytes: &[u8], cluster: Option<Arc<Replay>>) -> Self {
-        Self { pre: WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build_pre().expect("build_pre"), cluster }
+        Self { pre: EngineProviderPre::cached(bytes).expect("compile"), cluster }
     }
 
     /// One call in a new instance, as policy-server evaluates each request.
     pub fn call(&self, op: &str, payload: &[u8]) -> Result<Vec<u8>, wapc::errors::Error> {
-        let engine = self.pre.rehydrate(None).expect("rehydrate");
+        let engine = self.pre.rehydrate();
         let host = WapcHost::new(Box::new(engine), Some(callback(self.cluster.clone())))?;
         host.call(op, payload)
     }
@@ -183,7 +183,7 @@ impl Host {
     pub fn with_cluster(bytes: &[u8], instances: Instances, cluster: Option<Arc<Replay>>) -> Self {
         match instances {
             Instances::Reused => {
-                let engine = WasmtimeEngineProviderBuilder::new().module_bytes(bytes).build().expect("wasmtime engine");
+                let engine = EngineProvider::new(bytes).expect("wasmtime engine");
                 let cb = callback(cluster);
                 Host::Reused(WapcHost::new(Box::new(engine), Some(cb)).expect("waPC host"))
             }
@@ -232,9 +232,9 @@ fn range(ptr: i32, len: usize, size: usize) -> wasmtime::Result<std::ops::Range<
 
 impl RawHost {
     pub fn new(bytes: &[u8]) -> wasmtime::Result<Self> {
-        let engine = Engine::default();
-        let module = Module::new(&engine, bytes)?;
-        let mut linker: Linker<State> = Linker::new(&engine);
+        let pre = EngineProviderPre::cached(bytes)?;
+        let (engine, module) = pre.compiled();
+        let mut linker: Linker<State> = Linker::new(engine);
         linker.func_wrap("wapc", "__guest_request", |mut c: Caller<'_, State>, op_ptr: i32, ptr: i32| {
             let mem = guest_memory(&mut c)?;
             let (data, state) = mem.data_and_store_mut(&mut c);
@@ -281,8 +281,8 @@ impl RawHost {
             data[r].copy_from_slice(&state.host_error);
             Ok(())
         })?;
-        let mut store = Store::new(&engine, State::default());
-        let instance: Instance = linker.instantiate(&mut store, &module)?;
+        let mut store = Store::new(engine, State::default());
+        let instance: Instance = linker.instantiate(&mut store, module)?;
         let guest_call = instance.get_typed_func::<(i32, i32), i32>(&mut store, "__guest_call")?;
         let memory =
             instance.get_memory(&mut store, "memory").ok_or_else(|| wasmtime::format_err!("no exported memory"))?;

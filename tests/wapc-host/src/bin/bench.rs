@@ -8,13 +8,13 @@
 
 use std::time::{Duration, Instant};
 
+use placement_wapc_host::provider::EngineProviderPre;
 use placement_wapc_host::{
     bench_settings, fixture, lean_module_bytes, lean_module_path, module_bytes, module_path, payload, percentile,
-    pod_security_request, pod_security_settings, time_calls, FreshHost, Host, Instances,
+    pod_security_request, pod_security_settings, time_calls, Host, Instances,
 };
 use serde_json::{json, Value};
 use wapc::WapcHost;
-use wasmtime_provider::WasmtimeEngineProviderBuilder;
 
 /// Latencies of one way of running the module.
 struct Timing {
@@ -163,14 +163,14 @@ fn main() {
     let cold = (0..3)
         .map(|_| {
             let t = Instant::now();
-            drop(FreshHost::new(&bytes));
+            drop(EngineProviderPre::new(&bytes).expect("compile"));
             t.elapsed()
         })
         .min()
         .unwrap_or_default();
-    let pre = WasmtimeEngineProviderBuilder::new().module_bytes(&bytes).build_pre().expect("build_pre");
+    let pre = EngineProviderPre::new(&bytes).expect("compile");
     let (warm, _) = time_calls(5, 200, || {
-        let engine = pre.rehydrate(None).expect("rehydrate");
+        let engine = pre.rehydrate();
         let host = WapcHost::new(Box::new(engine), None).expect("instantiate");
         drop(host);
     });
@@ -221,7 +221,7 @@ fn main() {
     let lean_cold = (0..3)
         .map(|_| {
             let t = Instant::now();
-            drop(FreshHost::new(&lean_bytes));
+            drop(EngineProviderPre::new(&lean_bytes).expect("compile"));
             t.elapsed()
         })
         .min()
@@ -409,28 +409,6 @@ fn replace_section(doc: &str, section: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn update_keeps_other_sections_and_notes_below_the_mark() {
-        let doc = format!("# B\n\n## Kubewarden policy\n\nold\n{END_MARK}\n\nnotes\n\n## Gatekeeper\n\ngk\n");
-        let new = format!("## Kubewarden policy\n\nnew\n{END_MARK}\n");
-        assert_eq!(
-            replace_section(&doc, &new),
-            format!("# B\n\n## Kubewarden policy\n\nnew\n{END_MARK}\n\nnotes\n\n## Gatekeeper\n\ngk\n")
-        );
-        // Without the mark, up to the next heading.
-        let doc = "# B\n\n## Kubewarden policy\n\nold\n\n## Gatekeeper\n\ngk\n";
-        assert_eq!(
-            replace_section(doc, &new),
-            format!("# B\n\n## Kubewarden policy\n\nnew\n{END_MARK}\n\n## Gatekeeper\n\ngk\n")
-        );
-        assert_eq!(replace_section("# B\n", "## Kubewarden policy\n"), "# B\n\n## Kubewarden policy\n");
-    }
-}
-
 /// `path` relative to the repository root, for the report.
 fn rel(path: &std::path::Path) -> String {
     path.strip_prefix(placement_wapc_host::repo_root()).unwrap_or(path).display().to_string()
@@ -453,4 +431,26 @@ fn cpu_model() -> String {
                 .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
         })
         .unwrap_or_else(|| "unknown CPU".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn update_keeps_other_sections_and_notes_below_the_mark() {
+        let doc = format!("# B\n\n## Kubewarden policy\n\nold\n{END_MARK}\n\nnotes\n\n## Gatekeeper\n\ngk\n");
+        let new = format!("## Kubewarden policy\n\nnew\n{END_MARK}\n");
+        assert_eq!(
+            replace_section(&doc, &new),
+            format!("# B\n\n## Kubewarden policy\n\nnew\n{END_MARK}\n\nnotes\n\n## Gatekeeper\n\ngk\n")
+        );
+        // Without the mark, up to the next heading.
+        let doc = "# B\n\n## Kubewarden policy\n\nold\n\n## Gatekeeper\n\ngk\n";
+        assert_eq!(
+            replace_section(doc, &new),
+            format!("# B\n\n## Kubewarden policy\n\nnew\n{END_MARK}\n\n## Gatekeeper\n\ngk\n")
+        );
+        assert_eq!(replace_section("# B\n", "## Kubewarden policy\n"), "# B\n\n## Kubewarden policy\n");
+    }
 }
