@@ -40,8 +40,10 @@ variant() {
         exit 1
     }
 
-    # The annotate tool is native (feature `annotate`), built in the workspace's own target dir.
-    (cd "$ROOT" && cargo run -q -p placement-policy --features annotate --bin placement-policy-annotate -- \
+    # The annotate tool is native (feature `annotate`), built in the workspace's own target dir
+    # with the crates `make check` selects (the default members, NATIVE_FEATURES in the
+    # Makefile), so that it reuses their build instead of compiling placement-core once more.
+    (cd "$ROOT" && cargo run -q ${NATIVE_FEATURES:---features placement-policy/annotate} --bin placement-policy-annotate -- \
         --metadata "$metadata" --input "$module" --output "$out")
 }
 

@@ -92,8 +92,18 @@ cargo_install_pinned() {
         info "$name $version present in $root/bin"
         return 0
     fi
-    say "installing $name $version into $root/bin (cargo install --locked; builds from source, may take minutes)"
+    say "installing $name $version into $root/bin (cargo install --locked, in the tools profile below: about a minute or three)"
     mkdir -p "$root"
+    # No registry ships these tools prebuilt for this machine (npm, PyPI and Debian have no
+    # trunk, wasm-bindgen-cli or cargo-fuzz; cargo-binstall downloads from GitHub, which these
+    # machines cannot reach), so they are compiled, in a profile that compiles fast: the tools'
+    # own release profiles (trunk's: fat LTO, one codegen unit) took 14 and 8 minutes cold on
+    # 2 cores, opt-level 0 without LTO takes 3 and 1 (BENCHMARKS.md, "Continuous
+    # integration"). What they do here (run cargo, copy files, rewrite a wasm module) is not
+    # where a build's time goes. PLACEMENT_TOOLS_OPT_LEVEL=3 builds them optimised.
+    local -x CARGO_PROFILE_RELEASE_OPT_LEVEL="${PLACEMENT_TOOLS_OPT_LEVEL:-0}"
+    local -x CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256
+    local -x CARGO_PROFILE_RELEASE_DEBUG=false CARGO_PROFILE_RELEASE_INCREMENTAL=false
     if ! cargo install --quiet --root "$root" --version "=$version" --locked "$@" "$name"; then
         # The tool's own Cargo.lock can name a dependency version that the registry index
         # does not offer (yet). Only tools marked safe to resolve afresh retry without it.
@@ -287,7 +297,8 @@ main() {
         wasm) setup_wasm ;;
         chromium) setup_chromium ;;
         cargo-fuzz) setup_cargo_fuzz ;;
-        trunk) cargo_install_pinned trunk "$TRUNK_VERSION" ;;
+        # Without the default `update_check` (a request to crates.io at every start).
+        trunk) cargo_install_pinned trunk "$TRUNK_VERSION" --no-default-features --features rustls ;;
         wasm-bindgen) setup_wasm_bindgen ;;
         tool:*:*)
             IFS=: read -r _ name version <<<"$step"
