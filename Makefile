@@ -48,7 +48,7 @@ help:
 	@echo 'make verify-gatekeeper-upstream  the real gatekeeper-library (its own Rego and CEL) from GATEKEEPER_UPSTREAM, skipped without it'
 	@echo 'make corpus  the 461 scenarios recorded from kube-scheduler 1.35.4 ($(CORPUS_1_35)), 0 failed required'
 	@echo 'make policy  Kubewarden policy modules (annotated): dist/policy/placement-policy.wasm (with Gatekeeper), placement-policy-lean.wasm (without, < 2 MB)'
-	@echo 'make test-policy  policy tests: native, then the module in a real waPC host (wasmtime: 22 CPU-min cold, then cached)'
+	@echo 'make test-policy  policy tests: the lean adapter natively, then both modules in a real waPC host (wasmtime: 9 CPU-min cold, then cached)'
 	@echo 'make bench-policy  policy benchmark in the waPC host, into BENCHMARKS.md'
 	@echo 'make fmt | clippy | clean | setup'
 	@echo 'Variables: SHARED=$(SHARED) PLACEMENT_TOOLS=$(PLACEMENT_TOOLS)'
@@ -149,12 +149,12 @@ clean:
 
 # Kubewarden policy (issue 3). `policy` builds the waPC module twice and writes the annotated
 # artifacts: placement-policy.wasm (with the Gatekeeper setting) and placement-policy-lean.wasm
-# (`--no-default-features`: without it, under 2 MB). `test-policy` runs the adapter's native
-# tests and clippy in both variants (and the core's admission tests without Gatekeeper), then
-# loads both artifacts into a real waPC host (tests/wapc-host: wapc + wasmtime-provider, its own
-# workspace and target dir under $(PLACEMENT_TOOLS), so wasmtime is built once per machine: 22.6
-# CPU-minutes cold, in the light `wapc-test` profile that tests and benchmarks share; see
-# docs/kubewarden.md and BENCHMARKS.md).
+# (`--no-default-features`: without it, under 2 MB). `test-policy` runs the lean adapter's
+# native tests and clippy (and the core's admission tests without Gatekeeper), then loads both
+# artifacts into a real waPC host (tests/wapc-host: wapc's WapcHost over wasmtime with only
+# the features a waPC guest needs; its own workspace and target dir under $(PLACEMENT_TOOLS),
+# so wasmtime is built once per machine: 8.8 CPU-minutes cold, in the light `wapc-test` profile
+# that tests and benchmarks share; see docs/kubewarden.md and BENCHMARKS.md).
 .PHONY: policy test-policy bench-policy
 policy:
 	policy-wasm/build.sh

@@ -1,6 +1,6 @@
-//! The built modules in a real waPC host (wapc + wasmtime-provider): the protocol, settings
-//! validation, the Kubewarden test cases shared with the core's unit tests, the artifacts'
-//! import lists, metadata and sizes, and garbage that must not trap. Every test runs on both
+//! The built modules in a real waPC host (wapc's `WapcHost` over wasmtime, `src/provider.rs`):
+//! the protocol, settings validation, the Kubewarden test cases shared with the core's unit
+//! tests, the artifacts' import lists, metadata and sizes, and garbage that must not trap. Every test runs on both
 //! artifacts (the full `placement-policy.wasm` and `placement-policy-lean.wasm`) except the
 //! Gatekeeper ones, which run on the full module; the lean one must refuse a `gatekeeper`
 //! setting with a settings error.

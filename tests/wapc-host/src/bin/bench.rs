@@ -1,5 +1,5 @@
-//! `bench-policy [--update FILE]`: the policy module in the waPC host (wapc +
-//! wasmtime-provider): validations per second and p50/p99 latency for a typical Deployment
+//! `bench-policy [--update FILE]`: the policy module in the waPC host (wapc's `WapcHost` over
+//! wasmtime): validations per second and p50/p99 latency for a typical Deployment
 //! against 100- and 1,000-node inventories, module size and instantiation time; the lean module
 //! (`placement-policy-lean.wasm`, no Gatekeeper): its size, cold instantiation and the typical
 //! Deployment at 100 nodes. Prints a
@@ -291,8 +291,9 @@ fn main() {
     let mut md = String::new();
     md.push_str("## Kubewarden policy\n\n");
     md.push_str(&format!(
-        "`make bench-policy` (`tests/wapc-host`, binary `bench-policy`): `{}` loaded into `wapc` 2.x + \
-         `wasmtime-provider` 2.19 (wasmtime 44), the host Kubewarden's policy-server uses. \
+        "`make bench-policy` (`tests/wapc-host`, binary `bench-policy`): `{}` loaded into `wapc` 2.x's \
+         `WapcHost` (the host Kubewarden's policy-server uses) over wasmtime 44, the wasmtime of \
+         `wasmtime-provider` 2.19, through the test host's own engine provider (`src/provider.rs`). \
          **Fresh** is how policy-server runs a policy: the module compiled once, then a new instance \
          for every request (`rehydrate` + `WapcHost::new` + `validate`, all inside the timing), so the \
          settings, node inventory included, are decoded on every request and nothing survives between \
