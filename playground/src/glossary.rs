@@ -3,13 +3,17 @@
 
 /// `(plugin, what it does)`: filters first, in kube-scheduler's Filter order, then the score
 /// plugin that only scores.
-pub const PLUGINS: [(&str, &str); 9] = [
+pub const PLUGINS: [(&str, &str); 13] = [
     ("NodeUnschedulable", "Filter: rejects a cordoned node (spec.unschedulable) unless the pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint."),
     ("NodeName", "Filter: when the pod sets spec.nodeName, only that node passes."),
     ("TaintToleration", "Filter: rejects a node with a NoSchedule or NoExecute taint the pod does not tolerate. Score: prefers nodes with fewer PreferNoSchedule taints the pod does not tolerate."),
     ("NodeAffinity", "Filter: the pod's nodeSelector and required node affinity must match the node's labels. Score: the weights of the preferred node affinity terms the node matches."),
     ("NodePorts", "Filter: rejects a node where a hostPort the pod asks for is already taken."),
     ("NodeResourcesFit", "Filter: the node's allocatable, less the requests of the pods on it, must cover the pod's requests (cpu, memory, ephemeral-storage, pods, extended resources). Score: by default LeastAllocated, which prefers nodes with more left after the pod."),
+    ("VolumeRestrictions", "Filter: a ReadWriteOncePod claim another pod already uses rejects every node; an in-tree disk (GCE PD, AWS EBS, iSCSI, Ceph RBD) another pod on the node mounts read-write rejects that node."),
+    ("NodeVolumeLimits", "Filter: the pod's CSI volumes plus those already attached to the node must stay within each driver's attach limit (the node's CSINode, allocatable.count)."),
+    ("VolumeBinding", "Filter: a bound claim's PersistentVolume must be reachable from the node (its node affinity); an unbound WaitForFirstConsumer claim needs an available matching PV there, or a class that provisions in the node's topology (allowedTopologies). Claims that bind immediately must be bound first."),
+    ("VolumeZone", "Filter: the zone and region labels of the pod's bound PersistentVolumes must match the node's."),
     ("PodTopologySpread", "Filter: topologySpreadConstraints with whenUnsatisfiable: DoNotSchedule must keep the skew within maxSkew. Score: prefers nodes that lower the skew (ScheduleAnyway constraints and the cluster's default constraints)."),
     ("InterPodAffinity", "Filter: the pod's required pod affinity and anti-affinity, and the required anti-affinity of pods already placed, must hold. Score: the weights of the preferred terms the node satisfies."),
     ("NodeResourcesBalancedAllocation", "Score: prefers nodes whose cpu and memory would be used in closer proportion after the pod."),

@@ -466,7 +466,7 @@ pub fn deployment_manifests(nodes: usize, replicas: i64) -> Manifests {
         pod_status: Default::default(),
         state: Default::default(),
     };
-    Manifests { nodes: node_docs, workloads: vec![workload.into()], services: Vec::new(), ignored: Vec::new() }
+    Manifests { nodes: node_docs, workloads: vec![workload.into()], ..Default::default() }
 }
 
 /// Nodes plus one node-exporter DaemonSet (100m / 128Mi, no tolerations: the 30% tainted

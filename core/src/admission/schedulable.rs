@@ -111,8 +111,7 @@ impl Policy {
         let manifests = Manifests {
             nodes: settings.inventory.owned_nodes(),
             workloads: vec![std::sync::Arc::new(workload)],
-            services: Vec::new(),
-            ignored: Vec::new(),
+            ..Default::default()
         };
         let report = match simulate(&manifests, &settings.options) {
             Ok(r) => r,
@@ -278,6 +277,7 @@ fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
         required_anti_affinity: Vec::new(),
         preferred_affinity: Vec::new(),
         preferred_anti_affinity: Vec::new(),
+        volumes: Vec::new(),
     };
     let fitting = |info: &NodeInfo, most: i64| pods_fitting(info, &request, &placed, most, cfg);
     let mut remaining = w.replicas;
@@ -524,8 +524,7 @@ mod tests {
             let m = Manifests {
                 nodes: settings.inventory.owned_nodes(),
                 workloads: vec![std::sync::Arc::new(w.clone())],
-                services: vec![],
-                ignored: vec![],
+                ..Default::default()
             };
             let report = simulate(&m, &settings.options).unwrap();
             let wr = &report.workloads[0];

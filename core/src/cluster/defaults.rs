@@ -133,6 +133,13 @@ pub fn default_toleration_seconds(spec: &mut PodSpec) -> Vec<String> {
     notes
 }
 
+/// `SetDefaults_StorageClass`: `reclaimPolicy: Delete` and `volumeBindingMode: Immediate`
+/// where the class names none.
+pub fn default_storage_class(class: &mut crate::model::storage::StorageClass) {
+    class.reclaim_policy.get_or_insert_with(|| "Delete".into());
+    class.volume_binding_mode.get_or_insert_with(|| crate::model::storage::IMMEDIATE.into());
+}
+
 #[cfg(test)]
 mod admission_changes_nothing_tests {
     use super::*;

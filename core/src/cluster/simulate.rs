@@ -19,16 +19,21 @@ use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::explain::fixes::{self, Fix};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::input::validation::{validate_node, validate_workload};
+use crate::model::storage::{ephemeral_claim_name, stateful_set_claim_name, PersistentVolumeClaim};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction, NO_EXECUTE};
 use crate::model::version::{FeatureGates, KubeVersion};
 use crate::model::{
-    Container, Node, ObjectMeta, Pod, PodSpec, PodStatus, ResourceList, ResourceRequirements, Taint, Toleration,
+    Container, Node, ObjectMeta, PersistentVolumeClaimVolumeSource, Pod, PodSpec, PodStatus, ResourceList,
+    ResourceRequirements, Taint, Toleration, Volume,
 };
 use crate::scheduler::framework::{Code, NodeInfo, PlacedPods, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
 use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
-use crate::scheduler::plugins::{node_affinity, node_name, scheduling_gates, taint_toleration};
+use crate::scheduler::plugins::{
+    node_affinity, node_name, scheduling_gates, taint_toleration, volume_binding, volume_restrictions,
+};
 use crate::scheduler::pod_index::PodIndex;
+use crate::scheduler::storage::{pod_claims, Storage};
 use crate::scheduler::{
     schedule, schedule_searching, Detail, NodeVerdict, Running, ScheduleResult, StaticCache, StaticSeeds,
 };
@@ -186,16 +191,33 @@ pub struct PodReport {
     /// For a pod of the input's cluster state (a snapshot): what the snapshot says of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshot: Option<SnapshotPod>,
+    /// The PersistentVolumeClaims the pod uses, in volume order, and for a pod the simulation
+    /// scheduled what each claim is bound to.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<ClaimUse>,
+}
+
+/// A claim a pod uses: bound to a PV (`pv`), or to be provisioned for the node the pod went to
+/// (`provisionOn`, the `volume.kubernetes.io/selected-node` the scheduler sets); neither while
+/// the pod is pending.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClaimUse {
+    pub claim: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pv: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provision_on: Option<String>,
 }
 
 impl PodReport {
     pub fn scheduled(name: String, node: impl Into<Arc<str>>) -> Self {
-        Self { name, node: Some(node.into()), message: None, not_attempted: None, snapshot: None }
+        Self { name, node: Some(node.into()), message: None, not_attempted: None, snapshot: None, claims: Vec::new() }
     }
 
     /// Pending; `message` is the FailedScheduling message when a cycle ran.
     pub fn pending(name: String, message: Option<String>) -> Self {
-        Self { name, node: None, message, not_attempted: None, snapshot: None }
+        Self { name, node: None, message, not_attempted: None, snapshot: None, claims: Vec::new() }
     }
 
     /// Whether the pod counts for its controller: neither finished, terminating nor deleted.
@@ -527,13 +549,45 @@ fn simulate_with(
     let plan = Plan::new(manifests, ownership);
     let cfg = SchedulerConfig {
         spread_listers: std::sync::Arc::new(controllers::listers(manifests, &plan.owners)),
+        storage: storage_of(manifests),
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
+    if sim.cfg.storage.is_none() {
+        sim.warnings.extend(unmodelled_claims_warning(manifests));
+    }
     sim.until = until;
     sim.warnings.extend(ownership.warnings.iter().cloned());
     sim.run(manifests, ownership, &plan);
     Ok(sim.finish())
+}
+
+/// The cluster's storage as the volume plugins see it, when the input models storage: it has
+/// a claim, volume, class, CSINode, CSIDriver or CSIStorageCapacity. Without any, the volume
+/// plugins are skipped and the controllers create no claims ([`unmodelled_claims_warning`]):
+/// a `kubectl get nodes,statefulsets,pods` snapshot has its pods' claims elsewhere, not
+/// missing, and a StatefulSet's claims come from a StorageClass the input does not show.
+fn storage_of(manifests: &Manifests) -> Option<Arc<Storage>> {
+    (!manifests.storage.is_empty()).then(|| Arc::new(Storage::new(&manifests.storage)))
+}
+
+/// Said when pods use claims but the input has no storage object to check them against.
+fn unmodelled_claims_warning(manifests: &Manifests) -> Option<String> {
+    let workloads = manifests
+        .workloads
+        .iter()
+        .filter(|w| {
+            !w.state.claim_templates.is_empty()
+                || w.template.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
+        })
+        .count();
+    (workloads > 0).then(|| {
+        format!(
+            "{workloads} of the input's pods and controllers use PersistentVolumeClaims, but it has no PersistentVolumeClaim, \
+             PersistentVolume or StorageClass: the volume plugins (VolumeRestrictions, NodeVolumeLimits, \
+             VolumeBinding, VolumeZone) are not evaluated; add them with `kubectl get pvc,pv,storageclass,csinodes -A -o yaml`"
+        )
+    })
 }
 
 /// The API server's validation of every document, and the API versions it serves: all the
@@ -897,7 +951,7 @@ impl<'a> Simulation<'a> {
                     if pod_report.snapshot.is_none() && role == &Role::Own {
                         report.defaults = notes;
                     }
-                    self.bind(n, &w.template.metadata, &spec);
+                    pod_report.claims = self.bind(n, &w.template.metadata, &spec);
                     pod_report.node = self.nodes.get(n).map(|info| info.shared_name().clone());
                 }
                 None => self
@@ -1063,9 +1117,15 @@ impl<'a> Simulation<'a> {
         match result.node {
             Some(n) => {
                 pod_report.node = self.nodes.get(n).map(|info| info.shared_name().clone());
-                self.bind(n, &pod.metadata, &pod.spec);
+                let claims = self.bind(n, &pod.metadata, &pod.spec);
+                if let Some(pod_report) = report.pods.get_mut(position) {
+                    pod_report.claims = claims;
+                }
             }
-            None => pod_report.message = result.message,
+            None => {
+                pod_report.message = result.message;
+                pod_report.claims = self.cfg.storage.as_deref().map(|s| claim_uses(&pod, s)).unwrap_or_default();
+            }
         }
     }
 
@@ -1248,6 +1308,56 @@ impl<'a> Simulation<'a> {
         (std::borrow::Cow::Owned(spec), notes)
     }
 
+    /// The claims the controllers create with the pod: a StatefulSet's replica `i` gets a
+    /// volume per claim template naming claim `<template>-<set>-<i>` (replacing a template
+    /// volume of that name, as the StatefulSet controller's `updateStorage` does), and that
+    /// claim unless it exists; each generic ephemeral volume's claim `<pod>-<volume>` is
+    /// created owned by the pod (the ephemeral volume controller). Nothing without storage.
+    fn create_claims(&mut self, source: &Workload, pod: &mut Pod) {
+        let Some(storage) = self.cfg.storage.as_mut() else { return };
+        let namespace = source.namespace.clone();
+        if source.kind == WorkloadKind::StatefulSet && !source.state.claim_templates.is_empty() {
+            let ordinal = pod.metadata.name.rsplit('-').next().and_then(|o| o.parse::<i64>().ok()).unwrap_or(0);
+            let selector_labels = source.selector.as_ref().map(|s| s.match_labels.clone()).unwrap_or_default();
+            for template in &source.state.claim_templates {
+                let claim_name = stateful_set_claim_name(&template.metadata.name, &source.name, ordinal);
+                let volume = Volume {
+                    name: template.metadata.name.clone(),
+                    persistent_volume_claim: Some(PersistentVolumeClaimVolumeSource {
+                        claim_name: claim_name.clone(),
+                        read_only: false,
+                    }),
+                    ..Default::default()
+                };
+                match pod.spec.volumes.iter_mut().find(|v| v.name == template.metadata.name) {
+                    Some(v) => *v = volume,
+                    None => pod.spec.volumes.push(volume),
+                }
+                let mut claim = template.clone();
+                claim.metadata.name = claim_name;
+                claim.metadata.namespace = Some(namespace.clone());
+                claim.metadata.labels.extend(selector_labels.iter().map(|(k, v)| (k.clone(), v.clone())));
+                claim.status = Default::default();
+                Arc::make_mut(storage).create_claim(claim);
+            }
+        }
+        for v in &pod.spec.volumes {
+            let Some(template) = v.ephemeral.as_ref().and_then(|e| e.volume_claim_template.as_ref()) else { continue };
+            let claim = PersistentVolumeClaim {
+                metadata: ObjectMeta {
+                    name: ephemeral_claim_name(&pod.metadata.name, &v.name),
+                    namespace: Some(namespace.clone()),
+                    labels: template.metadata.labels.clone(),
+                    annotations: template.metadata.annotations.clone(),
+                    ..Default::default()
+                },
+                spec: template.spec.clone(),
+                status: Default::default(),
+            };
+            Arc::make_mut(storage).create_claim(claim);
+        }
+    }
+
     /// Admission defaults that change placement; returns what was added.
     fn admit(&self, spec: &mut PodSpec) -> Vec<String> {
         let mut notes = api_defaults(spec, &self.opts.gates);
@@ -1313,15 +1423,19 @@ impl<'a> Simulation<'a> {
         // A replica that found no node leaves the cluster unchanged, so every later replica,
         // identical but for its name, gets the same answer.
         let mut pending: Option<String> = None;
+        // Not so for replicas with claims of their own (a StatefulSet's): each has its own.
+        let own_claims = self.cfg.storage.is_some()
+            && (!source.state.claim_templates.is_empty() || spec.volumes.iter().any(|v| v.ephemeral.is_some()));
         // Replicas share their spec, so the filters and scores that depend only on the spec
         // and the Node objects are computed once for the workload.
         let mut cache = StaticCache::with_pod_index(self.pod_index.clone());
         for name in names {
-            if let Some(message) = &pending {
+            if let Some(message) = pending.as_ref().filter(|_| !own_claims) {
                 report.pods.push(PodReport::pending(name, Some(message.clone())));
                 continue;
             }
-            let pod = self.make_pod(source, owner, name.clone(), spec.clone());
+            let mut pod = self.make_pod(source, owner, name.clone(), spec.clone());
+            self.create_claims(source, &mut pod);
             // The first pod's verdicts are the report's node map; later ones need verdicts
             // only when they find no node (for the fixes).
             let explain = report.nodes.is_empty();
@@ -1347,13 +1461,14 @@ impl<'a> Simulation<'a> {
             }
             match result.node {
                 Some(i) => {
-                    self.bind(i, &pod.metadata, &pod.spec);
+                    let claims = self.bind(i, &pod.metadata, &pod.spec);
                     let node = self.nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default();
-                    report.pods.push(PodReport::scheduled(name, node));
+                    report.pods.push(PodReport { claims, ..PodReport::scheduled(name, node) });
                 }
                 None => {
                     pending = result.message.clone();
-                    report.pods.push(PodReport::pending(name, result.message));
+                    let claims = self.cfg.storage.as_deref().map(|s| claim_uses(&pod, s)).unwrap_or_default();
+                    report.pods.push(PodReport { claims, ..PodReport::pending(name, result.message) });
                     if stop_at_pending {
                         return;
                     }
@@ -1491,8 +1606,10 @@ impl<'a> Simulation<'a> {
             }
             match result.node {
                 Some(n) => {
-                    self.bind(n, &pod.metadata, &pod.spec);
-                    report.pods.push(PodReport::scheduled(pod.metadata.name.clone(), node_name));
+                    let claims = self.bind(n, &pod.metadata, &pod.spec);
+                    report
+                        .pods
+                        .push(PodReport { claims, ..PodReport::scheduled(pod.metadata.name.clone(), node_name) });
                 }
                 None => {
                     report.pods.push(PodReport::pending(pod.metadata.name.clone(), result.message.clone()));
@@ -1531,7 +1648,37 @@ impl<'a> Simulation<'a> {
         report.fixes = fixes::suggest_daemonset(w, &template, &checks, &results, &self.nodes, &self.cfg);
     }
 
-    fn bind(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) {
+    fn bind(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) -> Vec<ClaimUse> {
+        let claims = self.bind_volumes(i, metadata, spec);
+        self.bind_pod(i, metadata, spec);
+        claims
+    }
+
+    /// VolumeBinding's Reserve and PreBind, and what the PV controller then completes, for a
+    /// pod coming to node `i`: its claims bound or provisioned there, and in use. What each
+    /// claim is bound to.
+    fn bind_volumes(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) -> Vec<ClaimUse> {
+        let Some(storage) = self.cfg.storage.as_mut() else { return Vec::new() };
+        if !spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some()) {
+            if spec.volumes.iter().any(volume_restrictions::needs_restrictions_check) {
+                Arc::make_mut(storage).add_pod(metadata, spec);
+            }
+            return Vec::new();
+        }
+        let Some(info) = self.nodes.get(i) else { return Vec::new() };
+        let pod = Pod { metadata: metadata.clone(), spec: spec.clone(), status: Default::default() };
+        let (status, state) = volume_binding::pre_filter(&pod, storage);
+        let bindings = match status.code {
+            Code::Success => volume_binding::filter(&state, info, storage).unwrap_or_default(),
+            _ => Default::default(),
+        };
+        let (node, labels) = (info.name().to_string(), info.node_labels().clone());
+        let storage = Arc::make_mut(storage);
+        storage.assume(metadata, spec, &node, &labels, &bindings);
+        claim_uses(&pod, storage)
+    }
+
+    fn bind_pod(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) {
         let requests = self.requests.get(spec, &self.cfg);
         // `i` is a node index the scheduler returned.
         let Some(info) = self.nodes.get_mut(i) else { return };
@@ -1642,6 +1789,24 @@ fn pod_name(w: &Workload, replica: i64) -> String {
 
 /// The report's warning for an object whose kind Placement does not schedule; the text
 /// report summarises these by kind ([`crate::explain::render::diagnostics`]).
+/// The claims `pod` uses and what each is bound to now: a PV, or the node it is being
+/// provisioned for.
+fn claim_uses(pod: &Pod, storage: &Storage) -> Vec<ClaimUse> {
+    let namespace = pod.metadata.namespace_or_default();
+    pod_claims(&pod.metadata.name, &pod.spec.volumes)
+        .map(|(_, name, _)| {
+            let claim = storage.claim(namespace, &name);
+            let pv = claim.filter(|c| c.is_fully_bound()).map(|c| c.spec.volume_name.clone());
+            let provisioned = pv.as_deref().and_then(|v| storage.volume(v)).is_some_and(|v| v.metadata.uid.is_empty());
+            let provision_on = claim.and_then(|c| c.selected_node()).filter(|_| pv.is_none() || provisioned);
+            match provision_on {
+                Some(node) => ClaimUse { claim: name, pv: None, provision_on: Some(node.to_string()) },
+                None => ClaimUse { claim: name, pv, provision_on: None },
+            }
+        })
+        .collect()
+}
+
 pub fn ignored_warning(doc: &DocRef) -> String {
     format!("{doc}: kind {} is not a workload Placement schedules; ignored", doc.kind)
 }

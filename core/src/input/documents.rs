@@ -19,6 +19,9 @@ use crate::input::block_yaml::{self, Event, Node as YamlNode, Prune};
 use crate::input::field::FieldError;
 use crate::input::strict::Finding;
 use crate::input::text::{self, KubectlOutput, BOM};
+use crate::model::storage::{
+    CsiDriver, CsiNode, CsiStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass,
+};
 use crate::model::{LabelSelector, Labels, Node, ObjectMeta, Pod, PodStatus, PodTemplateSpec, Service};
 
 /// 1 GiB: a cluster snapshot of 5,000 nodes and 100,000 pods (`kubectl get nodes,pods -A
@@ -633,7 +636,7 @@ pub struct Workload {
 }
 
 /// What the Job and StatefulSet controllers read beyond replicas and template.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ControllerState {
     /// A Job's (or a CronJob's Job template's) `parallelism` and `completions`.
     pub parallelism: Option<i64>,
@@ -645,6 +648,9 @@ pub struct ControllerState {
     /// A StatefulSet's `podManagementPolicy: Parallel`; the default, OrderedReady, creates one
     /// pod at a time and waits for it to run.
     pub parallel: bool,
+    /// A StatefulSet's `volumeClaimTemplates`: replica `i` uses claim
+    /// `<template>-<statefulset>-<i>`, created from the template unless it exists.
+    pub claim_templates: Vec<PersistentVolumeClaim>,
 }
 
 impl Workload {
@@ -664,8 +670,75 @@ pub struct Manifests {
     pub workloads: Vec<std::sync::Arc<Workload>>,
     /// Services: read for the selectors of PodTopologySpread's system default constraints.
     pub services: Vec<(DocRef, Service)>,
+    /// Claims, volumes, classes, CSINodes and CSIDrivers: what the volume plugins read.
+    pub storage: Box<StorageObjects>,
     /// Documents of other kinds, skipped with a warning.
     pub ignored: Vec<DocRef>,
+}
+
+/// The storage objects read from the input, each with its document.
+#[derive(Debug, Clone, Default)]
+pub struct StorageObjects {
+    pub claims: Vec<(DocRef, PersistentVolumeClaim)>,
+    pub volumes: Vec<(DocRef, PersistentVolume)>,
+    pub classes: Vec<(DocRef, StorageClass)>,
+    pub csi_nodes: Vec<(DocRef, CsiNode)>,
+    pub csi_drivers: Vec<(DocRef, CsiDriver)>,
+    pub capacities: Vec<(DocRef, CsiStorageCapacity)>,
+}
+
+impl StorageObjects {
+    pub fn len(&self) -> usize {
+        self.claims.len()
+            + self.volumes.len()
+            + self.classes.len()
+            + self.csi_nodes.len()
+            + self.csi_drivers.len()
+            + self.capacities.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn extend(&mut self, other: StorageObjects) {
+        self.claims.extend(other.claims);
+        self.volumes.extend(other.volumes);
+        self.classes.extend(other.classes);
+        self.csi_nodes.extend(other.csi_nodes);
+        self.csi_drivers.extend(other.csi_drivers);
+        self.capacities.extend(other.capacities);
+    }
+
+    /// Every object's document.
+    pub fn docs_mut(&mut self) -> impl Iterator<Item = &mut DocRef> {
+        let claims = self.claims.iter_mut().map(|(d, _)| d);
+        let volumes = self.volumes.iter_mut().map(|(d, _)| d);
+        let classes = self.classes.iter_mut().map(|(d, _)| d);
+        let csi_nodes = self.csi_nodes.iter_mut().map(|(d, _)| d);
+        let drivers = self.csi_drivers.iter_mut().map(|(d, _)| d);
+        claims
+            .chain(volumes)
+            .chain(classes)
+            .chain(csi_nodes)
+            .chain(drivers)
+            .chain(self.capacities.iter_mut().map(|(d, _)| d))
+    }
+
+    /// Every object's metadata, for the checks that ask whether it came from a cluster.
+    pub fn metadata(&self) -> impl Iterator<Item = &ObjectMeta> {
+        let claims = self.claims.iter().map(|(_, o)| &o.metadata);
+        let volumes = self.volumes.iter().map(|(_, o)| &o.metadata);
+        let classes = self.classes.iter().map(|(_, o)| &o.metadata);
+        let csi_nodes = self.csi_nodes.iter().map(|(_, o)| &o.metadata);
+        let drivers = self.csi_drivers.iter().map(|(_, o)| &o.metadata);
+        claims
+            .chain(volumes)
+            .chain(classes)
+            .chain(csi_nodes)
+            .chain(drivers)
+            .chain(self.capacities.iter().map(|(_, o)| &o.metadata))
+    }
 }
 
 impl Manifests {
@@ -673,21 +746,23 @@ impl Manifests {
         self.nodes.extend(other.nodes);
         self.workloads.extend(other.workloads);
         self.services.extend(other.services);
+        self.storage.extend(*other.storage);
         self.ignored.extend(other.ignored);
     }
 
-    /// How many documents were read: each is a node, a workload, a service or ignored.
+    /// How many documents were read: each is a node, a workload, a service, a storage
+    /// object or ignored.
     pub fn documents(&self) -> usize {
-        self.nodes.len() + self.workloads.len() + self.services.len() + self.ignored.len()
+        self.nodes.len() + self.workloads.len() + self.services.len() + self.storage.len() + self.ignored.len()
     }
 
     /// Renumbers the documents as read after `before` others ([`DocRef::index`]).
-    fn shift_indices(&mut self, before: usize) {
+    pub(crate) fn shift_indices(&mut self, before: usize) {
         if before == 0 {
             return;
         }
         let docs = self.nodes.iter_mut().map(|(d, _)| d).chain(self.services.iter_mut().map(|(d, _)| d));
-        for doc in docs.chain(self.ignored.iter_mut()) {
+        for doc in docs.chain(self.ignored.iter_mut()).chain(self.storage.docs_mut()) {
             doc.index += before;
         }
         for w in &mut self.workloads {
@@ -703,6 +778,7 @@ struct ControllerSpec {
     template: PodTemplateSpec,
     selector: Option<LabelSelector>,
     pod_management_policy: Option<String>,
+    volume_claim_templates: Vec<PersistentVolumeClaim>,
 }
 
 /// A ReplicationController's spec: its selector is a plain label map.
@@ -1168,6 +1244,7 @@ fn typed<D: Decoding<Tree = Value>>(docs: Vec<RawDocument>) -> Result<Manifests,
         nodes: Vec::with_capacity(nodes),
         workloads: Vec::with_capacity(docs.len() - nodes),
         services: Vec::new(),
+        storage: Default::default(),
         ignored: Vec::new(),
     };
     for raw in docs {
@@ -1196,6 +1273,41 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
         let service: Service = D::decode(value, &doc)?;
         out.services.push((doc, service));
         return Ok(());
+    }
+    // The storage objects are read whatever their apiVersion says (`v1`, `storage.k8s.io/v1`):
+    // the strict check names a wrong one.
+    match doc.kind.as_str() {
+        "PersistentVolumeClaim" => {
+            let claim = D::decode(value, &doc)?;
+            out.storage.claims.push((doc, claim));
+            return Ok(());
+        }
+        "PersistentVolume" => {
+            let volume = D::decode(value, &doc)?;
+            out.storage.volumes.push((doc, volume));
+            return Ok(());
+        }
+        "StorageClass" => {
+            let class = D::decode(value, &doc)?;
+            out.storage.classes.push((doc, class));
+            return Ok(());
+        }
+        "CSINode" => {
+            let csi_node = D::decode(value, &doc)?;
+            out.storage.csi_nodes.push((doc, csi_node));
+            return Ok(());
+        }
+        "CSIDriver" => {
+            let driver = D::decode(value, &doc)?;
+            out.storage.csi_drivers.push((doc, driver));
+            return Ok(());
+        }
+        "CSIStorageCapacity" => {
+            let capacity = D::decode(value, &doc)?;
+            out.storage.capacities.push((doc, capacity));
+            return Ok(());
+        }
+        _ => {}
     }
     let Some(kind) = WorkloadKind::parse(&doc.kind) else {
         out.ignored.push(doc);
@@ -1233,6 +1345,9 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
         WorkloadKind::DaemonSet | WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
             let e: Envelope<ControllerSpec, serde::de::IgnoredAny> = D::decode(value, &doc)?;
             state.parallel = e.spec.pod_management_policy.as_deref() == Some("Parallel");
+            if kind == WorkloadKind::StatefulSet {
+                state.claim_templates = e.spec.volume_claim_templates;
+            }
             (e.metadata, e.spec.replicas.unwrap_or(1), e.spec.template, e.spec.selector)
         }
         WorkloadKind::ReplicationController => {
@@ -1256,6 +1371,7 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
                     .iter()
                     .any(|c| (c.type_ == "Complete" || c.type_ == "Failed") && c.status == "True"),
                 parallel: false,
+                claim_templates: Vec::new(),
             };
             (e.metadata, n, e.spec.template, e.spec.selector)
         }

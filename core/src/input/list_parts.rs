@@ -11,7 +11,7 @@
 //! only, and its result is the usual reading's (`tests`).
 
 use super::block_yaml::Prune;
-use super::documents::{streamed, DocRef, Manifests, Streamed, MAX_DOCUMENTS};
+use super::documents::{streamed, Manifests, Streamed, MAX_DOCUMENTS};
 
 /// Smaller texts are read at once: threads cost more than they save below this.
 pub(super) const MIN_BYTES: usize = 16 << 20;
@@ -72,16 +72,12 @@ pub(super) fn read_chunk(chunk: &str, source: &str, prune: Prune) -> Option<Mani
 }
 
 fn count(m: &Manifests) -> usize {
-    m.nodes.len() + m.workloads.len() + m.services.len() + m.ignored.len()
+    m.documents()
 }
 
 /// Items are numbered in the List; a part's count from 1.
 fn renumber(m: &mut Manifests, before: usize) {
-    let shift = |doc: &mut DocRef| doc.index += before;
-    m.nodes.iter_mut().for_each(|(doc, _)| shift(doc));
-    m.workloads.iter_mut().for_each(|w| shift(&mut std::sync::Arc::make_mut(w).doc));
-    m.services.iter_mut().for_each(|(doc, _)| shift(doc));
-    m.ignored.iter_mut().for_each(shift);
+    m.shift_indices(before);
 }
 
 /// Where the items end in `items`, a text that starts with one: the start of the first line

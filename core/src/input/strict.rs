@@ -106,6 +106,7 @@ pub fn needs_check(manifests: &Manifests) -> bool {
     let written = |m: &ObjectMeta| m.uid.is_empty() || m.creation_timestamp.is_none();
     manifests.nodes.iter().any(|(_, n)| written(&n.metadata))
         || manifests.services.iter().any(|(_, s)| written(&s.metadata))
+        || manifests.storage.metadata().any(written)
         || manifests.workloads.iter().any(|w| written(&w.metadata))
         || manifests.ignored.iter().any(|d| nearest(&d.kind, ROOT_KINDS.iter().copied(), KIND_DISTANCE).is_some())
 }

@@ -17,6 +17,7 @@ pub mod node_selector;
 pub mod quantity;
 pub mod resources;
 pub mod sorted_map;
+pub mod storage;
 pub mod taints;
 pub mod version;
 
@@ -56,6 +57,9 @@ pub struct ObjectMeta {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<String>,
 }
+
+/// `v1.LabelHostname`, the node label every kubelet sets to its node's name.
+pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
 
 /// The namespace of an object that names none (or an empty one).
 pub const DEFAULT_NAMESPACE: &str = "default";
@@ -267,7 +271,8 @@ pub struct PodSpec {
     pub volumes: Vec<Volume>,
 }
 
-/// A pod volume, as far as Placement reads it.
+/// A pod volume, as far as Placement reads it: the sources the volume plugins and
+/// `kubectl drain` look at.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Volume {
@@ -275,6 +280,89 @@ pub struct Volume {
     /// `emptyDir: {}` is present-but-empty: kept as a value so presence is seen.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub empty_dir: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub persistent_volume_claim: Option<PersistentVolumeClaimVolumeSource>,
+    /// A generic ephemeral volume: its claim `<pod>-<volume>` is created by the ephemeral
+    /// volume controller from the template.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ephemeral: Option<EphemeralVolumeSource>,
+    // The in-tree disks VolumeRestrictions still checks for conflicts between pods on a node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gce_persistent_disk: Option<GcePersistentDiskVolumeSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aws_elastic_block_store: Option<AwsElasticBlockStoreVolumeSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iscsi: Option<IscsiVolumeSource>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rbd: Option<RbdVolumeSource>,
+}
+
+impl Volume {
+    /// The claim this volume uses in the pod's namespace: its own for a
+    /// `persistentVolumeClaim`, `<pod>-<volume>` for a generic ephemeral one.
+    pub fn claim_name(&self, pod_name: &str) -> Option<std::borrow::Cow<'_, str>> {
+        if let Some(pvc) = &self.persistent_volume_claim {
+            return Some(std::borrow::Cow::Borrowed(pvc.claim_name.as_str()));
+        }
+        self.ephemeral.as_ref().map(|_| std::borrow::Cow::Owned(storage::ephemeral_claim_name(pod_name, &self.name)))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PersistentVolumeClaimVolumeSource {
+    pub claim_name: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EphemeralVolumeSource {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub volume_claim_template: Option<PersistentVolumeClaimTemplate>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PersistentVolumeClaimTemplate {
+    pub metadata: ObjectMeta,
+    pub spec: storage::PersistentVolumeClaimSpec,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GcePersistentDiskVolumeSource {
+    #[serde(rename = "pdName")]
+    pub pd_name: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AwsElasticBlockStoreVolumeSource {
+    #[serde(rename = "volumeID")]
+    pub volume_id: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct IscsiVolumeSource {
+    pub iqn: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RbdVolumeSource {
+    pub monitors: Vec<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub pool: String,
+    pub image: String,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub read_only: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]

@@ -24,7 +24,7 @@ use crate::scheduler::node_search::NodeSearch;
 use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::scheduler::plugins::{
     default_normalized, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
-    pod_topology_spread, taint_toleration,
+    node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions, volume_zone,
 };
 use crate::scheduler::profile::{FilterPlugin, ScorePlugin};
 
@@ -321,6 +321,12 @@ struct PodContext<'a> {
     spread: pod_topology_spread::PreFilterState,
     /// How many bound pods have pod (anti-)affinity terms, when the caller counts them.
     affinity_pods: Option<usize>,
+    /// The volume plugins' states, and which of them PreFilter skipped.
+    volumes: VolumeStates,
+    skip_volume_restrictions: bool,
+    skip_volume_limits: bool,
+    skip_volume_binding: bool,
+    skip_volume_zone: bool,
 }
 
 /// Schedules `pod` onto one of `nodes` (the cluster, in input order).
@@ -454,7 +460,7 @@ pub fn schedule_searching(
         Ok(pre) => pre,
         Err((status, post_filter)) => return pre_filter_rejection(status, nodes, post_filter),
     };
-    let PreFilterOutcome { skipped, restricted, restricting_plugins, wanted_ports, spread, inter_pod } = pre;
+    let PreFilterOutcome { skipped, restricted, restricting_plugins, wanted_ports, spread, inter_pod, volumes } = pre;
 
     let ctx = PodContext {
         pod,
@@ -470,6 +476,11 @@ pub fn schedule_searching(
         inter_pod,
         spread,
         affinity_pods: affinity_pods.map(|c| c.with_affinity),
+        skip_volume_restrictions: skipped.contains(volume_restrictions::NAME),
+        skip_volume_limits: skipped.contains(node_volume_limits::NAME),
+        skip_volume_binding: skipped.contains(volume_binding::NAME),
+        skip_volume_zone: skipped.contains(volume_zone::NAME),
+        volumes,
     };
 
     // Which nodes to evaluate, in cluster order: all, or those a PreFilter result names. The
@@ -693,6 +704,15 @@ struct PreFilterOutcome {
     wanted_ports: Vec<HostPort>,
     spread: pod_topology_spread::PreFilterState,
     inter_pod: inter_pod_affinity::PreFilterState,
+    volumes: VolumeStates,
+}
+
+/// The volume plugins' PreFilter states.
+#[derive(Debug, Clone, Default)]
+struct VolumeStates {
+    restrictions: volume_restrictions::PreFilterState,
+    binding: volume_binding::PreFilterState,
+    zones: Vec<volume_zone::PvTopology>,
 }
 
 /// PreFilter over the profile's plugins in order (`RunPreFilterPlugins`). An unresolvable
@@ -716,30 +736,62 @@ fn run_pre_filters(
         wanted_ports: Vec::new(),
         spread: pod_topology_spread::PreFilterState::default(),
         inter_pod: inter_pod_affinity::PreFilterState::default(),
+        volumes: VolumeStates::default(),
     };
     let mut unschedulable: Option<Status> = None;
+    let storage = cfg.storage.as_deref();
     for filter in cfg.profile.filters.iter().copied() {
-        let (status, names) = match filter {
-            FilterPlugin::NodeName => node_name::pre_filter(spec),
-            FilterPlugin::NodeAffinity => node_affinity::pre_filter(spec, cfg),
-            FilterPlugin::NodePorts => {
-                let (status, ports) = node_ports::pre_filter(spec);
-                out.wanted_ports = ports;
+        let (status, names) = match (filter, storage) {
+            // Storage not modelled: the volume plugins have nothing to read.
+            (
+                FilterPlugin::VolumeRestrictions
+                | FilterPlugin::NodeVolumeLimits
+                | FilterPlugin::VolumeBinding
+                | FilterPlugin::VolumeZone,
+                None,
+            ) => (Status::skip(), None),
+            (FilterPlugin::VolumeRestrictions, Some(storage)) => {
+                let (status, state) = volume_restrictions::pre_filter(pod, storage);
+                out.volumes.restrictions = state;
                 (status, None)
             }
-            FilterPlugin::NodeResourcesFit => (node_resources_fit::pre_filter(spec, cfg), None),
-            FilterPlugin::PodTopologySpread => {
-                let (status, state) = pod_topology_spread::pre_filter(pod, nodes, cfg);
-                out.spread = state;
+            (FilterPlugin::NodeVolumeLimits, Some(_)) => (node_volume_limits::pre_filter(pod), None),
+            (FilterPlugin::VolumeBinding, Some(storage)) => {
+                let (status, state) = volume_binding::pre_filter(pod, storage);
+                out.volumes.binding = state;
                 (status, None)
             }
-            FilterPlugin::InterPodAffinity => {
-                let (status, state) = inter_pod_affinity::pre_filter(pod, nodes, cfg, anti_affinity_pods);
-                out.inter_pod = state;
+            (FilterPlugin::VolumeZone, Some(storage)) => {
+                let (status, zones) = volume_zone::pre_filter(pod, storage);
+                out.volumes.zones = zones;
                 (status, None)
             }
-            // No PreFilter.
-            FilterPlugin::NodeUnschedulable | FilterPlugin::TaintToleration => continue,
+            (filter, _) => match filter {
+                FilterPlugin::NodeName => node_name::pre_filter(spec),
+                FilterPlugin::NodeAffinity => node_affinity::pre_filter(spec, cfg),
+                FilterPlugin::NodePorts => {
+                    let (status, ports) = node_ports::pre_filter(spec);
+                    out.wanted_ports = ports;
+                    (status, None)
+                }
+                FilterPlugin::NodeResourcesFit => (node_resources_fit::pre_filter(spec, cfg), None),
+                FilterPlugin::PodTopologySpread => {
+                    let (status, state) = pod_topology_spread::pre_filter(pod, nodes, cfg);
+                    out.spread = state;
+                    (status, None)
+                }
+                FilterPlugin::InterPodAffinity => {
+                    let (status, state) = inter_pod_affinity::pre_filter(pod, nodes, cfg, anti_affinity_pods);
+                    out.inter_pod = state;
+                    (status, None)
+                }
+                // No PreFilter.
+                FilterPlugin::NodeUnschedulable | FilterPlugin::TaintToleration => continue,
+                FilterPlugin::VolumeRestrictions
+                | FilterPlugin::NodeVolumeLimits
+                | FilterPlugin::VolumeBinding
+                | FilterPlugin::VolumeZone => continue,
+            },
         };
         let name = filter.name();
         match status.code {
@@ -889,6 +941,23 @@ fn run_dynamic_filters(
             }
             FilterPlugin::InterPodAffinity if !ctx.skip_inter_pod => {
                 (inter_pod_affinity::filter(&ctx.inter_pod, ctx.pod, node), Vec::new())
+            }
+            FilterPlugin::VolumeRestrictions if !ctx.skip_volume_restrictions => {
+                (volume_restrictions::filter(&ctx.volumes.restrictions, ctx.pod, node), Vec::new())
+            }
+            FilterPlugin::NodeVolumeLimits if !ctx.skip_volume_limits => match cfg.storage.as_deref() {
+                Some(storage) => (node_volume_limits::filter(ctx.pod, node, storage), Vec::new()),
+                None => continue,
+            },
+            FilterPlugin::VolumeBinding if !ctx.skip_volume_binding => match cfg.storage.as_deref() {
+                Some(storage) => match volume_binding::filter(&ctx.volumes.binding, node, storage) {
+                    Ok(_) => continue,
+                    Err(status) => (status, Vec::new()),
+                },
+                None => continue,
+            },
+            FilterPlugin::VolumeZone if !ctx.skip_volume_zone => {
+                (volume_zone::filter(&ctx.volumes.zones, ctx.pod, node), Vec::new())
             }
             _ => continue,
         };
@@ -1413,7 +1482,7 @@ mod tests {
         let rows: Vec<(&str, Change, bool)> = vec![
             (
                 "another volume",
-                Box::new(|s| s.volumes.push(Volume { name: "kube-api-access-x2".into(), empty_dir: None })),
+                Box::new(|s| s.volumes.push(Volume { name: "kube-api-access-x2".into(), ..Default::default() })),
                 true,
             ),
             ("another cpu request", Box::new(|s| s.containers = pod("2").spec.containers), true),

@@ -90,6 +90,9 @@ pub struct PlacedPod {
     pub required_anti_affinity: Vec<PodAffinityTerm>,
     pub preferred_affinity: Vec<WeightedPodAffinityTerm>,
     pub preferred_anti_affinity: Vec<WeightedPodAffinityTerm>,
+    /// The volumes the volume plugins count or compare: claims, generic ephemeral volumes and
+    /// in-tree disks (empty for most pods).
+    pub volumes: Vec<crate::model::Volume>,
 }
 
 impl PlacedPod {
@@ -134,6 +137,16 @@ impl PlacedPods {
             required_anti_affinity: paa.map(|a| a.required.clone()).unwrap_or_default(),
             preferred_affinity: pa.map(|a| a.preferred.clone()).unwrap_or_default(),
             preferred_anti_affinity: paa.map(|a| a.preferred.clone()).unwrap_or_default(),
+            volumes: spec
+                .volumes
+                .iter()
+                .filter(|v| {
+                    v.persistent_volume_claim.is_some()
+                        || v.ephemeral.is_some()
+                        || crate::scheduler::plugins::volume_restrictions::needs_restrictions_check(v)
+                })
+                .cloned()
+                .collect(),
         }
     }
 
@@ -253,6 +266,11 @@ impl NodeInfo {
     }
 
     /// The pods bound to the node, in binding order.
+    /// The Node object's labels.
+    pub fn node_labels(&self) -> &Labels {
+        &self.node.metadata.labels
+    }
+
     pub fn pods(&self) -> &[PlacedPod] {
         &self.pods
     }
@@ -305,6 +323,10 @@ pub struct SchedulerConfig {
     /// ReplicationControllers), for its system default constraints. Shared: it is the same
     /// for every cycle of a simulation.
     pub spread_listers: std::sync::Arc<crate::scheduler::plugins::pod_topology_spread::Listers>,
+    /// The cluster's claims, volumes, classes and CSINodes, as the volume plugins' listers
+    /// hold them; `None` where storage is not modelled (an input without any storage object,
+    /// the admission policy's node inventory): the volume plugins are then skipped.
+    pub storage: Option<std::sync::Arc<crate::scheduler::storage::Storage>>,
     /// The plugins the cycle runs, their order and weights.
     pub profile: crate::scheduler::profile::Profile,
     /// `percentageOfNodesToScore` (0, the default: adaptive). Read by the cycles of a

@@ -16,6 +16,7 @@ pub mod node_search;
 pub mod plugins;
 pub mod pod_index;
 pub mod profile;
+pub mod storage;
 
 pub use cycle::*;
 pub use node_search::NodeSearch;

@@ -129,6 +129,7 @@ mod tests {
                 required_anti_affinity: Vec::new(),
                 preferred_affinity: Vec::new(),
                 preferred_anti_affinity: Vec::new(),
+                volumes: Vec::new(),
             });
         }
         info

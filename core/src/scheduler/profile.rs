@@ -3,14 +3,16 @@
 //! The cycle in [`crate::scheduler`] iterates these tables; nothing else spells the order or
 //! the weights out.
 //!
-//! Left out, as Placement models no volumes, images or resource claims: VolumeRestrictions,
-//! NodeVolumeLimits, VolumeBinding, VolumeZone and ImageLocality. SchedulingGates (PreEnqueue),
-//! DynamicResources (only its PostFilter text, for pods without claims) and DefaultPreemption
-//! (its PostFilter text) live in the cycle itself.
+//! Left out, as Placement models no images or resource claims: ImageLocality. VolumeBinding's
+//! Score (StorageCapacityScoring) is off in the modelled releases: its PreScore skips it, so it
+//! is not listed among the scores. SchedulingGates (PreEnqueue), DynamicResources (only its
+//! PostFilter text, for pods without claims) and DefaultPreemption (its PostFilter text) live
+//! in the cycle itself. The volume plugins read the cluster's storage objects
+//! ([`crate::scheduler::storage::Storage`], in [`SchedulerConfig`](crate::scheduler::framework::SchedulerConfig)).
 
 use crate::scheduler::plugins::{
     inter_pod_affinity, node_affinity, node_name, node_ports, node_resources_fit, node_unschedulable,
-    pod_topology_spread, taint_toleration,
+    node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions, volume_zone,
 };
 
 /// A Filter plugin of the default profile.
@@ -22,6 +24,10 @@ pub enum FilterPlugin {
     NodeAffinity,
     NodePorts,
     NodeResourcesFit,
+    VolumeRestrictions,
+    NodeVolumeLimits,
+    VolumeBinding,
+    VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
 }
@@ -35,6 +41,10 @@ impl FilterPlugin {
             Self::NodeAffinity => node_affinity::NAME,
             Self::NodePorts => node_ports::NAME,
             Self::NodeResourcesFit => node_resources_fit::NAME,
+            Self::VolumeRestrictions => volume_restrictions::NAME,
+            Self::NodeVolumeLimits => node_volume_limits::NAME,
+            Self::VolumeBinding => volume_binding::NAME,
+            Self::VolumeZone => volume_zone::NAME,
             Self::PodTopologySpread => pod_topology_spread::NAME,
             Self::InterPodAffinity => inter_pod_affinity::NAME,
         }
@@ -107,6 +117,10 @@ pub const DEFAULT_PROFILE: Profile = Profile {
         FilterPlugin::NodeAffinity,
         FilterPlugin::NodePorts,
         FilterPlugin::NodeResourcesFit,
+        FilterPlugin::VolumeRestrictions,
+        FilterPlugin::NodeVolumeLimits,
+        FilterPlugin::VolumeBinding,
+        FilterPlugin::VolumeZone,
         FilterPlugin::PodTopologySpread,
         FilterPlugin::InterPodAffinity,
     ],

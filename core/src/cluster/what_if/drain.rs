@@ -511,7 +511,11 @@ mod tests {
     }
 
     fn with_empty_dir(mut p: Pod) -> Pod {
-        p.spec.volumes.push(Volume { name: "scratch".into(), empty_dir: Some(serde_json::json!({})) });
+        p.spec.volumes.push(Volume {
+            name: "scratch".into(),
+            empty_dir: Some(serde_json::json!({})),
+            ..Default::default()
+        });
         p
     }
 

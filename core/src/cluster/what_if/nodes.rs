@@ -27,8 +27,7 @@ use crate::model::labels::{dns1123_subdomain_errors, label_value_errors, qualifi
 use crate::model::taints::{NO_SCHEDULE, TAINT_NODE_UNSCHEDULABLE};
 use crate::model::{Node, Taint};
 
-/// The `kubernetes.io/hostname` label the kubelet sets to the node's name.
-pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+pub use crate::model::LABEL_HOSTNAME;
 
 /// Why a command could not edit a node, in kubectl's (and the API server's) words.
 ///

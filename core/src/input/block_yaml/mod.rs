@@ -74,7 +74,8 @@ pub enum Prune {
     /// `spec` but `taints` and `unschedulable`; once `kind: Pod` has been read, every child of
     /// `spec` that `PodSpec` does not have (`dnsPolicy`, `securityContext`, ...), in each of
     /// its containers and init containers what `Container` does not have (`env`, probes,
-    /// `volumeMounts`, ...), and in each volume its source unless it is an `emptyDir`. Only
+    /// `volumeMounts`, ...), and in each volume its source unless it is an `emptyDir`, a claim or an in-tree disk
+    /// (`VOLUME_FIELDS`). Only
     /// block mapping entries are skipped (flow values are read). A second `kind` in an object
     /// makes the reader give up. [`remove_unread_fields`] says the same of whole documents.
     ///

@@ -96,8 +96,19 @@ pub(super) const POD_SPEC_FIELDS: [&str; 14] = [
 /// The fields of `crate::model::Container`: `env`, `volumeMounts`, probes, `command` are not.
 pub(super) const CONTAINER_FIELDS: [&str; 5] = ["name", "image", "resources", "ports", "restartPolicy"];
 
-/// The fields of `crate::model::Volume`: its source is read only when it is an `emptyDir`.
-pub(super) const VOLUME_FIELDS: [&str; 2] = ["name", "emptyDir"];
+/// The fields of `crate::model::Volume`: its source is read when it is an `emptyDir`, a
+/// claim (`persistentVolumeClaim`, `ephemeral`) or an in-tree disk VolumeRestrictions checks;
+/// `configMap`, `secret`, `projected` and the like are skipped.
+pub(super) const VOLUME_FIELDS: [&str; 8] = [
+    "name",
+    "emptyDir",
+    "persistentVolumeClaim",
+    "ephemeral",
+    "gcePersistentDisk",
+    "awsElasticBlockStore",
+    "iscsi",
+    "rbd",
+];
 
 /// The fields of `crate::model::Condition`: not its timestamps (`lastProbeTime: null` in
 /// every Pod condition kubectl prints would otherwise make every document go through the

@@ -12,9 +12,13 @@ pub mod node_name;
 pub mod node_ports;
 pub mod node_resources_fit;
 pub mod node_unschedulable;
+pub mod node_volume_limits;
 pub mod pod_topology_spread;
 pub mod scheduling_gates;
 pub mod taint_toleration;
+pub mod volume_binding;
+pub mod volume_restrictions;
+pub mod volume_zone;
 
 /// `framework.MaxNodeScore`.
 pub const MAX_NODE_SCORE: i64 = 100;

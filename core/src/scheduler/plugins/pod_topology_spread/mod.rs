@@ -36,8 +36,7 @@ pub const ERR_REASON_CONSTRAINTS_NOT_MATCH: &str = "node(s) didn't match pod top
 pub const ERR_REASON_NODE_LABEL_NOT_MATCH: &str =
     "node(s) didn't match pod topology spread constraints (missing required label)";
 
-/// `v1.LabelHostname`: scored per node rather than per domain.
-pub const LABEL_HOSTNAME: &str = "kubernetes.io/hostname";
+pub use crate::model::LABEL_HOSTNAME;
 
 pub const DO_NOT_SCHEDULE: &str = "DoNotSchedule";
 pub const SCHEDULE_ANYWAY: &str = "ScheduleAnyway";

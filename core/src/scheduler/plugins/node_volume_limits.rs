@@ -1,0 +1,132 @@
+//! NodeVolumeLimits (`pkg/scheduler/framework/plugins/nodevolumelimits/csi.go`): the CSI
+//! volumes of the pod and of the pods already on the node, counted per driver against the
+//! driver's attach limit in the node's CSINode (`drivers[].allocatable.count`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::model::storage::PersistentVolumeClaim;
+use crate::model::{Pod, Volume};
+use crate::scheduler::framework::{Code, NodeInfo, Status};
+use crate::scheduler::plugins::volume_restrictions::claim_not_found;
+use crate::scheduler::storage::Storage;
+
+pub const NAME: &str = "NodeVolumeLimits";
+/// `ErrReasonMaxVolumeCountExceeded`.
+pub const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED: &str = "node(s) exceed max volume count";
+
+/// `PreFilter`: `Skip` unless the pod has a claim or a generic ephemeral volume (inline
+/// in-tree volumes migrated to CSI are not modelled).
+pub fn pre_filter(pod: &Pod) -> Status {
+    if pod.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some()) {
+        Status::success()
+    } else {
+        Status::skip()
+    }
+}
+
+/// `Filter`.
+pub fn filter(pod: &Pod, node: &NodeInfo, storage: &Storage) -> Status {
+    if pod.spec.volumes.is_empty() {
+        return Status::success();
+    }
+    let namespace = pod.metadata.namespace_or_default();
+    let mut new_volumes: BTreeMap<String, String> = BTreeMap::new();
+    if let Err(missing) =
+        attachable_volumes(&pod.metadata.name, namespace, &pod.spec.volumes, storage, true, &mut new_volumes)
+    {
+        return Status::new(
+            Code::UnschedulableAndUnresolvable,
+            format!("looking up PVC {namespace}/{missing}: {}", claim_not_found(&missing)),
+        );
+    }
+    if new_volumes.is_empty() {
+        return Status::success();
+    }
+    let Some(csi_node) = storage.csi_node(node.name()) else { return Status::success() };
+    let limits: BTreeMap<&str, i64> =
+        csi_node.spec.drivers.iter().filter_map(|d| Some((d.name.as_str(), d.allocatable.as_ref()?.count?))).collect();
+    if limits.is_empty() {
+        return Status::success();
+    }
+    let mut attached: BTreeMap<String, String> = BTreeMap::new();
+    for p in node.pods() {
+        // An existing pod's missing claims are not counted.
+        let _ = attachable_volumes(&p.name, &p.namespace, &p.volumes, storage, false, &mut attached);
+    }
+    let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
+    for (unique, driver) in &attached {
+        new_volumes.remove(unique);
+        *attached_count.entry(driver.as_str()).or_default() += 1;
+    }
+    let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
+    for driver in new_volumes.values() {
+        *new_count.entry(driver.as_str()).or_default() += 1;
+    }
+    for (driver, count) in new_count {
+        let Some(limit) = limits.get(driver) else { continue };
+        let current = attached_count.get(driver).copied().unwrap_or(0);
+        if current + count > *limit {
+            return Status::new(Code::Unschedulable, ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED).with_detail(format!(
+                "CSI driver {driver} allows {limit} volume(s) on this node (CSINode allocatable.count); {current} attached, this pod adds {count}"
+            ));
+        }
+    }
+    Status::success()
+}
+
+/// `filterAttachableVolumes`: each claim's `driver/volumeHandle` to its driver. For a new
+/// pod a missing claim is an error (its name returned); for an existing one it is skipped.
+fn attachable_volumes(
+    pod_name: &str,
+    namespace: &str,
+    volumes: &[Volume],
+    storage: &Storage,
+    new_pod: bool,
+    out: &mut BTreeMap<String, String>,
+) -> Result<(), String> {
+    for v in volumes {
+        let Some(claim_name) = v.claim_name(pod_name) else { continue };
+        let Some(claim) = storage.claim(namespace, &claim_name) else {
+            if new_pod {
+                return Err(claim_name.into_owned());
+            }
+            continue;
+        };
+        if let Some((driver, handle)) = csi_driver_info(claim, storage) {
+            out.insert(format!("{driver}/{handle}"), driver);
+        }
+    }
+    Ok(())
+}
+
+/// `getCSIDriverInfo`: the bound PV's CSI driver and handle; for a claim not bound (or bound
+/// to a PV not found), its class's provisioner and a handle of the claim's own.
+fn csi_driver_info(claim: &PersistentVolumeClaim, storage: &Storage) -> Option<(String, String)> {
+    let pv_name = &claim.spec.volume_name;
+    if !pv_name.is_empty() {
+        if let Some(pv) = storage.volume(pv_name) {
+            // In-tree volumes migrated to CSI are not translated (not modelled).
+            let csi = pv.spec.csi.as_ref()?;
+            return Some((csi.driver.clone(), csi.volume_handle.clone()));
+        }
+    }
+    // `getCSIDriverInfoFromSC`: a claim without a class must be bound before scheduling.
+    let class_name = claim.class();
+    if class_name.is_empty() {
+        return None;
+    }
+    let class = storage.class(class_name)?;
+    if class.provisioner.is_empty() {
+        return None;
+    }
+    // Upstream: a random prefix, then `-<namespace>/<name>`: unique per claim.
+    Some((class.provisioner.clone(), format!("placement-{}/{}", claim.namespace(), claim.metadata.name)))
+}
+
+/// The CSI drivers whose volumes the pod would attach, for the CSI node plugin check.
+pub fn pod_drivers(pod: &Pod, storage: &Storage) -> BTreeSet<String> {
+    let namespace = pod.metadata.namespace_or_default();
+    let mut out = BTreeMap::new();
+    let _ = attachable_volumes(&pod.metadata.name, namespace, &pod.spec.volumes, storage, false, &mut out);
+    out.into_values().collect()
+}

@@ -1,0 +1,351 @@
+//! What the volume plugins' listers and the volume binder's assume cache hold: claims, volumes,
+//! classes, CSINodes, CSIDrivers and CSIStorageCapacities, indexed as the plugins look them up,
+//! and which claims scheduled pods use (the snapshot's `StorageInfos().IsPVCUsedByPods`).
+//!
+//! A simulation changes it as a cluster does when the scheduler binds a pod: a matched PV is
+//! bound to its claim, a WaitForFirstConsumer claim to be provisioned gets the chosen node
+//! (`volume.kubernetes.io/selected-node`), the pod's claims are in use
+//! ([`Storage::assume`]).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::input::documents::StorageObjects;
+use crate::model::storage::{
+    CsiDriver, CsiNode, CsiStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass, ANN_BIND_COMPLETED,
+    ANN_BOUND_BY_CONTROLLER, ANN_SELECTED_NODE,
+};
+use crate::model::{Labels, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, ObjectMeta, PodSpec, Volume};
+
+/// `(namespace, name)` of a claim.
+pub type ClaimKey = (String, String);
+
+/// The storage objects of a cluster as the scheduler's listers see them.
+#[derive(Debug, Clone, Default)]
+pub struct Storage {
+    claims: HashMap<ClaimKey, Arc<PersistentVolumeClaim>>,
+    volumes: HashMap<String, Arc<PersistentVolume>>,
+    /// PV names by class (`pvCache.ListPVs(class)`), in input order.
+    volumes_by_class: HashMap<String, Vec<String>>,
+    classes: HashMap<String, StorageClass>,
+    csi_nodes: HashMap<String, CsiNode>,
+    csi_drivers: HashMap<String, CsiDriver>,
+    capacities: Vec<CsiStorageCapacity>,
+    /// How many pods assigned to nodes use each claim.
+    claims_in_use: HashMap<ClaimKey, usize>,
+    /// The default StorageClass (the newest of those annotated default), for claims created
+    /// without a class.
+    default_class: Option<String>,
+}
+
+impl Storage {
+    /// The listers over what the input holds. Classes get the API server's default binding
+    /// mode (`Immediate`) where they name none.
+    pub fn new(objects: &StorageObjects) -> Self {
+        let mut s = Storage::default();
+        for (_, class) in &objects.classes {
+            let mut class = class.clone();
+            crate::cluster::defaults::default_storage_class(&mut class);
+            s.classes.insert(class.metadata.name.clone(), class);
+        }
+        s.default_class = default_class(objects.classes.iter().map(|(_, c)| c));
+        for (_, pv) in &objects.volumes {
+            s.add_volume(pv.clone());
+        }
+        for (_, claim) in &objects.claims {
+            let key = (claim.namespace().to_string(), claim.metadata.name.clone());
+            s.claims.insert(key, Arc::new(claim.clone()));
+        }
+        for (_, n) in &objects.csi_nodes {
+            s.csi_nodes.insert(n.metadata.name.clone(), n.clone());
+        }
+        for (_, d) in &objects.csi_drivers {
+            s.csi_drivers.insert(d.metadata.name.clone(), d.clone());
+        }
+        s.capacities = objects.capacities.iter().map(|(_, c)| c.clone()).collect();
+        s
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.claims.is_empty() && self.volumes.is_empty() && self.classes.is_empty() && self.csi_nodes.is_empty()
+    }
+
+    fn add_volume(&mut self, pv: PersistentVolume) {
+        let name = pv.metadata.name.clone();
+        if !self.volumes.contains_key(&name) {
+            self.volumes_by_class.entry(pv.class().to_string()).or_default().push(name.clone());
+        }
+        self.volumes.insert(name, Arc::new(pv));
+    }
+
+    pub fn claim(&self, namespace: &str, name: &str) -> Option<&Arc<PersistentVolumeClaim>> {
+        self.claims.get(&(namespace.to_string(), name.to_string()))
+    }
+
+    pub fn volume(&self, name: &str) -> Option<&Arc<PersistentVolume>> {
+        self.volumes.get(name)
+    }
+
+    /// The PVs of `class`, in input order.
+    pub fn volumes_of_class<'s>(&'s self, class: &str) -> impl Iterator<Item = &'s Arc<PersistentVolume>> + 's {
+        self.volumes_by_class.get(class).into_iter().flatten().filter_map(|n| self.volumes.get(n))
+    }
+
+    pub fn class(&self, name: &str) -> Option<&StorageClass> {
+        self.classes.get(name)
+    }
+
+    pub fn csi_node(&self, node: &str) -> Option<&CsiNode> {
+        self.csi_nodes.get(node)
+    }
+
+    pub fn csi_nodes(&self) -> impl Iterator<Item = &CsiNode> {
+        self.csi_nodes.values()
+    }
+
+    pub fn csi_driver(&self, name: &str) -> Option<&CsiDriver> {
+        self.csi_drivers.get(name)
+    }
+
+    pub fn classes(&self) -> impl Iterator<Item = &StorageClass> {
+        self.classes.values()
+    }
+
+    pub fn claims(&self) -> impl Iterator<Item = &Arc<PersistentVolumeClaim>> {
+        self.claims.values()
+    }
+
+    /// `hasEnoughCapacity`: only drivers whose CSIDriver opts in (`storageCapacity: true`) are
+    /// checked, against the CSIStorageCapacities of the class that the node can reach.
+    pub fn has_enough_capacity(
+        &self,
+        provisioner: &str,
+        claim: &PersistentVolumeClaim,
+        class: &str,
+        labels: &Labels,
+    ) -> bool {
+        let Some(size) = claim.spec.resources.requests.get("storage") else { return true };
+        let Some(driver) = self.csi_drivers.get(provisioner) else { return true };
+        if driver.spec.storage_capacity != Some(true) {
+            return true;
+        }
+        self.capacities.iter().any(|c| {
+            c.storage_class_name == class
+                && c.sufficient(size)
+                && c.node_topology.as_ref().is_some_and(|t| {
+                    let path = crate::input::field::FieldPath::root("");
+                    crate::model::labels::Selector::from_label_selector(Some(t), &path).is_ok_and(|s| s.matches(labels))
+                })
+        })
+    }
+
+    /// `IsPVCUsedByPods`: some pod assigned to a node uses the claim.
+    pub fn claim_in_use(&self, namespace: &str, name: &str) -> bool {
+        self.claims_in_use.get(&(namespace.to_string(), name.to_string())).is_some_and(|n| *n > 0)
+    }
+
+    /// The class the DefaultStorageClass admission plugin gives a claim created without one.
+    pub fn default_class(&self) -> Option<&str> {
+        self.default_class.as_deref()
+    }
+
+    /// Creates `claim` unless one of its name exists (the StatefulSet controller and the
+    /// ephemeral volume controller reuse existing claims). A claim without a class gets the
+    /// default one, as the DefaultStorageClass admission plugin does on create. Whether it
+    /// was created.
+    pub fn create_claim(&mut self, mut claim: PersistentVolumeClaim) -> bool {
+        let key = (claim.namespace().to_string(), claim.metadata.name.clone());
+        if self.claims.contains_key(&key) {
+            return false;
+        }
+        if claim.spec.storage_class_name.is_none()
+            && claim.metadata.annotations.get(crate::model::storage::BETA_STORAGE_CLASS_ANNOTATION).is_none()
+        {
+            claim.spec.storage_class_name = self.default_class.clone();
+        }
+        if claim.status.phase.is_empty() {
+            claim.status.phase = "Pending".into();
+        }
+        self.claims.insert(key, Arc::new(claim));
+        true
+    }
+
+    /// Counts the claims of a pod bound to a node (`StorageInfos` as the snapshot builds it).
+    pub fn add_pod(&mut self, metadata: &ObjectMeta, spec: &PodSpec) {
+        let namespace = metadata.namespace_or_default();
+        for v in &spec.volumes {
+            if let Some(pvc) = &v.persistent_volume_claim {
+                *self.claims_in_use.entry((namespace.to_string(), pvc.claim_name.clone())).or_default() += 1;
+            }
+        }
+    }
+
+    /// Takes a pod off its node: its claims are used by one pod fewer.
+    pub fn remove_pod(&mut self, metadata: &ObjectMeta, spec: &PodSpec) {
+        let namespace = metadata.namespace_or_default();
+        for v in &spec.volumes {
+            if let Some(pvc) = &v.persistent_volume_claim {
+                if let Some(n) = self.claims_in_use.get_mut(&(namespace.to_string(), pvc.claim_name.clone())) {
+                    *n = n.saturating_sub(1);
+                }
+            }
+        }
+    }
+
+    /// What Reserve and PreBind leave once the PV controller and the provisioner have done
+    /// their part: each matched PV bound to its claim (both sides, as the PV controller
+    /// completes a binding), each claim to provision annotated with the node and bound to a
+    /// new PV there, and the pod's claims in use.
+    pub fn assume(
+        &mut self,
+        metadata: &ObjectMeta,
+        spec: &PodSpec,
+        node: &str,
+        node_labels: &Labels,
+        bindings: &PodVolumeBindings,
+    ) {
+        for b in &bindings.static_bindings {
+            let Some(claim) = self.claims.get(&b.claim).cloned() else { continue };
+            if let Some(pv) = self.volumes.get(&b.volume).cloned() {
+                let mut pv = (*pv).clone();
+                pv.spec.claim_ref = Some(crate::model::storage::ObjectReference {
+                    kind: "PersistentVolumeClaim".into(),
+                    namespace: claim.namespace().to_string(),
+                    name: claim.metadata.name.clone(),
+                    uid: claim.metadata.uid.clone(),
+                });
+                pv.metadata.annotations.insert(ANN_BOUND_BY_CONTROLLER.into(), "yes".into());
+                pv.status.phase = "Bound".into();
+                self.add_volume(pv);
+            }
+            let mut claim = (*claim).clone();
+            claim.spec.volume_name = b.volume.clone();
+            bind_completed(&mut claim);
+            self.claims.insert(b.claim.clone(), Arc::new(claim));
+        }
+        for key in &bindings.dynamic_provisions {
+            let Some(claim) = self.claims.get(key).cloned() else { continue };
+            let mut claim = (*claim).clone();
+            claim.metadata.annotations.insert(ANN_SELECTED_NODE.into(), node.to_string());
+            let volume = format!("pvc-{}-{}", key.0, key.1);
+            claim.spec.volume_name = volume.clone();
+            bind_completed(&mut claim);
+            let class = claim.class().to_string();
+            let pv = PersistentVolume {
+                metadata: ObjectMeta {
+                    name: volume,
+                    annotations: [("pv.kubernetes.io/provisioned-by".to_string(), self.provisioner_of(&class))]
+                        .into_iter()
+                        .collect(),
+                    ..Default::default()
+                },
+                spec: crate::model::storage::PersistentVolumeSpec {
+                    capacity: claim.spec.resources.requests.clone(),
+                    access_modes: claim.spec.access_modes.clone(),
+                    claim_ref: Some(crate::model::storage::ObjectReference {
+                        kind: "PersistentVolumeClaim".into(),
+                        namespace: key.0.clone(),
+                        name: key.1.clone(),
+                        uid: claim.metadata.uid.clone(),
+                    }),
+                    storage_class_name: class.clone(),
+                    node_affinity: self.provisioned_affinity(&class, node, node_labels),
+                    volume_mode: claim.spec.volume_mode.clone(),
+                    ..Default::default()
+                },
+                status: crate::model::storage::PersistentVolumeStatus { phase: "Bound".into() },
+            };
+            self.add_volume(pv);
+            self.claims.insert(key.clone(), Arc::new(claim));
+        }
+        self.add_pod(metadata, spec);
+    }
+
+    fn provisioner_of(&self, class: &str) -> String {
+        self.classes.get(class).map(|c| c.provisioner.clone()).unwrap_or_default()
+    }
+
+    /// The node affinity a CSI provisioner gives the volume it creates for a pod on `node`:
+    /// the node's values of the topology keys its driver registered on the node (the CSINode's
+    /// `drivers[].topologyKeys`, which the external-provisioner copies into the PV's
+    /// `nodeAffinity`); none where the driver registered none (network storage reachable from
+    /// every node) or the node has no CSINode.
+    fn provisioned_affinity(
+        &self,
+        class: &str,
+        node: &str,
+        labels: &Labels,
+    ) -> Option<crate::model::storage::VolumeNodeAffinity> {
+        let driver = self.classes.get(class)?.provisioner.as_str();
+        let keys = &self.csi_nodes.get(node)?.spec.drivers.iter().find(|d| d.name == driver)?.topology_keys;
+        let expressions: Vec<NodeSelectorRequirement> = keys
+            .iter()
+            .filter_map(|k| {
+                let v = labels.get(k)?;
+                Some(NodeSelectorRequirement { key: k.clone(), operator: "In".into(), values: vec![v.clone()] })
+            })
+            .collect();
+        if expressions.is_empty() {
+            return None;
+        }
+        Some(crate::model::storage::VolumeNodeAffinity {
+            required: Some(NodeSelector {
+                node_selector_terms: vec![NodeSelectorTerm {
+                    match_expressions: expressions,
+                    match_fields: Vec::new(),
+                }],
+            }),
+        })
+    }
+}
+
+fn bind_completed(claim: &mut PersistentVolumeClaim) {
+    claim.metadata.annotations.insert(ANN_BIND_COMPLETED.into(), "yes".into());
+    claim.metadata.annotations.insert(ANN_BOUND_BY_CONTROLLER.into(), "yes".into());
+    claim.status.phase = "Bound".into();
+}
+
+/// `GetDefaultClass`: of the classes annotated default, the newest (by creation time, then
+/// name, as the admission plugin sorts them since 1.28).
+fn default_class<'a>(classes: impl Iterator<Item = &'a StorageClass>) -> Option<String> {
+    let mut defaults: Vec<&StorageClass> = classes.filter(|c| c.is_default()).collect();
+    defaults.sort_by(|a, b| {
+        b.metadata
+            .creation_timestamp
+            .cmp(&a.metadata.creation_timestamp)
+            .then_with(|| a.metadata.name.cmp(&b.metadata.name))
+    });
+    defaults.first().map(|c| c.metadata.name.clone())
+}
+
+/// The volume binding decisions for a pod on its chosen node (`PodVolumes`): claims to bind
+/// to existing PVs, and claims to provision there.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PodVolumeBindings {
+    pub static_bindings: Vec<StaticBinding>,
+    pub dynamic_provisions: Vec<ClaimKey>,
+}
+
+impl PodVolumeBindings {
+    pub fn is_empty(&self) -> bool {
+        self.static_bindings.is_empty() && self.dynamic_provisions.is_empty()
+    }
+}
+
+/// A claim to bind to a PV.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StaticBinding {
+    pub claim: ClaimKey,
+    pub volume: String,
+}
+
+/// The claims a pod's volumes name, in volume order: `(volume, claim name, ephemeral)`.
+pub fn pod_claims<'p>(
+    pod_name: &'p str,
+    volumes: &'p [Volume],
+) -> impl Iterator<Item = (&'p Volume, String, bool)> + 'p {
+    volumes.iter().filter_map(move |v| {
+        let name = v.claim_name(pod_name)?;
+        Some((v, name.into_owned(), v.ephemeral.is_some()))
+    })
+}
