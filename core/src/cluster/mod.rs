@@ -14,6 +14,7 @@
 
 pub mod changes;
 pub mod controllers;
+pub mod csi_node_plugins;
 pub mod daemonset;
 pub mod defaults;
 pub mod pools;

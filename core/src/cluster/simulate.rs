@@ -13,6 +13,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::cluster::controllers::{self, PodOwner};
+use crate::cluster::csi_node_plugins::{self, CannotMount};
 use crate::cluster::daemonset::{self, Blocker};
 use crate::cluster::defaults::{self, api_defaults, default_toleration_seconds};
 use crate::cluster::snapshot::{self, Ownership, Role};
@@ -195,6 +196,10 @@ pub struct PodReport {
     /// scheduled what each claim is bound to.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<ClaimUse>,
+    /// Claims the pod cannot mount where it went: their CSI driver's node plugin does not run
+    /// on the node (the scheduler does not check it; the pod stays ContainerCreating).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cannot_mount: Vec<CannotMount>,
 }
 
 /// A claim a pod uses: bound to a PV (`pv`), or to be provisioned for the node the pod went to
@@ -212,12 +217,28 @@ pub struct ClaimUse {
 
 impl PodReport {
     pub fn scheduled(name: String, node: impl Into<Arc<str>>) -> Self {
-        Self { name, node: Some(node.into()), message: None, not_attempted: None, snapshot: None, claims: Vec::new() }
+        Self {
+            name,
+            node: Some(node.into()),
+            message: None,
+            not_attempted: None,
+            snapshot: None,
+            claims: Vec::new(),
+            cannot_mount: Vec::new(),
+        }
     }
 
     /// Pending; `message` is the FailedScheduling message when a cycle ran.
     pub fn pending(name: String, message: Option<String>) -> Self {
-        Self { name, node: None, message, not_attempted: None, snapshot: None, claims: Vec::new() }
+        Self {
+            name,
+            node: None,
+            message,
+            not_attempted: None,
+            snapshot: None,
+            claims: Vec::new(),
+            cannot_mount: Vec::new(),
+        }
     }
 
     /// Whether the pod counts for its controller: neither finished, terminating nor deleted.
@@ -1009,6 +1030,75 @@ impl<'a> Simulation<'a> {
         }
         self.reports = slots.into_values().collect();
         self.check_no_execute();
+        self.check_mounts(manifests);
+    }
+
+    /// The CSI node plugin check ([`csi_node_plugins`]) over every placed pod with claims.
+    fn check_mounts(&mut self, manifests: &Manifests) {
+        let Some(storage) = self.cfg.storage.clone() else { return };
+        let registrars = csi_node_plugins::registrars(manifests);
+        // Where each DaemonSet's pods are, from its report: `Some(true)` a pod is placed on
+        // the node, `Some(false)` its pod for the node is pending, `None` it has none there.
+        let mut daemon_nodes: BTreeMap<(String, String), BTreeMap<String, bool>> = BTreeMap::new();
+        for r in self.reports.iter().filter(|r| r.kind == "DaemonSet") {
+            let nodes = daemon_nodes.entry((r.namespace.clone(), r.name.clone())).or_default();
+            for p in r.pods.iter().filter(|p| p.is_active()) {
+                match &p.node {
+                    Some(n) => {
+                        nodes.insert(n.to_string(), true);
+                    }
+                    None => {
+                        if let Some(n) = p.name.strip_prefix(&format!("{}-", r.name)) {
+                            nodes.entry(n.to_string()).or_insert(false);
+                        }
+                    }
+                }
+            }
+        }
+        let runs_on = |ds: &Workload, node: &str| -> Option<bool> {
+            daemon_nodes.get(&(ds.namespace.clone(), ds.name.clone())).and_then(|n| n.get(node).copied())
+        };
+        let mut problems: Vec<(usize, usize, Vec<CannotMount>)> = Vec::new();
+        for (ri, r) in self.reports.iter().enumerate() {
+            for (pi, p) in r.pods.iter().enumerate() {
+                let Some(node_name) = &p.node else { continue };
+                if p.claims.is_empty() || !p.is_active() {
+                    continue;
+                }
+                let Some(node) = self.index.get(&**node_name).and_then(|&i| self.nodes.get(i)).map(NodeInfo::node)
+                else {
+                    continue;
+                };
+                let mut found = Vec::new();
+                for c in &p.claims {
+                    let Some(driver) = csi_node_plugins::claim_driver(&storage, &r.namespace, &c.claim) else {
+                        continue;
+                    };
+                    if !csi_node_plugins::known_driver(&storage, &registrars, &driver) {
+                        continue;
+                    }
+                    let missing =
+                        csi_node_plugins::missing_reason(&storage, &registrars, &driver, node, &self.cfg, &runs_on);
+                    if let Some((daemon_set, reason)) = missing {
+                        found.push(CannotMount {
+                            claim: c.claim.clone(),
+                            driver,
+                            node: node_name.to_string(),
+                            daemon_set,
+                            reason,
+                        });
+                    }
+                }
+                if !found.is_empty() {
+                    problems.push((ri, pi, found));
+                }
+            }
+        }
+        for (ri, pi, found) in problems {
+            if let Some(p) = self.reports.get_mut(ri).and_then(|r| r.pods.get_mut(pi)) {
+                p.cannot_mount = found;
+            }
+        }
     }
 
     /// Existing pods a controller deletes before anything else happens, and why: an old

@@ -154,6 +154,38 @@ fn pods_text(out: &mut String, pods: &[PodReport], opts: &Options) {
             let _ = writeln!(out, "  ... and {count} more {what}");
         }
     }
+    claims_text(out, pods, opts);
+}
+
+/// The pods' claims and what they bind to (the first [`CLAIM_LINES`] pods with claims, every
+/// one with `-v`), then every claim a pod cannot mount where it went.
+fn claims_text(out: &mut String, pods: &[PodReport], opts: &Options) {
+    let with_claims: Vec<&PodReport> = pods.iter().filter(|p| !p.claims.is_empty()).collect();
+    let shown = if opts.verbose { with_claims.len() } else { CLAIM_LINES };
+    for p in with_claims.iter().take(shown) {
+        let uses: Vec<String> = p.claims.iter().map(claim_text).collect();
+        let _ = writeln!(out, "  {} claims: {}", p.name, uses.join(", "));
+    }
+    if with_claims.len() > shown {
+        let _ = writeln!(out, "  ... and {} more pod(s) with claims (-v lists them)", with_claims.len() - shown);
+    }
+    for p in pods {
+        for c in &p.cannot_mount {
+            let _ = writeln!(out, "  Warning: {} {}", p.name, c.text());
+        }
+    }
+}
+
+/// How many pods' claims the text lists without `-v`.
+const CLAIM_LINES: usize = 10;
+
+/// `data-db-0 -> PersistentVolume pv-db-0`, `-> provisioned on node-b`, or the claim alone.
+fn claim_text(c: &crate::cluster::simulate::ClaimUse) -> String {
+    match (&c.pv, &c.provision_on) {
+        (Some(pv), _) => format!("{} -> PersistentVolume {pv}", c.claim),
+        (None, Some(node)) => format!("{} -> provisioned on {node}", c.claim),
+        (None, None) => format!("{} (not bound)", c.claim),
+    }
 }
 
 /// Every workload's fixes, alike ones merged ([`grouping::merge_fixes`]), and which are the
@@ -293,6 +325,11 @@ pub fn markdown_with(report: &Report, opts: &Options) -> String {
         }
         for p in w.pods.iter().filter(|p| p.node.is_none() && p.is_active()).take(1) {
             let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.pending_text());
+        }
+        for p in &w.pods {
+            for c in &p.cannot_mount {
+                let _ = writeln!(out, "> **Warning:** `{}` {}\n", p.name, c.text());
+            }
         }
         for p in w.pods.iter().filter(|p| p.snapshot.as_ref().is_some_and(|s| s.message_differs)) {
             let snapshot = p.snapshot.as_ref().and_then(|s| s.message.as_deref()).unwrap_or_default();
