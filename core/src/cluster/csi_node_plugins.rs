@@ -90,9 +90,8 @@ pub fn claim_driver(storage: &Storage, namespace: &str, claim: &str) -> Option<S
         if let Some(csi) = &pv.spec.csi {
             return Some(csi.driver.clone());
         }
-        if pv.metadata.annotations.get("pv.kubernetes.io/provisioned-by").is_none() {
-            return None;
-        }
+        // A PV of an in-tree plugin: not a CSI driver's, unless provisioned by one.
+        pv.metadata.annotations.get("pv.kubernetes.io/provisioned-by")?;
     }
     let provisioner = &storage.class(claim.class())?.provisioner;
     (!provisioner.is_empty()).then(|| provisioner.clone())
@@ -161,9 +160,12 @@ mod tests {
     use super::*;
     use crate::model::EnvVar;
 
+    /// `(name, args, env, want)`.
+    type Case = (&'static str, Vec<&'static str>, Vec<(&'static str, &'static str)>, Option<&'static str>);
+
     #[test]
     fn registration_paths() {
-        let cases: [(&str, Vec<&str>, Vec<(&str, &str)>, Option<&str>); 4] = [
+        let cases: [Case; 4] = [
             (
                 "literal path",
                 vec![
