@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::cluster::daemonset::{Blocker, DaemonNodeCheck};
 use crate::input::documents::{Manifests, Workload, WorkloadKind};
-use crate::model::{Container, Node};
+use crate::model::Node;
 use crate::scheduler::framework::SchedulerConfig;
 use crate::scheduler::storage::Storage;
 
@@ -56,12 +56,28 @@ impl CannotMount {
 const PLUGINS_DIR: &str = "/var/lib/kubelet/plugins/";
 const REGISTRATION_FLAG: &str = "--kubelet-registration-path=";
 
+/// A container as the registration check reads it.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct RegistrarContainer {
+    pub args: Vec<String>,
+    pub env: Vec<EnvVar>,
+}
+
+/// An environment variable with a literal value (`valueFrom` is not read).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct EnvVar {
+    pub name: String,
+    pub value: String,
+}
+
 /// The CSI driver a container registers, read from a node-driver-registrar's
 /// `--kubelet-registration-path` (literal, or `$(VAR)` of the container's env).
-pub fn registered_driver(container: &Container) -> Option<String> {
-    let arg = container.args.iter().find_map(|a| a.strip_prefix(REGISTRATION_FLAG))?;
+pub fn registered_driver(args: &[String], env: &[EnvVar]) -> Option<String> {
+    let arg = args.iter().find_map(|a| a.strip_prefix(REGISTRATION_FLAG))?;
     let path = match arg.strip_prefix("$(").and_then(|a| a.strip_suffix(')')) {
-        Some(var) => container.env.iter().find(|e| e.name == var)?.value.as_str(),
+        Some(var) => env.iter().find(|e| e.name == var)?.value.as_str(),
         None => arg,
     };
     let rest = path.strip_prefix(PLUGINS_DIR)?;
@@ -73,9 +89,8 @@ pub fn registered_driver(container: &Container) -> Option<String> {
 pub fn registrars(manifests: &Manifests) -> BTreeMap<String, Vec<&Workload>> {
     let mut out: BTreeMap<String, Vec<&Workload>> = BTreeMap::new();
     for w in manifests.workloads.iter().filter(|w| w.kind == WorkloadKind::DaemonSet) {
-        let spec = &w.template.spec;
-        for driver in spec.containers.iter().chain(&spec.init_containers).filter_map(registered_driver) {
-            out.entry(driver).or_default().push(w);
+        for driver in &w.state.csi_drivers {
+            out.entry(driver.clone()).or_default().push(w);
         }
     }
     out
@@ -158,7 +173,6 @@ pub fn missing_reason(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::EnvVar;
 
     /// `(name, args, env, want)`.
     type Case = (&'static str, Vec<&'static str>, Vec<(&'static str, &'static str)>, Option<&'static str>);
@@ -185,12 +199,9 @@ mod tests {
             ("unresolved variable", vec!["--kubelet-registration-path=$(NOPE)"], vec![], None),
         ];
         for (name, args, env, want) in cases {
-            let c = Container {
-                args: args.into_iter().map(String::from).collect(),
-                env: env.into_iter().map(|(n, v)| EnvVar { name: n.into(), value: v.into() }).collect(),
-                ..Default::default()
-            };
-            assert_eq!(registered_driver(&c).as_deref(), want, "{name}");
+            let args: Vec<String> = args.into_iter().map(String::from).collect();
+            let env: Vec<EnvVar> = env.into_iter().map(|(n, v)| EnvVar { name: n.into(), value: v.into() }).collect();
+            assert_eq!(registered_driver(&args, &env).as_deref(), want, "{name}");
         }
     }
 }

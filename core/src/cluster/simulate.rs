@@ -1757,7 +1757,7 @@ impl<'a> Simulation<'a> {
         }
         let Some(info) = self.nodes.get(i) else { return Vec::new() };
         let pod = Pod { metadata: metadata.clone(), spec: spec.clone(), status: Default::default() };
-        let (status, state) = volume_binding::pre_filter(&pod, storage);
+        let (status, state) = volume_binding::pre_filter(&pod, storage, &self.cfg.gates);
         let bindings = match status.code {
             Code::Success => volume_binding::filter(&state, info, storage).unwrap_or_default(),
             _ => Default::default(),
@@ -1887,8 +1887,8 @@ fn claim_uses(pod: &Pod, storage: &Storage) -> Vec<ClaimUse> {
         .map(|(_, name, _)| {
             let claim = storage.claim(namespace, &name);
             let pv = claim.filter(|c| c.is_fully_bound()).map(|c| c.spec.volume_name.clone());
-            let provisioned = pv.as_deref().and_then(|v| storage.volume(v)).is_some_and(|v| v.metadata.uid.is_empty());
-            let provision_on = claim.and_then(|c| c.selected_node()).filter(|_| pv.is_none() || provisioned);
+            let provision_on =
+                claim.and_then(|c| c.selected_node()).filter(|_| storage.provisioned_here(namespace, &name));
             match provision_on {
                 Some(node) => ClaimUse { claim: name, pv: None, provision_on: Some(node.to_string()) },
                 None => ClaimUse { claim: name, pv, provision_on: None },

@@ -21,7 +21,9 @@ use crate::model::taints::{
 };
 use crate::model::{NodeSelectorRequirement, NodeSelectorTerm, Pod, PodSpec, Taint, Toleration};
 use crate::scheduler::framework::{NodeInfo, SchedulerConfig};
-use crate::scheduler::plugins::{node_affinity, node_ports, node_resources_fit, node_unschedulable, taint_toleration};
+use crate::scheduler::plugins::{
+    node_affinity, node_ports, node_resources_fit, node_unschedulable, node_volume_limits, taint_toleration,
+};
 use crate::scheduler::{schedule, NodeVerdict, ScheduleResult};
 
 /// How many alternative per-node fixes to offer for one workload.
@@ -232,6 +234,9 @@ pub fn suggest(
     if let Some(f) = capacity_fix(&resource_blocked, nodes).or_else(|| too_big(&resource_blocked)) {
         fixes.push(f);
     }
+    if let Some(f) = volume_limit_fix(pod, result, nodes, cfg) {
+        fixes.push(f);
+    }
     if let Some(f) = repair_fix(&repair) {
         fixes.push(f);
     }
@@ -421,6 +426,38 @@ fn capacity_fix(blocked: &[&NodeVerdict], nodes: &[NodeInfo]) -> Option<Fix> {
         per_node: u32::try_from(per_node).unwrap_or(u32::MAX),
         count: 0,
         per_pod: v.insufficient.iter().map(|r| (r.resource_name.clone(), r.requested)).collect(),
+    };
+    Some(f)
+}
+
+/// "Add nodes like N" for a pod whose volumes reach nodes that are at their CSI attach limit
+/// (NodeVolumeLimits, so every filter before it passed there: the right zone, room for the
+/// pod): a copy of such a node takes `limit / volumes` of the pending pods. Raising the limit
+/// is no fix: it is what the node type can attach.
+fn volume_limit_fix(pod: &Pod, result: &ScheduleResult, nodes: &[NodeInfo], cfg: &SchedulerConfig) -> Option<Fix> {
+    let storage = cfg.storage.as_deref()?;
+    let v = result.verdicts.iter().find(|v| v.status.plugin == Some(node_volume_limits::NAME))?;
+    let node = nodes.iter().find(|n| n.name() == &*v.node)?;
+    let drivers = node_volume_limits::pod_drivers(pod, storage);
+    let driver = drivers.first()?;
+    let limit = storage.csi_node(node.name())?.limit(driver)?;
+    let volumes = i64::try_from(drivers.len()).unwrap_or(1).max(1);
+    let resource = format!("CSI volume(s) of {driver}");
+    let mut f = Fix::new(
+        node_volume_limits::NAME,
+        FixKind::Capacity,
+        format!(
+            "the nodes this pod's volumes can use are at {driver}'s attach limit ({limit}): add nodes like {}",
+            v.node
+        ),
+    );
+    f.pool = pool_of(node.node());
+    f.nodes = vec![v.node.to_string()];
+    f.remedy = Remedy::AddNodes {
+        like: v.node.to_string(),
+        per_node: u32::try_from(limit / volumes).unwrap_or(u32::MAX),
+        count: 0,
+        per_pod: vec![(resource, volumes)],
     };
     Some(f)
 }

@@ -651,6 +651,9 @@ pub struct ControllerState {
     /// A StatefulSet's `volumeClaimTemplates`: replica `i` uses claim
     /// `<template>-<statefulset>-<i>`, created from the template unless it exists.
     pub claim_templates: Vec<PersistentVolumeClaim>,
+    /// The CSI drivers a DaemonSet's node-driver-registrar registers with the kubelet
+    /// ([`crate::cluster::csi_node_plugins`]).
+    pub csi_drivers: Vec<String>,
 }
 
 impl Workload {
@@ -779,6 +782,26 @@ struct ControllerSpec {
     selector: Option<LabelSelector>,
     pod_management_policy: Option<String>,
     volume_claim_templates: Vec<PersistentVolumeClaim>,
+}
+
+/// What a DaemonSet's template says of CSI registration: its containers' args and literal env.
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct RegistrarSpec {
+    template: RegistrarTemplate,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct RegistrarTemplate {
+    spec: RegistrarPodSpec,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct RegistrarPodSpec {
+    containers: Vec<crate::cluster::csi_node_plugins::RegistrarContainer>,
+    init_containers: Vec<crate::cluster::csi_node_plugins::RegistrarContainer>,
 }
 
 /// A ReplicationController's spec: its selector is a plain label map.
@@ -1159,8 +1182,8 @@ pub(super) fn streamed(text: &str, source: &str, prune: Prune) -> Streamed {
 
 /// How documents become typed objects.
 trait Decoding {
-    /// What documents are read into.
-    type Tree;
+    /// What documents are read into (cloned to read a DaemonSet twice: its registrars).
+    type Tree: Clone;
     type Error: From<InputError>;
     fn decode<T: DeserializeOwned>(value: Self::Tree, doc: &DocRef) -> Result<T, Self::Error>;
 }
@@ -1343,6 +1366,18 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
             (metadata, 1, template, None)
         }
         WorkloadKind::DaemonSet | WorkloadKind::Deployment | WorkloadKind::ReplicaSet | WorkloadKind::StatefulSet => {
+            if kind == WorkloadKind::DaemonSet {
+                // The registrar's arguments are read for DaemonSets only: the model's
+                // containers do not keep `args` and `env` (a snapshot's 100,000 pods have them).
+                let r: Envelope<RegistrarSpec, serde::de::IgnoredAny> = D::decode(value.clone(), &doc)?;
+                let spec = r.spec.template.spec;
+                state.csi_drivers = spec
+                    .containers
+                    .iter()
+                    .chain(&spec.init_containers)
+                    .filter_map(|c| crate::cluster::csi_node_plugins::registered_driver(&c.args, &c.env))
+                    .collect();
+            }
             let e: Envelope<ControllerSpec, serde::de::IgnoredAny> = D::decode(value, &doc)?;
             state.parallel = e.spec.pod_management_policy.as_deref() == Some("Parallel");
             if kind == WorkloadKind::StatefulSet {
@@ -1372,6 +1407,7 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
                     .any(|c| (c.type_ == "Complete" || c.type_ == "Failed") && c.status == "True"),
                 parallel: false,
                 claim_templates: Vec::new(),
+                csi_drivers: Vec::new(),
             };
             (e.metadata, n, e.spec.template, e.spec.selector)
         }

@@ -385,21 +385,6 @@ pub struct Container {
     /// `Always` on an init container makes it a restartable sidecar.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
-    /// Read for a CSI node plugin's registrar (`--kubelet-registration-path=...`); a
-    /// snapshot's Pods are read without them (the reader skips them).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub args: Vec<String>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub env: Vec<EnvVar>,
-}
-
-/// An environment variable with a literal value (`valueFrom` is not read).
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct EnvVar {
-    pub name: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub value: String,
 }
 
 impl Container {

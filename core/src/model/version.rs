@@ -102,6 +102,9 @@ pub struct FeatureGates {
     /// default profile, just before DefaultPreemption. For a pod without resource claims it
     /// changes only the FailedScheduling message (its PostFilter text).
     pub dynamic_resource_allocation: bool,
+    /// KEP-3751, GA and on from 1.34 (beta, off, in 1.31-1.33): VolumeBinding matches a claim
+    /// only to PVs of the same `volumeAttributesClassName` (`FindMatchingVolume`'s `vacEnabled`).
+    pub volume_attributes_class: bool,
 }
 
 impl FeatureGates {
@@ -112,6 +115,7 @@ impl FeatureGates {
             sidecar_containers: v.at_least(1, 29),
             dra_extended_resource: false,
             dynamic_resource_allocation: v.at_least(1, 34),
+            volume_attributes_class: v.at_least(1, 34),
         }
     }
 
@@ -123,6 +127,7 @@ impl FeatureGates {
             "SidecarContainers" => self.sidecar_containers = value,
             "DRAExtendedResource" => self.dra_extended_resource = value,
             "DynamicResourceAllocation" => self.dynamic_resource_allocation = value,
+            "VolumeAttributesClass" => self.volume_attributes_class = value,
             other => return Err(VersionError::UnknownGate { name: other.to_string() }),
         }
         Ok(())

@@ -757,7 +757,7 @@ fn run_pre_filters(
             }
             (FilterPlugin::NodeVolumeLimits, Some(_)) => (node_volume_limits::pre_filter(pod), None),
             (FilterPlugin::VolumeBinding, Some(storage)) => {
-                let (status, state) = volume_binding::pre_filter(pod, storage);
+                let (status, state) = volume_binding::pre_filter(pod, storage, &cfg.gates);
                 out.volumes.binding = state;
                 (status, None)
             }

@@ -33,6 +33,8 @@ pub struct Storage {
     capacities: Vec<CsiStorageCapacity>,
     /// How many pods assigned to nodes use each claim.
     claims_in_use: HashMap<ClaimKey, usize>,
+    /// The claims the simulation provisioned (for the node in their `selected-node`).
+    provisioned: std::collections::HashSet<ClaimKey>,
     /// The default StorageClass (the newest of those annotated default), for claims created
     /// without a class.
     default_class: Option<String>,
@@ -139,6 +141,12 @@ impl Storage {
         })
     }
 
+    /// Whether the simulation provisioned the claim's volume (rather than binding it to a PV
+    /// of the input).
+    pub fn provisioned_here(&self, namespace: &str, name: &str) -> bool {
+        self.provisioned.contains(&(namespace.to_string(), name.to_string()))
+    }
+
     /// `IsPVCUsedByPods`: some pod assigned to a node uses the claim.
     pub fn claim_in_use(&self, namespace: &str, name: &str) -> bool {
         self.claims_in_use.get(&(namespace.to_string(), name.to_string())).is_some_and(|n| *n > 0)
@@ -231,12 +239,19 @@ impl Storage {
             claim.spec.volume_name = volume.clone();
             bind_completed(&mut claim);
             let class = claim.class().to_string();
+            let provisioner = self.provisioner_of(&class);
+            // A CSI driver's volume (in-tree provisioners are named `kubernetes.io/...`):
+            // counted against the driver's attach limit on the node from now on.
+            let csi = (!provisioner.is_empty() && !provisioner.starts_with("kubernetes.io/")).then(|| {
+                crate::model::storage::CsiPersistentVolumeSource {
+                    driver: provisioner.clone(),
+                    volume_handle: volume.clone(),
+                }
+            });
             let pv = PersistentVolume {
                 metadata: ObjectMeta {
                     name: volume,
-                    annotations: [("pv.kubernetes.io/provisioned-by".to_string(), self.provisioner_of(&class))]
-                        .into_iter()
-                        .collect(),
+                    annotations: [("pv.kubernetes.io/provisioned-by".to_string(), provisioner)].into_iter().collect(),
                     ..Default::default()
                 },
                 spec: crate::model::storage::PersistentVolumeSpec {
@@ -251,12 +266,14 @@ impl Storage {
                     storage_class_name: class.clone(),
                     node_affinity: self.provisioned_affinity(&class, node, node_labels),
                     volume_mode: claim.spec.volume_mode.clone(),
+                    csi,
                     ..Default::default()
                 },
                 status: crate::model::storage::PersistentVolumeStatus { phase: "Bound".into() },
             };
             self.add_volume(pv);
             self.claims.insert(key.clone(), Arc::new(claim));
+            self.provisioned.insert(key.clone());
         }
         self.add_pod(metadata, spec);
     }

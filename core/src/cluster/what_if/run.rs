@@ -245,6 +245,9 @@ fn apply(
         WhatIf::AddNodes { count, like } => {
             let added = nodes::add_like(&node_refs(m), like, *count)?;
             outcome.output.extend(nodes::created(&added).iter().map(ToString::to_string));
+            // The kubelet of a node like `like` registers the same CSI node plugins, with the
+            // same attach limits: its CSINode is copied too.
+            let csi_node = m.storage.csi_nodes.iter().find(|(_, n)| n.metadata.name == *like).map(|(_, n)| n.clone());
             for node in added {
                 let doc = DocRef {
                     index: m.nodes.len() + 1,
@@ -253,6 +256,16 @@ fn apply(
                     namespace: None,
                     name: node.metadata.name.clone(),
                 };
+                if let Some(template) = &csi_node {
+                    let mut copy = template.clone();
+                    copy.metadata.name = node.metadata.name.clone();
+                    copy.metadata.uid = String::new();
+                    for d in &mut copy.spec.drivers {
+                        d.node_id = node.metadata.name.clone();
+                    }
+                    let doc = DocRef { kind: "CSINode".into(), ..doc.clone() };
+                    m.storage.csi_nodes.push((doc, copy));
+                }
                 m.nodes.push((doc, Arc::new(node)));
             }
         }

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::model::quantity::Quantity;
 use crate::model::storage::{PersistentVolume, PersistentVolumeClaim, PV_AVAILABLE};
+use crate::model::version::FeatureGates;
 use crate::model::Pod;
 use crate::scheduler::framework::{Code, NodeInfo, Status};
 use crate::scheduler::storage::{ClaimKey, PodVolumeBindings, StaticBinding, Storage};
@@ -55,7 +56,7 @@ impl PreFilterState {
 }
 
 /// `PreFilter` (`podHasPVCs`, `GetPodVolumeClaims`).
-pub fn pre_filter(pod: &Pod, storage: &Storage) -> (Status, PreFilterState) {
+pub fn pre_filter(pod: &Pod, storage: &Storage, gates: &FeatureGates) -> (Status, PreFilterState) {
     let namespace = pod.metadata.namespace_or_default();
     let unresolvable =
         |reason: String| (Status::new(Code::UnschedulableAndUnresolvable, reason), PreFilterState::default());
@@ -94,7 +95,7 @@ pub fn pre_filter(pod: &Pod, storage: &Storage) -> (Status, PreFilterState) {
         // `IsDelayBindingMode`: no class, or a class not found, binds immediately.
         let delayed = storage.class(claim.class()).is_some_and(|c| c.waits_for_first_consumer());
         if delayed && claim.spec.volume_name.is_empty() {
-            let (pre_bound, candidates) = candidates(&claim, storage);
+            let (pre_bound, candidates) = candidates(&claim, storage, gates.volume_attributes_class);
             state.delayed.push(DelayedClaim { claim, pre_bound, candidates });
         } else {
             // Pre-bound claims (`volumeName` set, binding not completed) are treated as
@@ -119,6 +120,7 @@ pub fn pre_filter(pod: &Pod, storage: &Storage) -> (Status, PreFilterState) {
 fn candidates(
     claim: &PersistentVolumeClaim,
     storage: &Storage,
+    attributes_class: bool,
 ) -> (Option<Arc<PersistentVolume>>, Vec<Arc<PersistentVolume>>) {
     let requested = claim.requested_storage();
     let class = claim.class();
@@ -158,8 +160,9 @@ fn candidates(
             continue;
         }
         // VolumeAttributesClass (GA in 1.34): the claim's and the PV's must be the same.
-        if claim.spec.volume_attributes_class_name.as_deref().unwrap_or_default()
-            != pv.spec.volume_attributes_class_name.as_deref().unwrap_or_default()
+        if attributes_class
+            && claim.spec.volume_attributes_class_name.as_deref().unwrap_or_default()
+                != pv.spec.volume_attributes_class_name.as_deref().unwrap_or_default()
         {
             continue;
         }

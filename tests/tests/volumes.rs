@@ -1,0 +1,156 @@
+//! The volume plugins and the CSI node plugin check over snapshots written as `kubectl get
+//! nodes,csinodes,storageclasses,pv,pvc,statefulsets,pods -A -o yaml` prints them
+//! (`tests/fixtures/snapshots/`), through placement-core's public API. The expected messages
+//! are written from upstream's rules (volume_binding.go, binder.go, csi.go,
+//! volume_restrictions.go, volume_zone.go; see docs/fidelity.md item 9), not read back from
+//! Placement.
+
+use std::path::Path;
+
+use placement_core::cluster::pools::PoolLabel;
+use placement_core::cluster::simulate::{simulate, PodReport, Report, SimulateOptions, WorkloadReport};
+use placement_core::cluster::what_if::simulate_what_if;
+use placement_core::cluster::what_if::WhatIf;
+use placement_core::input::documents::parse_manifests;
+
+fn run(name: &str) -> Report {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let m = parse_manifests(&text, name).unwrap_or_else(|e| panic!("{name}: {e}"));
+    simulate(&m, &SimulateOptions::default()).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+fn workload<'a>(r: &'a Report, kind: &str, name: &str) -> &'a WorkloadReport {
+    r.workloads.iter().find(|w| w.kind == kind && w.name == name).unwrap_or_else(|| panic!("no {kind} {name}"))
+}
+
+fn pod<'a>(w: &'a WorkloadReport, name: &str) -> &'a PodReport {
+    w.pods.iter().find(|p| p.name == name).unwrap_or_else(|| panic!("no pod {name} in {}", w.name))
+}
+
+fn claims(p: &PodReport) -> Vec<(String, Option<String>, Option<String>)> {
+    p.claims.iter().map(|c| (c.claim.clone(), c.pv.clone(), c.provision_on.clone())).collect()
+}
+
+fn s(v: &str) -> Option<String> {
+    Some(v.to_string())
+}
+
+const POST_FILTER_UNRESOLVABLE_2: &str =
+    "no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.";
+
+#[test]
+fn bound_claim_on_a_zonal_volume_conflicts_with_the_node_selector() {
+    let r = run("volume-node-affinity-conflict.yaml");
+    let db = pod(workload(&r, "Pod", "db-0"), "db-0");
+    assert_eq!(db.node, None);
+    assert_eq!(
+        db.message.as_deref(),
+        Some(
+            format!(
+                "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had volume \
+                 node affinity conflict. {POST_FILTER_UNRESOLVABLE_2}"
+            )
+            .as_str()
+        )
+    );
+    let w = workload(&r, "Pod", "db-0");
+    let b = w.nodes.get("node-b").expect("node-b's verdict");
+    assert_eq!(b.plugin, Some("VolumeBinding"));
+    assert!(b.detail.as_deref().unwrap_or_default().contains("pv-db-0"), "{:?}", b.detail);
+    // The fix that fixes: the workload in the volume's zone.
+    assert!(
+        w.fixes.iter().any(|f| f.verified && f.patch.as_deref().unwrap_or_default().contains("eastus-1")),
+        "{:#?}",
+        w.fixes
+    );
+    // The storage objects are read, not ignored.
+    assert!(r.warnings.iter().all(|w| !w.contains("ignored")), "{:#?}", r.warnings);
+}
+
+#[test]
+fn statefulset_claims_are_provisioned_where_the_class_allows_until_the_attach_limits() {
+    let r = run("volumes.yaml");
+    let db = workload(&r, "StatefulSet", "db");
+    assert_eq!((db.desired, db.scheduled, db.pending), (5, 3, 2));
+    assert_eq!(claims(pod(db, "db-0")), [("data-db-0".into(), s("pvc-db-0"), None)]);
+    assert_eq!(claims(pod(db, "db-1")), [("data-db-1".into(), None, s("node-2"))]);
+    assert_eq!(claims(pod(db, "db-2")), [("data-db-2".into(), None, s("node-1"))]);
+    // node-3's zone is outside the class's allowedTopologies.
+    let n3 = db.nodes.get("node-3").expect("node-3");
+    assert_eq!(
+        (n3.plugin, n3.reason.as_deref()),
+        (Some("VolumeBinding"), Some("node(s) didn't find available persistent volumes to bind"))
+    );
+    // node-1 and node-2 hold 2 CSI volumes each (CSINode allocatable.count 2).
+    assert_eq!(
+        pod(db, "db-3").message.as_deref(),
+        Some(
+            "0/3 nodes are available: 1 node(s) didn't find available persistent volumes to bind, 2 node(s) exceed max \
+             volume count. no new claims to deallocate, preemption: 0/3 nodes are available: 1 Preemption is not \
+             helpful for scheduling, 2 No preemption victims found for incoming pod."
+        )
+    );
+    assert_eq!(claims(pod(db, "db-3")), [("data-db-3".into(), None, None)]);
+    let fix = db.fixes.iter().find(|f| f.plugin == "NodeVolumeLimits").expect("a capacity fix for the attach limits");
+    assert!(fix.verified, "{fix:#?}");
+    assert!(fix.command.as_deref().is_some_and(|c| c.contains("like node-1") || c.contains("like node-2")), "{fix:#?}");
+}
+
+#[test]
+fn read_write_once_pod_missing_and_unbound_immediate_claims() {
+    let r = run("volumes.yaml");
+    let second = pod(workload(&r, "Pod", "second-user"), "second-user");
+    assert_eq!(
+        second.message.as_deref(),
+        Some(
+            "0/3 nodes are available: 3 node has pod using PersistentVolumeClaim with the same name and \
+             ReadWriteOncePod access mode. no new claims to deallocate, preemption: 0/3 nodes are available: 3 No \
+             preemption victims found for incoming pod."
+        )
+    );
+    // PreFilter rejections before DynamicResources end with its state's `not found`.
+    let orphan = pod(workload(&r, "Pod", "orphan"), "orphan");
+    assert_eq!(
+        orphan.message.as_deref(),
+        Some("0/3 nodes are available: persistentvolumeclaim \"nope\" not found. not found")
+    );
+    let waits = pod(workload(&r, "Pod", "waits"), "waits");
+    assert_eq!(
+        waits.message.as_deref(),
+        Some("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims. not found")
+    );
+}
+
+#[test]
+fn a_pod_on_a_node_without_its_csi_node_plugin_cannot_mount() {
+    let r = run("csi-node-plugin-skips-storage-pool.yaml");
+    let db = pod(workload(&r, "StatefulSet", "db"), "db-0");
+    assert_eq!(db.node.as_deref(), Some("storage-1"));
+    let [c] = db.cannot_mount.as_slice() else { panic!("{:#?}", db.cannot_mount) };
+    assert_eq!(c.daemon_set.as_deref(), Some("rook-ceph/csi-rbdplugin"));
+    assert_eq!(c.driver, "rook-ceph.rbd.csi.ceph.com");
+    assert_eq!(c.reason, "untolerated taint storage=ceph:NoSchedule");
+    // The DaemonSet's own report offers the toleration that fixes it.
+    let ds = workload(&r, "DaemonSet", "csi-rbdplugin");
+    assert!(ds.fixes.iter().any(|f| f.verified && f.nodes.iter().any(|n| n == "storage-1")), "{:#?}", ds.fixes);
+}
+
+#[test]
+fn draining_the_node_of_a_local_volume_leaves_its_pod_pending() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots/local-volume-drain.yaml");
+    let text = std::fs::read_to_string(path).expect("fixture");
+    let m = parse_manifests(&text, "local-volume-drain.yaml").expect("parse");
+    let cmd: WhatIf = "kubectl drain node-a --ignore-daemonsets".parse().expect("command");
+    let r = simulate_what_if(&m, &[cmd], &SimulateOptions::default(), &PoolLabel::Detect).expect("what-if");
+    let db = pod(workload(&r, "StatefulSet", "db"), "db-0");
+    assert_eq!(db.node, None);
+    assert!(
+        db.message
+            .as_deref()
+            .is_some_and(|m| m.contains("1 node(s) had volume node affinity conflict, 1 node(s) were unschedulable")),
+        "{:?}",
+        db.message
+    );
+    assert_eq!(claims(db), [("data-db-0".into(), s("local-pv-a"), None)]);
+}
