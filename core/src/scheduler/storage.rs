@@ -23,7 +23,7 @@ pub type ClaimKey = (String, String);
 /// The storage objects of a cluster as the scheduler's listers see them.
 #[derive(Debug, Clone, Default)]
 pub struct Storage {
-    claims: HashMap<ClaimKey, Arc<PersistentVolumeClaim>>,
+    claims: Namespaced<Arc<PersistentVolumeClaim>>,
     volumes: HashMap<String, Arc<PersistentVolume>>,
     /// PV names by class (`pvCache.ListPVs(class)`), in input order.
     volumes_by_class: HashMap<String, Vec<String>>,
@@ -32,7 +32,7 @@ pub struct Storage {
     csi_drivers: HashMap<String, CsiDriver>,
     capacities: Vec<CsiStorageCapacity>,
     /// How many pods assigned to nodes use each claim.
-    claims_in_use: HashMap<ClaimKey, usize>,
+    claims_in_use: Namespaced<usize>,
     /// The claims the simulation provisioned (for the node in their `selected-node`).
     provisioned: std::collections::HashSet<ClaimKey>,
     /// The default StorageClass (the newest of those annotated default), for claims created
@@ -81,7 +81,7 @@ impl Storage {
     }
 
     pub fn claim(&self, namespace: &str, name: &str) -> Option<&Arc<PersistentVolumeClaim>> {
-        self.claims.get(&(namespace.to_string(), name.to_string()))
+        self.claims.get(namespace, name)
     }
 
     pub fn volume(&self, name: &str) -> Option<&Arc<PersistentVolume>> {
@@ -149,7 +149,7 @@ impl Storage {
 
     /// `IsPVCUsedByPods`: some pod assigned to a node uses the claim.
     pub fn claim_in_use(&self, namespace: &str, name: &str) -> bool {
-        self.claims_in_use.get(&(namespace.to_string(), name.to_string())).is_some_and(|n| *n > 0)
+        self.claims_in_use.get(namespace, name).is_some_and(|n| *n > 0)
     }
 
     /// The class the DefaultStorageClass admission plugin gives a claim created without one.
@@ -163,7 +163,7 @@ impl Storage {
     /// was created.
     pub fn create_claim(&mut self, mut claim: PersistentVolumeClaim) -> bool {
         let key = (claim.namespace().to_string(), claim.metadata.name.clone());
-        if self.claims.contains_key(&key) {
+        if self.claims.get(&key.0, &key.1).is_some() {
             return false;
         }
         if claim.spec.storage_class_name.is_none()
@@ -183,7 +183,7 @@ impl Storage {
         let namespace = metadata.namespace_or_default();
         for v in &spec.volumes {
             if let Some(pvc) = &v.persistent_volume_claim {
-                *self.claims_in_use.entry((namespace.to_string(), pvc.claim_name.clone())).or_default() += 1;
+                *self.claims_in_use.entry(namespace, &pvc.claim_name) += 1;
             }
         }
     }
@@ -193,7 +193,7 @@ impl Storage {
         let namespace = metadata.namespace_or_default();
         for v in &spec.volumes {
             if let Some(pvc) = &v.persistent_volume_claim {
-                if let Some(n) = self.claims_in_use.get_mut(&(namespace.to_string(), pvc.claim_name.clone())) {
+                if let Some(n) = self.claims_in_use.get_mut(namespace, &pvc.claim_name) {
                     *n = n.saturating_sub(1);
                 }
             }
@@ -213,7 +213,7 @@ impl Storage {
         bindings: &PodVolumeBindings,
     ) {
         for b in &bindings.static_bindings {
-            let Some(claim) = self.claims.get(&b.claim).cloned() else { continue };
+            let Some(claim) = self.claims.get(&b.claim.0, &b.claim.1).cloned() else { continue };
             if let Some(pv) = self.volumes.get(&b.volume).cloned() {
                 let mut pv = (*pv).clone();
                 pv.spec.claim_ref = Some(crate::model::storage::ObjectReference {
@@ -232,7 +232,7 @@ impl Storage {
             self.claims.insert(b.claim.clone(), Arc::new(claim));
         }
         for key in &bindings.dynamic_provisions {
-            let Some(claim) = self.claims.get(key).cloned() else { continue };
+            let Some(claim) = self.claims.get(&key.0, &key.1).cloned() else { continue };
             let mut claim = (*claim).clone();
             claim.metadata.annotations.insert(ANN_SELECTED_NODE.into(), node.to_string());
             let volume = format!("pvc-{}-{}", key.0, key.1);
@@ -333,6 +333,46 @@ fn default_class<'a>(classes: impl Iterator<Item = &'a StorageClass>) -> Option<
             .then_with(|| a.metadata.name.cmp(&b.metadata.name))
     });
     defaults.first().map(|c| c.metadata.name.clone())
+}
+
+/// Values by namespace, then name: looked up by `&str`s, without building a key (the volume
+/// plugins look claims up for every node a cycle filters).
+#[derive(Debug, Clone)]
+struct Namespaced<T>(HashMap<String, HashMap<String, T>>);
+
+impl<T> Default for Namespaced<T> {
+    fn default() -> Self {
+        Self(HashMap::new())
+    }
+}
+
+impl<T> Namespaced<T> {
+    fn get(&self, namespace: &str, name: &str) -> Option<&T> {
+        self.0.get(namespace)?.get(name)
+    }
+
+    fn get_mut(&mut self, namespace: &str, name: &str) -> Option<&mut T> {
+        self.0.get_mut(namespace)?.get_mut(name)
+    }
+
+    fn insert(&mut self, (namespace, name): ClaimKey, value: T) {
+        self.0.entry(namespace).or_default().insert(name, value);
+    }
+
+    fn values(&self) -> impl Iterator<Item = &T> {
+        self.0.values().flat_map(HashMap::values)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.values().all(HashMap::is_empty)
+    }
+}
+
+impl<T: Default> Namespaced<T> {
+    /// The value, made on first use (binding a pod: not on the per-node path).
+    fn entry(&mut self, namespace: &str, name: &str) -> &mut T {
+        self.0.entry(namespace.to_string()).or_default().entry(name.to_string()).or_default()
+    }
 }
 
 /// The volume binding decisions for a pod on its chosen node (`PodVolumes`): claims to bind
