@@ -143,6 +143,11 @@ fn draining_the_node_of_a_local_volume_leaves_its_pod_pending() {
     let m = parse_manifests(&text, "local-volume-drain.yaml").expect("parse");
     let cmd: WhatIf = "kubectl drain node-a --ignore-daemonsets".parse().expect("command");
     let r = simulate_what_if(&m, &[cmd], &SimulateOptions::default(), &PoolLabel::Detect).expect("what-if");
+    let notes = &r.changes.as_ref().expect("changes").commands[0].notes;
+    assert!(
+        notes.iter().any(|n| n.starts_with("pod default/db-0 cannot move") && n.contains("local-pv-a")),
+        "{notes:#?}"
+    );
     let db = pod(workload(&r, "StatefulSet", "db"), "db-0");
     assert_eq!(db.node, None);
     assert!(

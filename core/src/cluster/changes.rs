@@ -44,6 +44,10 @@ pub struct CommandOutcome {
     /// part refused is not applied, as kubectl would not apply it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Placement's own notes on what the command does (not kubectl's words): a drained pod
+    /// whose volume is local to the node cannot run anywhere else.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// A pod a command takes off its node.

@@ -436,6 +436,9 @@ fn changes_text(out: &mut String, c: &Changes, opts: &Options) {
         if let Some(refused) = &cmd.refused {
             let _ = writeln!(out, "    {refused}");
         }
+        for note in &cmd.notes {
+            let _ = writeln!(out, "  Note: {note}");
+        }
     }
     if !c.evicted.is_empty() {
         out.push_str("\nEVICTED\n");
@@ -522,6 +525,9 @@ fn changes_markdown(out: &mut String, c: &Changes) {
             cmd.output.iter().map(|l| format!("{l}\n")).collect::<String>(),
             cmd.refused.as_ref().map(|r| format!("{r}\n")).unwrap_or_default()
         );
+        for note in &cmd.notes {
+            let _ = writeln!(out, "> **Note:** {note}\n");
+        }
     }
     if !c.evicted.is_empty() {
         out.push_str("### Evicted\n\n| Pod | Node | Cause | When | Replaced by |\n|---|---|---|---|---|\n");

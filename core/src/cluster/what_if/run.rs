@@ -209,6 +209,7 @@ fn apply(
                     let Some((p, pod)) = on_node.get(k) else { continue };
                     let ns = pod.metadata.namespace_or_default();
                     outcome.output.push(format!("evicting pod {ns}/{}", pod.metadata.name));
+                    outcome.notes.extend(local_volume_notes(m, pod, &name));
                     removals.push(*p, "drain".into(), None);
                 }
                 if plan.refused() {
@@ -276,6 +277,35 @@ fn apply(
     }
     removals.apply(m, evicted, ownership, original);
     Ok(outcome)
+}
+
+/// For a pod evicted from `node`: each claim bound to a PersistentVolume tied to that node (a
+/// local or hostPath volume, or node affinity on its hostname), which its replacement cannot
+/// use anywhere else.
+fn local_volume_notes(m: &Manifests, pod: &Pod, node: &str) -> Vec<String> {
+    let ns = pod.metadata.namespace_or_default();
+    let mut out = Vec::new();
+    for v in &pod.spec.volumes {
+        let Some(claim_name) = v.claim_name(&pod.metadata.name) else { continue };
+        let claim =
+            m.storage.claims.iter().map(|(_, c)| c).find(|c| c.namespace() == ns && c.metadata.name == *claim_name);
+        let Some(claim) = claim.filter(|c| !c.spec.volume_name.is_empty()) else { continue };
+        let Some(pv) = m.storage.volumes.iter().map(|(_, v)| v).find(|v| v.metadata.name == claim.spec.volume_name)
+        else {
+            continue;
+        };
+        let pinned_here = pv.pinned_hostnames().is_some_and(|names| names.contains(&node));
+        let local_without_affinity =
+            (pv.spec.local.is_some() || pv.spec.host_path.is_some()) && pv.spec.node_affinity.is_none();
+        if pinned_here || local_without_affinity {
+            out.push(format!(
+                "pod {ns}/{} cannot move: its claim {} is bound to PersistentVolume {}, local to node {node}; its \
+                 replacement stays Pending until the node is uncordoned (or the claim and volume are deleted)",
+                pod.metadata.name, claim.metadata.name, pv.metadata.name
+            ));
+        }
+    }
+    out
 }
 
 /// Pods a command takes off their nodes, applied together once the command is done.
