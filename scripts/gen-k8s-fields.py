@@ -22,18 +22,24 @@ import zipfile
 
 VERSION = "35.0.0"
 # The kinds Placement reads (core/src/input/documents.rs) and their types in apps/v1,
-# batch/v1 and core/v1.
+# batch/v1, core/v1 and storage.k8s.io/v1.
 ROOTS = {
+    "CSIDriver": "V1CSIDriver",
+    "CSINode": "V1CSINode",
+    "CSIStorageCapacity": "V1CSIStorageCapacity",
     "CronJob": "V1CronJob",
     "DaemonSet": "V1DaemonSet",
     "Deployment": "V1Deployment",
     "Job": "V1Job",
     "Node": "V1Node",
+    "PersistentVolume": "V1PersistentVolume",
+    "PersistentVolumeClaim": "V1PersistentVolumeClaim",
     "Pod": "V1Pod",
     "ReplicaSet": "V1ReplicaSet",
     "ReplicationController": "V1ReplicationController",
     "Service": "V1Service",
     "StatefulSet": "V1StatefulSet",
+    "StorageClass": "V1StorageClass",
 }
 
 

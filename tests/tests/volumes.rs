@@ -159,3 +159,23 @@ fn draining_the_node_of_a_local_volume_leaves_its_pod_pending() {
     );
     assert_eq!(claims(db), [("data-db-0".into(), s("local-pv-a"), None)]);
 }
+
+#[test]
+fn hand_written_storage_objects_are_validated_in_the_api_servers_words() {
+    let text = "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data}\nspec:\n  accessModes: [ReadWriteOnce, ReadWriteOncePod]\n  resources: {requests: {cpu: 1}}\n---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: fast}\nprovisioner: disk.csi.azure.com\nvolumeBindingMode: Lazy\n---\napiVersion: v1\nkind: PersistentVolume\nmetadata: {name: pv1}\nspec:\n  capacity: {storage: 1Gi}\n  accessModes: [ReadWriteOnce]\n  local: {path: /mnt}\n";
+    let m = parse_manifests(text, "bad.yaml").expect("parse");
+    let errors: Vec<String> = match simulate(&m, &SimulateOptions::default()) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.iter().map(ToString::to_string).collect(),
+    };
+    let want = [
+        "spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access modes",
+        "spec.resources[storage]: Required value",
+        "spec.nodeAffinity: Required value: Local volume requires node affinity",
+        "volumeBindingMode: Unsupported value: \"Lazy\": supported values: \"Immediate\", \"WaitForFirstConsumer\"",
+    ];
+    for w in want {
+        assert!(errors.iter().any(|e| e.ends_with(w)), "{w} not in {errors:#?}");
+    }
+    assert_eq!(errors.len(), want.len(), "{errors:#?}");
+}

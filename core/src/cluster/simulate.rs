@@ -19,7 +19,7 @@ use crate::cluster::defaults::{self, api_defaults, default_toleration_seconds};
 use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::explain::fixes::{self, Fix};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
-use crate::input::validation::{validate_node, validate_workload};
+use crate::input::validation::{self, validate_node, validate_workload};
 use crate::model::storage::{ephemeral_claim_name, stateful_set_claim_name, PersistentVolumeClaim};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction, NO_EXECUTE};
 use crate::model::version::{FeatureGates, KubeVersion};
@@ -639,6 +639,30 @@ pub fn validate(manifests: &Manifests, opts: &SimulateOptions) -> Result<(), Vec
         for error in validate_workload(w, gates) {
             errors.push(InputError::Invalid { doc: w.doc.clone(), error });
         }
+        let templates = crate::input::field::FieldPath::root("spec").child("volumeClaimTemplates");
+        for (i, t) in w.state.claim_templates.iter().enumerate() {
+            for error in validation::claim_spec_errors(&t.spec, &templates.index(i).child("spec")) {
+                errors.push(InputError::Invalid { doc: w.doc.clone(), error });
+            }
+        }
+    }
+    // Storage objects written by hand (not read back from a cluster, which admitted them).
+    let written = |m: &ObjectMeta| m.uid.is_empty() || m.creation_timestamp.is_none();
+    let storage = &manifests.storage;
+    let mut add = |doc: &DocRef, errs: Vec<crate::input::field::FieldError>| {
+        errors.extend(errs.into_iter().map(|error| InputError::Invalid { doc: doc.clone(), error }));
+    };
+    for (doc, c) in storage.claims.iter().filter(|(_, c)| written(&c.metadata)) {
+        add(doc, validation::validate_persistent_volume_claim(c));
+    }
+    for (doc, v) in storage.volumes.iter().filter(|(_, v)| written(&v.metadata)) {
+        add(doc, validation::validate_persistent_volume(v));
+    }
+    for (doc, c) in storage.classes.iter().filter(|(_, c)| written(&c.metadata)) {
+        add(doc, validation::validate_storage_class(c));
+    }
+    for (doc, n) in storage.csi_nodes.iter().filter(|(_, n)| written(&n.metadata)) {
+        add(doc, validation::validate_csi_node(n));
     }
     if errors.is_empty() {
         Ok(())

@@ -8,21 +8,28 @@ use super::Ty::{self, Leaf, List, Obj};
 
 /// The root type of each kind Placement reads.
 pub(super) const ROOTS: &[(&str, &str)] = &[
+    ("CSIDriver", "V1CSIDriver"),
+    ("CSINode", "V1CSINode"),
+    ("CSIStorageCapacity", "V1CSIStorageCapacity"),
     ("CronJob", "V1CronJob"),
     ("DaemonSet", "V1DaemonSet"),
     ("Deployment", "V1Deployment"),
     ("Job", "V1Job"),
     ("Node", "V1Node"),
+    ("PersistentVolume", "V1PersistentVolume"),
+    ("PersistentVolumeClaim", "V1PersistentVolumeClaim"),
     ("Pod", "V1Pod"),
     ("ReplicaSet", "V1ReplicaSet"),
     ("ReplicationController", "V1ReplicationController"),
     ("Service", "V1Service"),
     ("StatefulSet", "V1StatefulSet"),
+    ("StorageClass", "V1StorageClass"),
 ];
 
 /// Every type reachable from [`ROOTS`], sorted by name.
 pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("CoreV1ResourceClaim", &[("name", Leaf), ("request", Leaf)]),
+    ("StorageV1TokenRequest", &[("audience", Leaf), ("expirationSeconds", Leaf)]),
     (
         "V1AWSElasticBlockStoreVolumeSource",
         &[("fsType", Leaf), ("partition", Leaf), ("readOnly", Leaf), ("volumeID", Leaf)],
@@ -48,7 +55,66 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
             ("readOnly", Leaf),
         ],
     ),
+    (
+        "V1AzureFilePersistentVolumeSource",
+        &[("readOnly", Leaf), ("secretName", Leaf), ("secretNamespace", Leaf), ("shareName", Leaf)],
+    ),
     ("V1AzureFileVolumeSource", &[("readOnly", Leaf), ("secretName", Leaf), ("shareName", Leaf)]),
+    (
+        "V1CSIDriver",
+        &[("apiVersion", Leaf), ("kind", Leaf), ("metadata", Obj("V1ObjectMeta")), ("spec", Obj("V1CSIDriverSpec"))],
+    ),
+    (
+        "V1CSIDriverSpec",
+        &[
+            ("attachRequired", Leaf),
+            ("fsGroupPolicy", Leaf),
+            ("nodeAllocatableUpdatePeriodSeconds", Leaf),
+            ("podInfoOnMount", Leaf),
+            ("requiresRepublish", Leaf),
+            ("seLinuxMount", Leaf),
+            ("serviceAccountTokenInSecrets", Leaf),
+            ("storageCapacity", Leaf),
+            ("tokenRequests", List("StorageV1TokenRequest")),
+            ("volumeLifecycleModes", Leaf),
+        ],
+    ),
+    (
+        "V1CSINode",
+        &[("apiVersion", Leaf), ("kind", Leaf), ("metadata", Obj("V1ObjectMeta")), ("spec", Obj("V1CSINodeSpec"))],
+    ),
+    (
+        "V1CSINodeDriver",
+        &[("allocatable", Obj("V1VolumeNodeResources")), ("name", Leaf), ("nodeID", Leaf), ("topologyKeys", Leaf)],
+    ),
+    ("V1CSINodeSpec", &[("drivers", List("V1CSINodeDriver"))]),
+    (
+        "V1CSIPersistentVolumeSource",
+        &[
+            ("controllerExpandSecretRef", Obj("V1SecretReference")),
+            ("controllerPublishSecretRef", Obj("V1SecretReference")),
+            ("driver", Leaf),
+            ("fsType", Leaf),
+            ("nodeExpandSecretRef", Obj("V1SecretReference")),
+            ("nodePublishSecretRef", Obj("V1SecretReference")),
+            ("nodeStageSecretRef", Obj("V1SecretReference")),
+            ("readOnly", Leaf),
+            ("volumeAttributes", Leaf),
+            ("volumeHandle", Leaf),
+        ],
+    ),
+    (
+        "V1CSIStorageCapacity",
+        &[
+            ("apiVersion", Leaf),
+            ("capacity", Leaf),
+            ("kind", Leaf),
+            ("maximumVolumeSize", Leaf),
+            ("metadata", Obj("V1ObjectMeta")),
+            ("nodeTopology", Obj("V1LabelSelector")),
+            ("storageClassName", Leaf),
+        ],
+    ),
     (
         "V1CSIVolumeSource",
         &[
@@ -61,6 +127,17 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ),
     ("V1Capabilities", &[("add", Leaf), ("drop", Leaf)]),
     (
+        "V1CephFSPersistentVolumeSource",
+        &[
+            ("monitors", Leaf),
+            ("path", Leaf),
+            ("readOnly", Leaf),
+            ("secretFile", Leaf),
+            ("secretRef", Obj("V1SecretReference")),
+            ("user", Leaf),
+        ],
+    ),
+    (
         "V1CephFSVolumeSource",
         &[
             ("monitors", Leaf),
@@ -70,6 +147,10 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
             ("secretRef", Obj("V1LocalObjectReference")),
             ("user", Leaf),
         ],
+    ),
+    (
+        "V1CinderPersistentVolumeSource",
+        &[("fsType", Leaf), ("readOnly", Leaf), ("secretRef", Obj("V1SecretReference")), ("volumeID", Leaf)],
     ),
     (
         "V1CinderVolumeSource",
@@ -370,6 +451,16 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("V1FCVolumeSource", &[("fsType", Leaf), ("lun", Leaf), ("readOnly", Leaf), ("targetWWNs", Leaf), ("wwids", Leaf)]),
     ("V1FileKeySelector", &[("key", Leaf), ("optional", Leaf), ("path", Leaf), ("volumeName", Leaf)]),
     (
+        "V1FlexPersistentVolumeSource",
+        &[
+            ("driver", Leaf),
+            ("fsType", Leaf),
+            ("options", Leaf),
+            ("readOnly", Leaf),
+            ("secretRef", Obj("V1SecretReference")),
+        ],
+    ),
+    (
         "V1FlexVolumeSource",
         &[
             ("driver", Leaf),
@@ -383,6 +474,10 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("V1GCEPersistentDiskVolumeSource", &[("fsType", Leaf), ("partition", Leaf), ("pdName", Leaf), ("readOnly", Leaf)]),
     ("V1GRPCAction", &[("port", Leaf), ("service", Leaf)]),
     ("V1GitRepoVolumeSource", &[("directory", Leaf), ("repository", Leaf), ("revision", Leaf)]),
+    (
+        "V1GlusterfsPersistentVolumeSource",
+        &[("endpoints", Leaf), ("endpointsNamespace", Leaf), ("path", Leaf), ("readOnly", Leaf)],
+    ),
     ("V1GlusterfsVolumeSource", &[("endpoints", Leaf), ("path", Leaf), ("readOnly", Leaf)]),
     (
         "V1HTTPGetAction",
@@ -392,6 +487,22 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("V1HostAlias", &[("hostnames", Leaf), ("ip", Leaf)]),
     ("V1HostIP", &[("ip", Leaf)]),
     ("V1HostPathVolumeSource", &[("path", Leaf), ("type", Leaf)]),
+    (
+        "V1ISCSIPersistentVolumeSource",
+        &[
+            ("chapAuthDiscovery", Leaf),
+            ("chapAuthSession", Leaf),
+            ("fsType", Leaf),
+            ("initiatorName", Leaf),
+            ("iqn", Leaf),
+            ("iscsiInterface", Leaf),
+            ("lun", Leaf),
+            ("portals", Leaf),
+            ("readOnly", Leaf),
+            ("secretRef", Obj("V1SecretReference")),
+            ("targetPortal", Leaf),
+        ],
+    ),
     (
         "V1ISCSIVolumeSource",
         &[
@@ -488,6 +599,7 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("V1LoadBalancerIngress", &[("hostname", Leaf), ("ip", Leaf), ("ipMode", Leaf), ("ports", List("V1PortStatus"))]),
     ("V1LoadBalancerStatus", &[("ingress", List("V1LoadBalancerIngress"))]),
     ("V1LocalObjectReference", &[("name", Leaf)]),
+    ("V1LocalVolumeSource", &[("fsType", Leaf), ("path", Leaf)]),
     (
         "V1ManagedFieldsEntry",
         &[
@@ -644,6 +756,16 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
         ],
     ),
     (
+        "V1PersistentVolume",
+        &[
+            ("apiVersion", Leaf),
+            ("kind", Leaf),
+            ("metadata", Obj("V1ObjectMeta")),
+            ("spec", Obj("V1PersistentVolumeSpec")),
+            ("status", Obj("V1PersistentVolumeStatus")),
+        ],
+    ),
+    (
         "V1PersistentVolumeClaim",
         &[
             ("apiVersion", Leaf),
@@ -696,6 +818,46 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
         &[("metadata", Obj("V1ObjectMeta")), ("spec", Obj("V1PersistentVolumeClaimSpec"))],
     ),
     ("V1PersistentVolumeClaimVolumeSource", &[("claimName", Leaf), ("readOnly", Leaf)]),
+    (
+        "V1PersistentVolumeSpec",
+        &[
+            ("accessModes", Leaf),
+            ("awsElasticBlockStore", Obj("V1AWSElasticBlockStoreVolumeSource")),
+            ("azureDisk", Obj("V1AzureDiskVolumeSource")),
+            ("azureFile", Obj("V1AzureFilePersistentVolumeSource")),
+            ("capacity", Leaf),
+            ("cephfs", Obj("V1CephFSPersistentVolumeSource")),
+            ("cinder", Obj("V1CinderPersistentVolumeSource")),
+            ("claimRef", Obj("V1ObjectReference")),
+            ("csi", Obj("V1CSIPersistentVolumeSource")),
+            ("fc", Obj("V1FCVolumeSource")),
+            ("flexVolume", Obj("V1FlexPersistentVolumeSource")),
+            ("flocker", Obj("V1FlockerVolumeSource")),
+            ("gcePersistentDisk", Obj("V1GCEPersistentDiskVolumeSource")),
+            ("glusterfs", Obj("V1GlusterfsPersistentVolumeSource")),
+            ("hostPath", Obj("V1HostPathVolumeSource")),
+            ("iscsi", Obj("V1ISCSIPersistentVolumeSource")),
+            ("local", Obj("V1LocalVolumeSource")),
+            ("mountOptions", Leaf),
+            ("nfs", Obj("V1NFSVolumeSource")),
+            ("nodeAffinity", Obj("V1VolumeNodeAffinity")),
+            ("persistentVolumeReclaimPolicy", Leaf),
+            ("photonPersistentDisk", Obj("V1PhotonPersistentDiskVolumeSource")),
+            ("portworxVolume", Obj("V1PortworxVolumeSource")),
+            ("quobyte", Obj("V1QuobyteVolumeSource")),
+            ("rbd", Obj("V1RBDPersistentVolumeSource")),
+            ("scaleIO", Obj("V1ScaleIOPersistentVolumeSource")),
+            ("storageClassName", Leaf),
+            ("storageos", Obj("V1StorageOSPersistentVolumeSource")),
+            ("volumeAttributesClassName", Leaf),
+            ("volumeMode", Leaf),
+            ("vsphereVolume", Obj("V1VsphereVirtualDiskVolumeSource")),
+        ],
+    ),
+    (
+        "V1PersistentVolumeStatus",
+        &[("lastPhaseTransitionTime", Leaf), ("message", Leaf), ("phase", Leaf), ("reason", Leaf)],
+    ),
     ("V1PhotonPersistentDiskVolumeSource", &[("fsType", Leaf), ("pdID", Leaf)]),
     (
         "V1Pod",
@@ -894,6 +1056,19 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
         &[("group", Leaf), ("readOnly", Leaf), ("registry", Leaf), ("tenant", Leaf), ("user", Leaf), ("volume", Leaf)],
     ),
     (
+        "V1RBDPersistentVolumeSource",
+        &[
+            ("fsType", Leaf),
+            ("image", Leaf),
+            ("keyring", Leaf),
+            ("monitors", Leaf),
+            ("pool", Leaf),
+            ("readOnly", Leaf),
+            ("secretRef", Obj("V1SecretReference")),
+            ("user", Leaf),
+        ],
+    ),
+    (
         "V1RBDVolumeSource",
         &[
             ("fsType", Leaf),
@@ -979,6 +1154,21 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("V1RollingUpdateStatefulSetStrategy", &[("maxUnavailable", Leaf), ("partition", Leaf)]),
     ("V1SELinuxOptions", &[("level", Leaf), ("role", Leaf), ("type", Leaf), ("user", Leaf)]),
     (
+        "V1ScaleIOPersistentVolumeSource",
+        &[
+            ("fsType", Leaf),
+            ("gateway", Leaf),
+            ("protectionDomain", Leaf),
+            ("readOnly", Leaf),
+            ("secretRef", Obj("V1SecretReference")),
+            ("sslEnabled", Leaf),
+            ("storageMode", Leaf),
+            ("storagePool", Leaf),
+            ("system", Leaf),
+            ("volumeName", Leaf),
+        ],
+    ),
+    (
         "V1ScaleIOVolumeSource",
         &[
             ("fsType", Leaf),
@@ -997,6 +1187,7 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ("V1SecretEnvSource", &[("name", Leaf), ("optional", Leaf)]),
     ("V1SecretKeySelector", &[("key", Leaf), ("name", Leaf), ("optional", Leaf)]),
     ("V1SecretProjection", &[("items", List("V1KeyToPath")), ("name", Leaf), ("optional", Leaf)]),
+    ("V1SecretReference", &[("name", Leaf), ("namespace", Leaf)]),
     (
         "V1SecretVolumeSource",
         &[("defaultMode", Leaf), ("items", List("V1KeyToPath")), ("optional", Leaf), ("secretName", Leaf)],
@@ -1117,6 +1308,31 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
     ),
     ("V1StatefulSetUpdateStrategy", &[("rollingUpdate", Obj("V1RollingUpdateStatefulSetStrategy")), ("type", Leaf)]),
     (
+        "V1StorageClass",
+        &[
+            ("allowVolumeExpansion", Leaf),
+            ("allowedTopologies", List("V1TopologySelectorTerm")),
+            ("apiVersion", Leaf),
+            ("kind", Leaf),
+            ("metadata", Obj("V1ObjectMeta")),
+            ("mountOptions", Leaf),
+            ("parameters", Leaf),
+            ("provisioner", Leaf),
+            ("reclaimPolicy", Leaf),
+            ("volumeBindingMode", Leaf),
+        ],
+    ),
+    (
+        "V1StorageOSPersistentVolumeSource",
+        &[
+            ("fsType", Leaf),
+            ("readOnly", Leaf),
+            ("secretRef", Obj("V1ObjectReference")),
+            ("volumeName", Leaf),
+            ("volumeNamespace", Leaf),
+        ],
+    ),
+    (
         "V1StorageOSVolumeSource",
         &[
             ("fsType", Leaf),
@@ -1135,6 +1351,8 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
         "V1Toleration",
         &[("effect", Leaf), ("key", Leaf), ("operator", Leaf), ("tolerationSeconds", Leaf), ("value", Leaf)],
     ),
+    ("V1TopologySelectorLabelRequirement", &[("key", Leaf), ("values", Leaf)]),
+    ("V1TopologySelectorTerm", &[("matchLabelExpressions", List("V1TopologySelectorLabelRequirement"))]),
     (
         "V1TopologySpreadConstraint",
         &[
@@ -1201,6 +1419,8 @@ pub(super) const TYPES: &[(&str, &[(&str, Ty)])] = &[
         ],
     ),
     ("V1VolumeMountStatus", &[("mountPath", Leaf), ("name", Leaf), ("readOnly", Leaf), ("recursiveReadOnly", Leaf)]),
+    ("V1VolumeNodeAffinity", &[("required", Obj("V1NodeSelector"))]),
+    ("V1VolumeNodeResources", &[("count", Leaf)]),
     (
         "V1VolumeProjection",
         &[

@@ -137,28 +137,36 @@ pub fn check(text: &str, source: &str) -> Vec<Finding> {
 }
 
 /// The kinds Placement reads, with their schema's root type.
-const ROOT_KINDS: [&str; 10] = [
+const ROOT_KINDS: [&str; 16] = [
+    "CSIDriver",
+    "CSINode",
+    "CSIStorageCapacity",
     "CronJob",
     "DaemonSet",
     "Deployment",
     "Job",
     "Node",
+    "PersistentVolume",
+    "PersistentVolumeClaim",
     "Pod",
     "ReplicaSet",
     "ReplicationController",
     "Service",
     "StatefulSet",
+    "StorageClass",
 ];
 
 /// Edit distance for a kind to count as a typo of another. Kinds of 4 letters or fewer
 /// (`Node`, `Role`) are never taken for typos: see [`nearest`].
 const KIND_DISTANCE: usize = 2;
 
-/// The API versions whose fields [`k8s_fields`] lists: apps/v1, batch/v1 and core v1.
+/// The API versions whose fields [`k8s_fields`] lists: apps/v1, batch/v1, storage.k8s.io/v1
+/// and core v1.
 fn served_version(kind: &str) -> &'static str {
     match kind {
         "Deployment" | "DaemonSet" | "ReplicaSet" | "StatefulSet" => "apps/v1",
         "Job" | "CronJob" => "batch/v1",
+        "StorageClass" | "CSINode" | "CSIDriver" | "CSIStorageCapacity" => "storage.k8s.io/v1",
         _ => "v1",
     }
 }
@@ -208,8 +216,16 @@ fn check_document(
     }
     let Some(root) = k8s_fields::ROOTS.iter().find(|(k, _)| *k == doc.kind).map(|(_, t)| *t) else {
         // Only in the groups of the kinds Placement reads: `Role` next to `Node` is no typo.
-        let groups =
-            ["v1", "apps/v1", "batch/v1", "extensions/v1beta1", "apps/v1beta1", "apps/v1beta2", "batch/v1beta1"];
+        let groups = [
+            "v1",
+            "apps/v1",
+            "batch/v1",
+            "storage.k8s.io/v1",
+            "extensions/v1beta1",
+            "apps/v1beta1",
+            "apps/v1beta2",
+            "batch/v1beta1",
+        ];
         if groups.contains(&api_version.as_str()) {
             if let Some(suggestion) = nearest(&doc.kind, ROOT_KINDS.iter().copied(), KIND_DISTANCE) {
                 let line = locate.line(index, "kind");

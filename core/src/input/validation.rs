@@ -1210,6 +1210,172 @@ fn is_decimal_integer(s: &str) -> bool {
     s == "0" || (!digits.is_empty() && !digits.starts_with('0') && digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
+// ---------------------------------------------------------------------------------------------
+// Storage objects (pkg/apis/core/validation `ValidatePersistentVolumeClaim`,
+// `ValidatePersistentVolume`; pkg/apis/storage/validation `ValidateStorageClass`,
+// `ValidateCSINode`), the rules that change what the volume plugins read.
+
+const ACCESS_MODES: [&str; 4] = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
+const VOLUME_MODES: [&str; 2] = ["Block", "Filesystem"];
+
+/// `ValidatePersistentVolumeClaim`: name, access modes, the storage request, volume mode,
+/// class name and selector.
+pub fn validate_persistent_volume_claim(claim: &crate::model::storage::PersistentVolumeClaim) -> Vec<FieldError> {
+    let meta = &claim.metadata;
+    let mut errs =
+        object_meta(&meta.name, &meta.generate_name, meta.namespace.as_deref(), &FieldPath::root("metadata"));
+    errs.extend(labels_errors(&meta.labels, || FieldPath::root("metadata").child("labels")));
+    errs.extend(claim_spec_errors(&claim.spec, &FieldPath::root("spec")));
+    errs
+}
+
+/// `ValidatePersistentVolumeClaimSpec`, for a claim and a StatefulSet's claim template.
+pub fn claim_spec_errors(spec: &crate::model::storage::PersistentVolumeClaimSpec, path: &FieldPath) -> Vec<FieldError> {
+    let mut errs =
+        access_modes_errors(&spec.access_modes, &path.child("accessModes"), "at least 1 access mode is required");
+    if let Some(selector) = &spec.selector {
+        errs.extend(label_selector(Some(selector), &path.child("selector")));
+    }
+    let storage_path = path.child("resources").key("storage");
+    match spec.resources.requests.get("storage") {
+        None => errs.push(FieldError::required(&storage_path, "")),
+        Some(q) if q.is_zero() || q.is_negative() => {
+            errs.push(FieldError::invalid(&storage_path, serde_json::json!(q.as_str()), "must be greater than zero"))
+        }
+        Some(_) => {}
+    }
+    if let Some(mode) = spec.volume_mode.as_deref().filter(|m| !VOLUME_MODES.contains(m)) {
+        errs.push(FieldError::not_supported(&path.child("volumeMode"), mode, &VOLUME_MODES));
+    }
+    if let Some(class) = spec.storage_class_name.as_deref().filter(|c| !c.is_empty()) {
+        errs.extend(invalid_each(&path.child("storageClassName"), class, dns1123_subdomain_errors(class)));
+    }
+    errs
+}
+
+fn access_modes_errors(modes: &[String], path: &FieldPath, required: &str) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if modes.is_empty() {
+        errs.push(FieldError::required(path, required));
+    }
+    for mode in modes.iter().filter(|m| !ACCESS_MODES.contains(&m.as_str())) {
+        errs.push(FieldError::not_supported(path, mode, &ACCESS_MODES));
+    }
+    if modes.len() > 1 && modes.iter().any(|m| m == crate::model::storage::READ_WRITE_ONCE_POD) {
+        errs.push(FieldError::forbidden(
+            path,
+            serde_json::json!(modes),
+            "may not use ReadWriteOncePod with other access modes",
+        ));
+    }
+    errs
+}
+
+/// `ValidatePersistentVolume`: name, access modes, capacity, volume mode, class name, node
+/// affinity (a local volume requires it).
+pub fn validate_persistent_volume(pv: &crate::model::storage::PersistentVolume) -> Vec<FieldError> {
+    let meta = &pv.metadata;
+    let spec_path = FieldPath::root("spec");
+    let mut errs = object_meta(&meta.name, &meta.generate_name, None, &FieldPath::root("metadata"));
+    errs.extend(labels_errors(&meta.labels, || FieldPath::root("metadata").child("labels")));
+    errs.extend(access_modes_errors(
+        &pv.spec.access_modes,
+        &spec_path.child("accessModes"),
+        "must specify at least 1 access mode",
+    ));
+    let capacity = &pv.spec.capacity;
+    if capacity.is_empty() {
+        errs.push(FieldError::required(&spec_path.child("capacity"), ""));
+    } else if capacity.get("storage").is_none() || capacity.len() > 1 {
+        let names: Vec<&str> = capacity.keys().map(String::as_str).collect();
+        errs.push(
+            FieldError::not_supported(&spec_path.child("capacity"), &names.join(","), &["storage"])
+                .shown_as(&format!("{names:?}")),
+        );
+    }
+    if let Some(mode) = pv.spec.volume_mode.as_deref().filter(|m| !VOLUME_MODES.contains(m)) {
+        errs.push(FieldError::not_supported(&spec_path.child("volumeMode"), mode, &VOLUME_MODES));
+    }
+    let class = &pv.spec.storage_class_name;
+    if !class.is_empty() {
+        errs.extend(invalid_each(&spec_path.child("storageClassName"), class, dns1123_subdomain_errors(class)));
+    }
+    if pv.spec.local.is_some() && pv.spec.node_affinity.as_ref().and_then(|a| a.required.as_ref()).is_none() {
+        errs.push(FieldError::required(&spec_path.child("nodeAffinity"), "Local volume requires node affinity"));
+    }
+    if let Some(required) = pv.spec.node_affinity.as_ref().and_then(|a| a.required.as_ref()) {
+        let path = spec_path.child("nodeAffinity").child("required");
+        if required.node_selector_terms.is_empty() {
+            errs.push(FieldError::required(
+                &path.child("nodeSelectorTerms"),
+                "must have at least one node selector term",
+            ));
+        }
+        errs.extend(
+            crate::model::node_selector::NodeSelectorMatcher::strict(required, &path).err().unwrap_or_default(),
+        );
+    }
+    errs
+}
+
+const RECLAIM_POLICIES: [&str; 2] = ["Delete", "Retain"];
+const BINDING_MODES: [&str; 2] = ["Immediate", "WaitForFirstConsumer"];
+
+/// `ValidateStorageClass`: name, provisioner, reclaim policy, binding mode, allowed
+/// topologies.
+pub fn validate_storage_class(class: &crate::model::storage::StorageClass) -> Vec<FieldError> {
+    let meta = &class.metadata;
+    let mut errs = object_meta(&meta.name, &meta.generate_name, None, &FieldPath::root("metadata"));
+    let provisioner = FieldPath::root("provisioner");
+    if class.provisioner.is_empty() {
+        errs.push(FieldError::required(&provisioner, ""));
+    } else {
+        errs.extend(invalid_each(&provisioner, &class.provisioner, qualified_name_errors(&class.provisioner)));
+    }
+    if let Some(policy) = class.reclaim_policy.as_deref().filter(|p| !RECLAIM_POLICIES.contains(p)) {
+        errs.push(FieldError::not_supported(&FieldPath::root("reclaimPolicy"), policy, &RECLAIM_POLICIES));
+    }
+    if let Some(mode) = class.volume_binding_mode.as_deref().filter(|m| !BINDING_MODES.contains(m)) {
+        errs.push(FieldError::not_supported(&FieldPath::root("volumeBindingMode"), mode, &BINDING_MODES));
+    }
+    let topologies = FieldPath::root("allowedTopologies");
+    for (i, term) in class.allowed_topologies.iter().enumerate() {
+        let term_path = topologies.index(i).child("matchLabelExpressions");
+        if term.match_label_expressions.is_empty() {
+            errs.push(FieldError::required(&term_path, "must contain at least one requirement"));
+        }
+        for (j, req) in term.match_label_expressions.iter().enumerate() {
+            let req_path = term_path.index(j);
+            errs.extend(invalid_each(&req_path.child("key"), &req.key, qualified_name_errors(&req.key)));
+            if req.values.is_empty() {
+                errs.push(FieldError::required(&req_path.child("values"), "must specify as least one value"));
+            }
+        }
+    }
+    errs
+}
+
+/// `ValidateCSINode`'s driver rules: names, and `allocatable.count` not negative.
+pub fn validate_csi_node(node: &crate::model::storage::CsiNode) -> Vec<FieldError> {
+    let meta = &node.metadata;
+    let mut errs = object_meta(&meta.name, &meta.generate_name, None, &FieldPath::root("metadata"));
+    let drivers = FieldPath::root("spec").child("drivers");
+    for (i, d) in node.spec.drivers.iter().enumerate() {
+        let path = drivers.index(i);
+        if d.name.is_empty() {
+            errs.push(FieldError::required(&path.child("name"), ""));
+        }
+        if let Some(count) = d.allocatable.as_ref().and_then(|a| a.count).filter(|c| *c < 0) {
+            errs.push(FieldError::invalid(
+                &path.child("allocatable").child("count"),
+                serde_json::json!(count),
+                "must be greater than or equal to 0",
+            ));
+        }
+    }
+    errs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
