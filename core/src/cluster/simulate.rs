@@ -584,24 +584,26 @@ fn simulate_with(
 }
 
 /// The cluster's storage as the volume plugins see it, when the input models storage: it has
-/// a claim, volume, class, CSINode, CSIDriver or CSIStorageCapacity. Without any, the volume
-/// plugins are skipped and the controllers create no claims ([`unmodelled_claims_warning`]):
-/// a `kubectl get nodes,statefulsets,pods` snapshot has its pods' claims elsewhere, not
-/// missing, and a StatefulSet's claims come from a StorageClass the input does not show.
+/// a claim, volume, class, CSINode, CSIDriver or CSIStorageCapacity, or a workload written by
+/// hand (not read back from a cluster) uses claims: a claim it names that the input lacks is
+/// then missing, as in a cluster of only what the input holds. Otherwise the volume plugins
+/// are skipped and the controllers create no claims ([`unmodelled_claims_warning`]): a
+/// `kubectl get nodes,statefulsets,pods` snapshot has its pods' claims elsewhere, not missing.
 fn storage_of(manifests: &Manifests) -> Option<Arc<Storage>> {
-    (!manifests.storage.is_empty()).then(|| Arc::new(Storage::new(&manifests.storage)))
+    let read_back = |w: &Workload| !w.metadata.uid.is_empty() && w.metadata.creation_timestamp.is_some();
+    let written_with_claims = manifests.workloads.iter().any(|w| !read_back(w) && uses_claims(w));
+    (!manifests.storage.is_empty() || written_with_claims).then(|| Arc::new(Storage::new(&manifests.storage)))
+}
+
+/// The workload's pods use claims: named ones, generic ephemeral ones, a StatefulSet's.
+fn uses_claims(w: &Workload) -> bool {
+    !w.state.claim_templates.is_empty()
+        || w.template.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
 }
 
 /// Said when pods use claims but the input has no storage object to check them against.
 fn unmodelled_claims_warning(manifests: &Manifests) -> Option<String> {
-    let workloads = manifests
-        .workloads
-        .iter()
-        .filter(|w| {
-            !w.state.claim_templates.is_empty()
-                || w.template.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
-        })
-        .count();
+    let workloads = manifests.workloads.iter().filter(|w| uses_claims(w)).count();
     (workloads > 0).then(|| {
         format!(
             "{workloads} of the input's pods and controllers use PersistentVolumeClaims, but it has no PersistentVolumeClaim, \

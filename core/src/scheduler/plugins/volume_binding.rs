@@ -104,16 +104,37 @@ pub fn pre_filter(pod: &Pod, storage: &Storage, gates: &FeatureGates) -> (Status
         }
     }
     if !immediate.is_empty() {
-        let names: Vec<&str> = immediate.iter().map(|c| c.metadata.name.as_str()).collect();
+        let why: Vec<String> = immediate.iter().map(|c| unbound_immediate_detail(c, storage)).collect();
         let status =
-            Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_UNBOUND_IMMEDIATE).with_detail(format!(
-                "claim {} is not bound to a volume and its class binds immediately: the PV controller binds it (or \
-             provisions a volume) before the pod can be scheduled",
-                names.join(", ")
-            ));
+            Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_UNBOUND_IMMEDIATE).with_detail(why.join("; "));
         return (status, PreFilterState::default());
     }
     (Status::success(), state)
+}
+
+/// Why a claim counts as unbound immediate, in Placement's words.
+fn unbound_immediate_detail(claim: &PersistentVolumeClaim, storage: &Storage) -> String {
+    let name = &claim.metadata.name;
+    if !claim.spec.volume_name.is_empty() {
+        return format!(
+            "claim {name} names volume {} but the PV controller has not completed the binding (no \
+             pv.kubernetes.io/bind-completed annotation)",
+            claim.spec.volume_name
+        );
+    }
+    match claim.class() {
+        "" => format!(
+            "claim {name} names no StorageClass and the input has no default one: nothing provisions it; the PV \
+             controller would first bind it to an available PV without a class"
+        ),
+        class if storage.class(class).is_none() => {
+            format!("claim {name} names StorageClass {class}, which is not in the input")
+        }
+        class => format!(
+            "claim {name} is not bound and StorageClass {class} binds immediately: the PV controller binds it (or \
+             provisions a volume) before the pod can be scheduled"
+        ),
+    }
 }
 
 /// The node-independent half of `FindMatchingVolume` over the claim's class's PVs.
