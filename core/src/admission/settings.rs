@@ -509,11 +509,13 @@ impl Settings {
             gates.set(name, *on).map_err(|e| {
                 SettingsError::new(
                     path(&format!("featureGates.{name}")),
-                    format!("{e}: known gates are TaintTolerationComparisonOperators, PodLevelResources, SidecarContainers, DRAExtendedResource"),
+                    format!("{e}: known gates are TaintTolerationComparisonOperators, PodLevelResources, SidecarContainers, DRAExtendedResource, DynamicResourceAllocation, VolumeAttributesClass"),
                 )
             })?;
         }
         options.gates = gates;
+        // The inventory lists Nodes only: the workload's claims are checked by the cluster.
+        options.model_storage = false;
 
         let pool_label = match &raw.pool_label {
             None => None,

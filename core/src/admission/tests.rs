@@ -169,6 +169,19 @@ fn every_workload_kind_goes_through_its_template() {
 }
 
 #[test]
+fn schedulable_leaves_a_workloads_claims_to_the_cluster() {
+    // The node inventory holds no claims: a StatefulSet's claim templates and a pod's named
+    // claim are not missing, they are the cluster's.
+    let settings = json!({"nodes": [{"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "pods": "10"}}}], "schedulable": {}});
+    let spec = json!({"containers": [{"name": "c", "image": "x"}], "volumes": [{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]});
+    let object = json!({"spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}}, "template": {"metadata": {"labels": {"a": "b"}}, "spec": spec},
+        "volumeClaimTemplates": [{"metadata": {"name": "www"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}});
+    let req = json!({"kind": {"kind": "StatefulSet"}, "namespace": "ns", "name": "db", "operation": "CREATE", "object": object});
+    let resp = validate(&payload(&req, &settings));
+    assert!(resp.accepted, "{:?}", resp.message);
+}
+
+#[test]
 fn unreadable_tolerations_fail_closed_but_unreadable_resources_only_warn() {
     let settings = json_of("settings.json");
     let mut req = json_of("deployment-web.json");

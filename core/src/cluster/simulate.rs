@@ -58,6 +58,10 @@ pub struct SimulateOptions {
     /// node's verdict with each score plugin's raw and normalized score. Off by default: the
     /// playground asks for it only for the matrix cell a user opens.
     pub record_cycle: Option<WorkloadKey>,
+    /// Whether the input's storage is the cluster's (the default): the volume plugins then
+    /// read it ([`storage_of`]). Off for the admission policy, whose node inventory holds no
+    /// claims: a workload's claims are the cluster's business there, not missing.
+    pub model_storage: bool,
 }
 
 /// A workload as the report names it.
@@ -89,6 +93,7 @@ impl SimulateOptions {
             percentage_of_nodes_to_score: 0,
             max_fix_resimulations: crate::explain::verify::MAX_RESIMULATIONS,
             record_cycle: None,
+            model_storage: true,
         }
     }
 
@@ -570,11 +575,11 @@ fn simulate_with(
     let plan = Plan::new(manifests, ownership);
     let cfg = SchedulerConfig {
         spread_listers: std::sync::Arc::new(controllers::listers(manifests, &plan.owners)),
-        storage: storage_of(manifests),
+        storage: if opts.model_storage { storage_of(manifests) } else { None },
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
-    if sim.cfg.storage.is_none() {
+    if sim.cfg.storage.is_none() && opts.model_storage {
         sim.warnings.extend(unmodelled_claims_warning(manifests));
     }
     sim.until = until;
