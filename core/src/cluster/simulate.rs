@@ -31,7 +31,7 @@ use crate::scheduler::framework::{Code, NodeInfo, PlacedPods, SchedulerConfig, S
 use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
 use crate::scheduler::plugins::{
-    node_affinity, node_name, scheduling_gates, taint_toleration, volume_binding, volume_restrictions,
+    node_affinity, node_name, node_volume_limits, scheduling_gates, taint_toleration, volume_binding,
 };
 use crate::scheduler::pod_index::PodIndex;
 use crate::scheduler::storage::{pod_claims, Storage};
@@ -1781,9 +1781,6 @@ impl<'a> Simulation<'a> {
     fn bind_volumes(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) -> Vec<ClaimUse> {
         let Some(storage) = self.cfg.storage.as_mut() else { return Vec::new() };
         if !spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some()) {
-            if spec.volumes.iter().any(volume_restrictions::needs_restrictions_check) {
-                Arc::make_mut(storage).add_pod(metadata, spec);
-            }
             return Vec::new();
         }
         let Some(info) = self.nodes.get(i) else { return Vec::new() };
@@ -1796,6 +1793,9 @@ impl<'a> Simulation<'a> {
         let (node, labels) = (info.name().to_string(), info.node_labels().clone());
         let storage = Arc::make_mut(storage);
         storage.assume(metadata, spec, &node, &labels, &bindings);
+        let namespace = metadata.namespace_or_default();
+        let attached = node_volume_limits::attached_by(&metadata.name, namespace, &spec.volumes, storage);
+        storage.attach(&node, attached);
         claim_uses(&pod, storage)
     }
 

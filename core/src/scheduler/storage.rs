@@ -35,6 +35,11 @@ pub struct Storage {
     claims_in_use: Namespaced<usize>,
     /// The claims the simulation provisioned (for the node in their `selected-node`).
     provisioned: std::collections::HashSet<ClaimKey>,
+    /// The CSI volumes attached to each node by the pods bound to it, `(driver/handle,
+    /// driver)`, recorded as pods bind ([`Storage::attach`]) so that NodeVolumeLimits does not
+    /// look up the claims of every pod of every node it filters. A node without a record is
+    /// counted from its pods.
+    attached: HashMap<String, Vec<(String, String)>>,
     /// The default StorageClass (the newest of those annotated default), for claims created
     /// without a class.
     default_class: Option<String>,
@@ -139,6 +144,21 @@ impl Storage {
                     crate::model::labels::Selector::from_label_selector(Some(t), &path).is_ok_and(|s| s.matches(labels))
                 })
         })
+    }
+
+    /// Records the CSI volumes a pod bound to `node` attaches there (each once).
+    pub fn attach(&mut self, node: &str, volumes: Vec<(String, String)>) {
+        let list = self.attached.entry(node.to_string()).or_default();
+        for v in volumes {
+            if !list.iter().any(|(u, _)| *u == v.0) {
+                list.push(v);
+            }
+        }
+    }
+
+    /// The CSI volumes attached to `node` by its pods, when recorded.
+    pub fn attached(&self, node: &str) -> Option<&[(String, String)]> {
+        self.attached.get(node).map(Vec::as_slice)
     }
 
     /// Whether the simulation provisioned the claim's volume (rather than binding it to a PV

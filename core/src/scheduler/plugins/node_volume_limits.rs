@@ -48,15 +48,21 @@ pub fn filter(pod: &Pod, node: &NodeInfo, storage: &Storage) -> Status {
     if limits.is_empty() {
         return Status::success();
     }
-    let mut attached: BTreeMap<String, String> = BTreeMap::new();
-    for p in node.pods() {
-        // An existing pod's missing claims are not counted.
-        let _ = attachable_volumes(&p.name, &p.namespace, &p.volumes, storage, false, &mut attached);
-    }
+    let mut counted: BTreeMap<String, String> = BTreeMap::new();
+    let attached: Vec<(&str, &str)> = match storage.attached(node.name()) {
+        Some(recorded) => recorded.iter().map(|(u, d)| (u.as_str(), d.as_str())).collect(),
+        None => {
+            for p in node.pods() {
+                // An existing pod's missing claims are not counted.
+                let _ = attachable_volumes(&p.name, &p.namespace, &p.volumes, storage, false, &mut counted);
+            }
+            counted.iter().map(|(u, d)| (u.as_str(), d.as_str())).collect()
+        }
+    };
     let mut attached_count: BTreeMap<&str, i64> = BTreeMap::new();
-    for (unique, driver) in &attached {
+    for (unique, driver) in attached {
         new_volumes.remove(unique);
-        *attached_count.entry(driver.as_str()).or_default() += 1;
+        *attached_count.entry(driver).or_default() += 1;
     }
     let mut new_count: BTreeMap<&str, i64> = BTreeMap::new();
     for driver in new_volumes.values() {
@@ -121,6 +127,14 @@ fn csi_driver_info(claim: &PersistentVolumeClaim, storage: &Storage) -> Option<(
     }
     // Upstream: a random prefix, then `-<namespace>/<name>`: unique per claim.
     Some((class.provisioner.clone(), format!("placement-{}/{}", claim.namespace(), claim.metadata.name)))
+}
+
+/// The CSI volumes a pod bound to a node attaches there, `(driver/handle, driver)`, for
+/// [`Storage::attach`].
+pub fn attached_by(pod_name: &str, namespace: &str, volumes: &[Volume], storage: &Storage) -> Vec<(String, String)> {
+    let mut out = BTreeMap::new();
+    let _ = attachable_volumes(pod_name, namespace, volumes, storage, false, &mut out);
+    out.into_iter().collect()
 }
 
 /// The CSI drivers whose volumes the pod would attach, for the CSI node plugin check.
