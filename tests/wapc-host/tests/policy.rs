@@ -73,21 +73,19 @@ fn metadata_section_round_trips() {
 
 #[test]
 fn module_sizes() {
-    // Issue 3's target: under 2 MB. The lean module (placement policies only) meets it.
+    // Issue 3's target: under 2 MB. The lean module (placement policies only) meets it, built
+    // for size (profile `policy-lean`, opt-level "z": 1.80 MB; 2.31 MB at opt-level 3 since the
+    // volume plugins; BENCHMARKS.md, "Size of the lean module").
     let lean = lean_module_bytes().len();
     assert!(lean < 2_000_000, "placement-policy-lean.wasm is {lean} bytes, over the 2 MB target");
     // The full module adds the Gatekeeper setting to the same placement code: regorus, its regex
-    // and glob engines, Placement's Gatekeeper layer (2.43 MB), and since issue 15 the CEL
-    // interpreter (cel and its ANTLR parser, +1.00 MB) and the `net.*`/`yaml.*` builtins
-    // (+0.18 MB): 3.61 MB (BENCHMARKS.md, "Size of the optional Gatekeeper features"). The
-    // placement code's own growth is bounded by the lean module's target above; this bound
-    // catches growth of the Gatekeeper part.
+    // and glob engines, Placement's Gatekeeper layer, the CEL interpreter and the `net.*`/`yaml.*`
+    // builtins, about 3.65 MB over the placement code at opt-level 3 (BENCHMARKS.md, "Size of
+    // the optional Gatekeeper features"). Since the lean module is built for size (another
+    // opt-level), full minus lean no longer isolates that part: the full module is bounded
+    // whole, 5.97 MB with the volume plugins, at 6.3 MB.
     let full = module_bytes().len();
-    let gatekeeper = full.saturating_sub(lean);
-    assert!(
-        gatekeeper < 3_800_000,
-        "the Gatekeeper part of placement-policy.wasm is {gatekeeper} bytes ({full} in all), over its 3.8 MB bound"
-    );
+    assert!(full < 6_300_000, "placement-policy.wasm is {full} bytes, over its 6.3 MB bound");
     assert!(full > lean + 1_000_000, "the lean module ({lean} bytes) has lost the Rego interpreter ({full} bytes)");
 }
 
