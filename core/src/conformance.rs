@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use crate::cluster::daemonset;
+use crate::input::documents::{DocRef, StorageObjects};
 use crate::input::field::{FieldError, FieldPath};
 use crate::model::labels::Selector;
 use crate::model::node_selector::{
@@ -19,12 +20,13 @@ use crate::model::{
     ResourceList, Taint, Toleration,
 };
 use crate::scheduler::fit_error::FitError;
-use crate::scheduler::framework::{NodeInfo, PlacedPod, SchedulerConfig, Status};
+use crate::scheduler::framework::{Code, NodeInfo, PlacedPod, SchedulerConfig, Status};
 use crate::scheduler::hostports::{wanted_host_ports, HostPort, HostPortInfo};
 use crate::scheduler::plugins::{
     default_normalize_score, node_affinity, node_name, node_ports, node_resources_fit, node_unschedulable,
-    taint_toleration, MAX_NODE_SCORE,
+    node_volume_limits, taint_toleration, volume_binding, volume_restrictions, volume_zone, MAX_NODE_SCORE,
 };
+use crate::scheduler::storage::Storage;
 
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ConformanceReport {
@@ -173,6 +175,7 @@ fn run_one(v: &Value) -> Outcome {
         }
         "filter" => filter_vector(input, expected),
         "score" => score_vector(input, expected),
+        "volume_filter" => volume_vector(input, expected),
         "pod_requests" => {
             let pod: Pod = decode(&input["pod"])?;
             let opts = PodResourcesOptions {
@@ -370,6 +373,90 @@ fn score_vector(input: &Value, expected: &Value) -> Outcome {
     let reverse = str_of(&input["plugin"]) == taint_toleration::NAME;
     default_normalize_score(MAX_NODE_SCORE, reverse, &mut raw);
     check_eq("normalizedScores", named(&raw), &expected["normalizedScores"])
+}
+
+/// A plugin's Filter with its PreFilter state.
+type NodeFilter<'a> = Box<dyn Fn(&NodeInfo) -> Status + 'a>;
+
+/// A volume plugin's PreFilter, then its Filter on each node, as the cycle runs them
+/// (`run_pre_filters`, `run_dynamic_filters`): the input's storage objects are the listers,
+/// and each node's existing pods are bound as the simulation binds pods (their claims in use,
+/// their CSI volumes attached). A Skip makes Filter pass (not run); a rejection stands for
+/// Filter too, as VolumeZone's Filter recomputes it without PreFilter state (the other
+/// plugins' vectors check no Filter after a rejection).
+fn volume_vector(input: &Value, expected: &Value) -> Outcome {
+    let cfg = config(input)?;
+    let pod: Pod = decode(&input["pod"])?;
+    let mut storage = Storage::new(&storage_objects(input)?);
+    let nodes: Vec<Node> = decode_opt(&input["nodes"])?.unwrap_or_default();
+    let existing: Vec<Vec<Pod>> = decode_opt(&input["existingPods"])?.unwrap_or_default();
+    let mut infos = Vec::new();
+    for (i, node) in nodes.into_iter().enumerate() {
+        let mut info = NodeInfo::new(node);
+        for p in existing.get(i).into_iter().flatten() {
+            storage.add_pod(&p.metadata, &p.spec);
+            let namespace = p.metadata.namespace_or_default();
+            let attached = node_volume_limits::attached_by(&p.metadata.name, namespace, &p.spec.volumes, &storage);
+            storage.attach(info.name(), attached);
+            info.add_pod(PlacedPod::from_pod(p));
+        }
+        infos.push(info);
+    }
+    let plugin = str_of(&input["plugin"]);
+    let (pre, filter): (Status, NodeFilter<'_>) = match plugin {
+        volume_restrictions::NAME => {
+            let (s, state) = volume_restrictions::pre_filter(&pod, &storage);
+            (s, Box::new(move |n| volume_restrictions::filter(&state, &pod, n)))
+        }
+        node_volume_limits::NAME => {
+            (node_volume_limits::pre_filter(&pod), Box::new(|n| node_volume_limits::filter(&pod, n, &storage)))
+        }
+        volume_binding::NAME => {
+            let (s, state) = volume_binding::pre_filter(&pod, &storage, &cfg.gates);
+            if let Some(want) = expected.pointer("/preFilter/result") {
+                let got = state.eligible_nodes.as_ref().map(|n| json!({ "nodeNames": n })).unwrap_or(Value::Null);
+                check_eq("preFilter.result", got, want)?;
+            }
+            (s, Box::new(move |n| volume_binding::filter(&state, n, &storage).err().unwrap_or_else(Status::success)))
+        }
+        volume_zone::NAME => {
+            let (s, zones) = volume_zone::pre_filter(&pod, &storage);
+            (s, Box::new(move |n| volume_zone::filter(&zones, &pod, n)))
+        }
+        other => return Err(format!("unknown volume plugin {other:?}")),
+    };
+    if let Some(want) = expected.get("preFilter") {
+        check_status("preFilter", &pre, want)?;
+    }
+    let wants = expected["filter"].as_array().cloned().unwrap_or_default();
+    if !wants.is_empty() && wants.len() != infos.len() {
+        return Err(format!("filter: {} expectations for {} nodes", wants.len(), infos.len()));
+    }
+    for (info, want) in infos.iter().zip(&wants) {
+        let status = match pre.code {
+            Code::Success => filter(info),
+            Code::Skip => Status::success(),
+            _ => pre.clone(),
+        };
+        check_status(&format!("filter[{}]", info.name()), &status, want)?;
+    }
+    Ok(())
+}
+
+/// The storage objects of a `volume_filter` vector, as the input reader gives them.
+fn storage_objects(input: &Value) -> Result<StorageObjects, String> {
+    fn list<T: serde::de::DeserializeOwned>(v: &Value) -> Result<Vec<(DocRef, T)>, String> {
+        let items: Vec<T> = decode_opt(v)?.unwrap_or_default();
+        Ok(items.into_iter().map(|t| (DocRef::default(), t)).collect())
+    }
+    Ok(StorageObjects {
+        claims: list(&input["persistentVolumeClaims"])?,
+        volumes: list(&input["persistentVolumes"])?,
+        classes: list(&input["storageClasses"])?,
+        csi_nodes: list(&input["csiNodes"])?,
+        csi_drivers: list(&input["csiDrivers"])?,
+        capacities: list(&input["csiStorageCapacities"])?,
+    })
 }
 
 // ---------------------------------------------------------------------------------------------

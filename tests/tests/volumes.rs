@@ -153,7 +153,10 @@ fn draining_the_node_of_a_local_volume_leaves_its_pod_pending() {
     assert!(
         db.message
             .as_deref()
-            .is_some_and(|m| m.contains("1 node(s) had volume node affinity conflict, 1 node(s) were unschedulable")),
+            // node-b is left out by VolumeBinding's PreFilterResult (the PV names node-a).
+            .is_some_and(
+                |m| m.contains("1 node(s) didn't satisfy plugin(s) [VolumeBinding], 1 node(s) were unschedulable")
+            ),
         "{:?}",
         db.message
     );
@@ -178,4 +181,82 @@ fn hand_written_storage_objects_are_validated_in_the_api_servers_words() {
         assert!(errors.iter().any(|e| e.ends_with(w)), "{w} not in {errors:#?}");
     }
     assert_eq!(errors.len(), want.len(), "{errors:#?}");
+}
+
+/// VolumeBinding's PreFilterResult (`GetEligibleNodes`): a pod whose bound claim's PV names
+/// its node by `kubernetes.io/hostname` is evaluated on that node only; the others are absent
+/// nodes, counted as upstream's `AbsentNodesStatus` words them, not filtered one by one.
+#[test]
+fn a_local_volume_restricts_the_pod_to_its_node_before_any_filter_runs() {
+    let mut text = String::new();
+    for (name, cpu) in [("node-a", "1"), ("node-b", "8"), ("node-c", "8")] {
+        text.push_str(&format!(
+            "apiVersion: v1\nkind: Node\nmetadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}}}}}\n\
+             status: {{allocatable: {{cpu: '{cpu}', memory: 16Gi, pods: '110'}}}}\n---\n"
+        ));
+    }
+    text.push_str(
+        "apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: local-pv-a}
+spec:
+  capacity: {storage: 100Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  local: {path: /mnt/disks/ssd1}
+  claimRef: {namespace: default, name: data-cache-0}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions:
+        - {key: kubernetes.io/hostname, operator: In, values: [node-a]}
+status: {phase: Bound}
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: data-cache-0
+  namespace: default
+  annotations: {pv.kubernetes.io/bind-completed: 'yes'}
+spec:
+  accessModes: [ReadWriteOnce]
+  storageClassName: local
+  resources: {requests: {storage: 100Gi}}
+  volumeName: local-pv-a
+status: {phase: Bound}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: cache-0, namespace: default}
+spec:
+  containers:
+  - name: cache
+    image: redis:7
+    resources: {requests: {cpu: '2'}}
+  volumes:
+  - name: data
+    persistentVolumeClaim: {claimName: data-cache-0}
+",
+    );
+    let m = parse_manifests(&text, "local.yaml").unwrap();
+    let r = simulate(&m, &SimulateOptions::default()).unwrap();
+    let w = workload(&r, "Pod", "cache-0");
+    // node-a's 1 cpu is less than the pod requests: NodeResourcesFit's unresolvable case, so
+    // preemption cannot help on any node.
+    assert_eq!(
+        pod(w, "cache-0").message.as_deref(),
+        Some(
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) [VolumeBinding]. no new \
+             claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+        )
+    );
+    let b = w.nodes.get("node-b").expect("node-b's verdict");
+    assert_eq!(b.plugin, Some("VolumeBinding"));
+    assert!(b.detail.as_deref().unwrap_or_default().contains("node-a"), "{:?}", b.detail);
 }

@@ -758,8 +758,10 @@ fn run_pre_filters(
             (FilterPlugin::NodeVolumeLimits, Some(_)) => (node_volume_limits::pre_filter(pod), None),
             (FilterPlugin::VolumeBinding, Some(storage)) => {
                 let (status, state) = volume_binding::pre_filter(pod, storage, &cfg.gates);
+                // Its PreFilterResult: the nodes the bound claims' local PVs name.
+                let names = state.eligible_nodes.clone();
                 out.volumes.binding = state;
-                (status, None)
+                (status, names)
             }
             (FilterPlugin::VolumeZone, Some(storage)) => {
                 let (status, zones) = volume_zone::pre_filter(pod, storage);

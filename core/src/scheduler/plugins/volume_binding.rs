@@ -7,6 +7,7 @@
 //! Its Score (StorageCapacityScoring, alpha in 1.33-1.36) is off in the modelled releases, so
 //! the plugin scores nothing (`PreScore` returns Skip).
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use crate::model::quantity::Quantity;
@@ -36,6 +37,9 @@ pub const ERR_REASON_UNBOUND_IMMEDIATE: &str = "pod has unbound immediate Persis
 pub struct PreFilterState {
     pub bound: Vec<Arc<PersistentVolumeClaim>>,
     pub delayed: Vec<DelayedClaim>,
+    /// PreFilter's `PreFilterResult` (`GetEligibleNodes`): the nodes the bound claims' local
+    /// PVs name; `None` for all nodes.
+    pub eligible_nodes: Option<BTreeSet<String>>,
 }
 
 /// An unbound claim of a WaitForFirstConsumer class.
@@ -109,7 +113,48 @@ pub fn pre_filter(pod: &Pod, storage: &Storage, gates: &FeatureGates) -> (Status
             Status::new(Code::UnschedulableAndUnresolvable, ERR_REASON_UNBOUND_IMMEDIATE).with_detail(why.join("; "));
         return (status, PreFilterState::default());
     }
+    state.eligible_nodes = eligible_nodes(&state.bound, storage);
     (Status::success(), state)
+}
+
+/// `GetEligibleNodes`: the intersection, over the bound claims whose PV names nodes
+/// (`GetLocalPersistentVolumeNodeNames`), of those nodes; `None` (every node) when none does
+/// or a PV is not found.
+fn eligible_nodes(bound: &[Arc<PersistentVolumeClaim>], storage: &Storage) -> Option<BTreeSet<String>> {
+    let mut eligible: Option<BTreeSet<String>> = None;
+    for claim in bound {
+        let names = local_node_names(storage.volume(&claim.spec.volume_name)?);
+        if names.is_empty() {
+            continue;
+        }
+        eligible = Some(match eligible {
+            None => names,
+            Some(e) => e.intersection(&names).cloned().collect(),
+        });
+    }
+    eligible
+}
+
+/// `GetLocalPersistentVolumeNodeNames`: the union over the PV's required node affinity terms
+/// of the intersection of each term's `kubernetes.io/hostname In` values (whatever the
+/// volume's source).
+fn local_node_names(pv: &PersistentVolume) -> BTreeSet<String> {
+    let Some(required) = pv.spec.node_affinity.as_ref().and_then(|a| a.required.as_ref()) else {
+        return BTreeSet::new();
+    };
+    let mut out = BTreeSet::new();
+    for term in &required.node_selector_terms {
+        let mut nodes: Option<BTreeSet<String>> = None;
+        for r in term.match_expressions.iter().filter(|r| r.key == crate::model::LABEL_HOSTNAME && r.operator == "In") {
+            let values: BTreeSet<String> = r.values.iter().cloned().collect();
+            nodes = Some(match nodes {
+                None => values,
+                Some(n) => n.intersection(&values).cloned().collect(),
+            });
+        }
+        out.extend(nodes.unwrap_or_default());
+    }
+    out
 }
 
 /// Why a claim counts as unbound immediate, in Placement's words.
