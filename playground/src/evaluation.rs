@@ -116,6 +116,13 @@ pub struct Cell {
     pub score: Option<i64>,
     /// The workload's pods that landed on this node.
     pub pods: Vec<String>,
+    /// What the claims of the pods here bind to (`db-0: data-db-0 -> PersistentVolume pv-1`),
+    /// in the pods' order.
+    pub volumes: Vec<String>,
+    /// Claims a pod here cannot mount: its CSI driver's node plugin does not run on the node
+    /// (`db-0 cannot mount claim ...`). The scheduler does not check it; the pod stays
+    /// ContainerCreating.
+    pub cannot_mount: Vec<String>,
     /// Indices into the workload's fixes that reach this node.
     pub fixes: Vec<usize>,
 }
@@ -132,6 +139,9 @@ impl Cell {
                 if !self.pods.is_empty() {
                     s.push_str(&format!("; pods here: {}", self.pods.join(", ")));
                 }
+                for warning in &self.cannot_mount {
+                    s.push_str(&format!("; warning: {warning}"));
+                }
                 s
             }
             CellState::Blocked => {
@@ -140,7 +150,9 @@ impl Cell {
                     s.push_str(&format!(" ({d})"));
                 }
                 if !self.pods.is_empty() {
-                    s.push_str(&format!("; pods here (bound before): {}", self.pods.join(", ")));
+                    // The verdict is the workload's first cycle; a pod here was bound before,
+                    // or placed by a cycle of its own (a StatefulSet replica with its own claims).
+                    s.push_str(&format!("; pods here (each by its own cycle): {}", self.pods.join(", ")));
                 }
                 s
             }
@@ -192,6 +204,10 @@ pub struct PodRow {
     pub status: String,
     /// From the input's cluster state (a snapshot), not created by the simulation.
     pub existing: bool,
+    /// The claims the pod uses and what each binds to (`data-db-0 -> PersistentVolume pv-1`).
+    pub claims: Vec<String>,
+    /// The claims it cannot mount where it went, and why.
+    pub cannot_mount: Vec<String>,
 }
 
 impl WorkloadView {
@@ -751,6 +767,8 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
                 detail: None,
                 score: None,
                 pods: Vec::new(),
+                volumes: Vec::new(),
+                cannot_mount: Vec::new(),
                 fixes: Vec::new(),
             })
             .collect();
@@ -785,6 +803,8 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
         for p in r.pods.iter().filter(|p| holds_node(p)) {
             let Some(i) = p.node.as_deref().and_then(index_of) else { continue };
             cells[i].pods.push(p.name.clone());
+            cells[i].volumes.extend(p.claims.iter().map(|c| format!("{}: {c}", p.name)));
+            cells[i].cannot_mount.extend(p.cannot_mount.iter().map(|c| format!("{} {}", p.name, c.text())));
             if cells[i].state == CellState::Unknown {
                 cells[i].state = CellState::Placed;
             }
@@ -882,6 +902,8 @@ fn workload_view(r: &WorkloadReport, source: Option<&Workload>, cells: Vec<Cell>
                 node: p.node.clone(),
                 status: p.status_text(),
                 existing: p.snapshot.is_some(),
+                claims: p.claims.iter().map(ToString::to_string).collect(),
+                cannot_mount: p.cannot_mount.iter().map(|c| c.text()).collect(),
             })
             .collect(),
         fixes: if source.is_some() { r.fixes.clone() } else { Vec::new() },
@@ -1010,6 +1032,8 @@ mod tests {
             detail: None,
             score,
             pods: vec![],
+            volumes: vec![],
+            cannot_mount: vec![],
             fixes: vec![],
         };
         let eval = Evaluation::of(&synthetic(1, 2));

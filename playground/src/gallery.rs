@@ -65,8 +65,14 @@ pub const EXAMPLES: &[Example] = &[
     },
     Example {
         id: "storage-operator-dedicated-pool",
-        title: "Storage operator on a dedicated, tainted pool",
+        title: "Rook/Ceph on a dedicated pool: the CSI node plugin skips it",
         source: include_str!("../../examples/storage-operator-dedicated-pool.yaml"),
+        extra_workloads: "",
+    },
+    Example {
+        id: "statefulset-zonal-disks",
+        title: "StatefulSet on zonal disks",
+        source: include_str!("../../examples/statefulset-zonal-disks.yaml"),
         extra_workloads: "",
     },
     Example {

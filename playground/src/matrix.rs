@@ -145,8 +145,18 @@ pub fn columns(eval: &Evaluation, filter: &MatrixFilter) -> Vec<Column> {
 /// alike in every row can share a column. Borrowed from the evaluation, not copied.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Look<'a> {
-    Cell { state: CellState, plugin: Option<&'a str>, reason: Option<&'a str>, pods: usize, fixes: &'a [usize] },
-    Node { taints: &'a [String], cordoned: bool },
+    Cell {
+        state: CellState,
+        plugin: Option<&'a str>,
+        reason: Option<&'a str>,
+        pods: usize,
+        cannot_mount: bool,
+        fixes: &'a [usize],
+    },
+    Node {
+        taints: &'a [String],
+        cordoned: bool,
+    },
 }
 
 fn look(eval: &Evaluation, i: usize) -> Vec<Look<'_>> {
@@ -158,6 +168,7 @@ fn look(eval: &Evaluation, i: usize) -> Vec<Look<'_>> {
         plugin: c.plugin,
         reason: c.reason.as_deref(),
         pods: c.pods.len(),
+        cannot_mount: !c.cannot_mount.is_empty(),
         fixes: &c.fixes,
     }));
     out

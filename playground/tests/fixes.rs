@@ -60,7 +60,13 @@ fn every_verified_gallery_fix_reaches_its_nodes_once_applied() {
                 let patched = after.workloads.iter().find(|v| v.key() == w.key()).expect("the workload is still there");
                 for node in &fix.nodes {
                     let cell = patched.cells.iter().find(|c| *c.node == **node).expect("the node is still there");
-                    assert_eq!(cell.state, CellState::Fits, "{what}: {node}: {}", cell.title());
+                    // The cell's verdict is the workload's first cycle; a StatefulSet replica
+                    // with claims of its own (zonal disks) is judged by its own cycle, so the
+                    // node it reaches holds it rather than fitting the first replica.
+                    let reached = cell.state == CellState::Fits
+                        || (w.kind == "StatefulSet"
+                            && patched.pods.iter().any(|p| !p.existing && p.node.as_deref() == Some(&**node)));
+                    assert!(reached, "{what}: {node}: {}", cell.title());
                     if w.kind == "DaemonSet" {
                         assert!(!cell.pods.is_empty(), "{what}: no daemon pod on {node}");
                     }
@@ -70,4 +76,87 @@ fn every_verified_gallery_fix_reaches_its_nodes_once_applied() {
         }
     }
     assert!(checked >= 2, "only {checked} verified fixes in the gallery");
+}
+
+fn view<'e>(eval: &'e Evaluation, name: &str) -> &'e placement_playground::evaluation::WorkloadView {
+    eval.workloads.iter().find(|w| w.name == name).unwrap_or_else(|| panic!("no workload {name}"))
+}
+
+#[test]
+fn the_zonal_disk_example_leaves_a_replica_pending_until_its_zone_is_allowed() {
+    let state = example_state("statefulset-zonal-disks");
+    let eval = Evaluation::of(&state);
+    assert!(eval.is_ok(), "{:?}", eval.errors);
+    let w = view(&eval, "postgres");
+    assert_eq!((w.desired, w.current, w.scheduled, w.pending), (3, 2, 1, 1), "postgres-2 waits (OrderedReady)");
+    let pending = w.pods.iter().find(|p| p.name == "postgres-1").unwrap();
+    assert!(pending.node.is_none());
+    assert!(
+        pending.status.contains(
+            "1 node(s) didn't match Pod's node affinity/selector, 2 node(s) had volume node affinity conflict"
+        ),
+        "{}",
+        pending.status
+    );
+    // The claims show in the pod list, and in the cell of the node postgres-0 went to.
+    assert_eq!(pending.claims, ["data-postgres-1 -> PersistentVolume pvc-9e7d6c5b-4a39-4f28-8e17-06d5c4b3a291"]);
+    let a = w.cells.iter().find(|c| &*c.node == "ip-10-0-1-17.ec2.internal").unwrap();
+    assert_eq!(a.volumes, ["postgres-0: data-postgres-0 -> PersistentVolume pvc-5b0c8a1e-0d4f-4c1e-9a57-3f0e6d2b7a10"]);
+    // The volume's reason names the claim, the PV and its zone.
+    let b = w.cells.iter().find(|c| &*c.node == "ip-10-0-2-42.ec2.internal").unwrap();
+    assert_eq!((b.state, b.plugin), (CellState::Blocked, Some("VolumeBinding")));
+    assert!(
+        b.detail.as_deref().is_some_and(|d| d.contains("us-east-1a") && d.contains("data-postgres-0")),
+        "{:?}",
+        b.detail
+    );
+
+    // The fix lets postgres-1 back to its disk's zone; postgres-2 is then created and its new
+    // volume provisioned in a zone the anti-affinity leaves (us-east-1b).
+    let wi = eval.workloads.iter().position(|x| x.name == "postgres").unwrap();
+    let fi = w.fixes.iter().position(|f| f.verified && f.nodes.iter().any(|n| n == "ip-10-0-3-88.ec2.internal"));
+    let next = apply_fix(&state, &eval, wi, fi.expect("a verified fix reaching the us-east-1c node")).unwrap();
+    let eval = Evaluation::of(&next);
+    let w = view(&eval, "postgres");
+    assert_eq!((w.desired, w.current, w.scheduled, w.pending), (3, 3, 3, 0), "{:#?}", w.pods);
+    let at = |pod: &str| w.pods.iter().find(|p| p.name == pod).and_then(|p| p.node.as_deref().map(str::to_string));
+    assert_eq!(at("postgres-1").as_deref(), Some("ip-10-0-3-88.ec2.internal"));
+    let p2 = w.pods.iter().find(|p| p.name == "postgres-2").unwrap();
+    assert_eq!(p2.node.as_deref(), Some("ip-10-0-2-42.ec2.internal"));
+    assert_eq!(p2.claims, ["data-postgres-2 -> provisioned on ip-10-0-2-42.ec2.internal"]);
+}
+
+#[test]
+fn the_rook_ceph_example_says_the_pod_on_a_storage_node_cannot_mount_and_fixes_the_daemonset() {
+    let state = example_state("storage-operator-dedicated-pool");
+    let eval = Evaluation::of(&state);
+    assert!(eval.is_ok(), "{:?}", eval.errors);
+    let prometheus = view(&eval, "prometheus-ceph");
+    let pod = &prometheus.pods[0];
+    let node = pod.node.clone().expect("scheduled: the scheduler does not check the node plugin");
+    assert!(node.starts_with("storage-"), "{node}");
+    assert_eq!(
+        pod.cannot_mount,
+        [format!(
+            "cannot mount claim tsdb-prometheus-ceph-0: DaemonSet rook-ceph/csi-rbdplugin (CSI driver \
+             rook-ceph.rbd.csi.ceph.com) skips node {node}: untolerated taint storage-node=true:NoSchedule"
+        )]
+    );
+    let cell = prometheus.cells.iter().find(|c| *c.node == *node).unwrap();
+    assert_eq!(cell.cannot_mount.len(), 1, "{cell:?}");
+    assert!(cell.title().contains("warning: prometheus-ceph-0 cannot mount claim"), "{}", cell.title());
+
+    // The DaemonSet's toleration fix: the node plugin then runs on the storage pool, and the
+    // pod mounts its volume.
+    let wi = eval.workloads.iter().position(|w| w.name == "csi-rbdplugin").unwrap();
+    let ds = &eval.workloads[wi];
+    assert_eq!((ds.desired, ds.current), (2, 2));
+    let fi =
+        ds.fixes.iter().position(|f| f.verified && f.description.starts_with("tolerate storage-node=true:NoSchedule"));
+    let next = apply_fix(&state, &eval, wi, fi.expect("the DaemonSet's toleration fix")).unwrap();
+    let eval = Evaluation::of(&next);
+    assert_eq!(view(&eval, "csi-rbdplugin").desired, 5);
+    let prometheus = view(&eval, "prometheus-ceph");
+    assert!(prometheus.pods[0].cannot_mount.is_empty(), "{:?}", prometheus.pods[0]);
+    assert!(prometheus.cells.iter().all(|c| c.cannot_mount.is_empty()));
 }

@@ -1508,6 +1508,11 @@ fn Summary(pg: Pg) -> impl IntoView {
 }
 
 fn cell_text(c: &Cell) -> String {
+    // A pod here cannot mount a claim (its CSI node plugin is not on the node): scheduled, yet
+    // stuck in ContainerCreating.
+    if !c.cannot_mount.is_empty() {
+        return format!("⚠ {} cannot mount", c.pods.len().max(1));
+    }
     match c.state {
         CellState::Fits if c.pods.len() == 1 => "✓ 1 pod".into(),
         CellState::Fits if !c.pods.is_empty() => format!("✓ {} pods", c.pods.len()),
@@ -1748,12 +1753,13 @@ fn matrix_row(
                 CellState::Placed => "cell placed",
                 CellState::Unknown => "cell unknown",
             };
+            let class = if c.cannot_mount.is_empty() { class.to_string() } else { format!("{class} cannot-mount") };
             let title = c.title();
             let label = format!("{} on {}: {}", w.name, c.node, title);
             view! {
                 // One class string: `class:selected` next to a `class` that changes (blocked to fit
                 // after Apply) lost the selection's class when the row was redrawn.
-                <td class=if is_selected { format!("{class} selected") } else { class.to_string() }>
+                <td class=if is_selected { format!("{class} selected") } else { class.clone() }>
                     <button
                         type="button"
                         title=title
@@ -1840,6 +1846,14 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                                 view! { <dt>"Score"</dt><dd class="score">{x}{rank}</dd> }
                             })}
                             {(!c.pods.is_empty()).then(|| view! { <dt>"Pods here"</dt><dd>{c.pods.join(", ")}</dd> })}
+                            {(!c.volumes.is_empty()).then(|| {
+                                let items = c.volumes.iter().map(|v| view! { <li>{v.clone()}</li> }).collect_view();
+                                view! { <dt>"Claims"</dt><dd><ul class="claims">{items}</ul></dd> }
+                            })}
+                            {(!c.cannot_mount.is_empty()).then(|| {
+                                let items = c.cannot_mount.iter().map(|v| view! { <li>{v.clone()}</li> }).collect_view();
+                                view! { <dt>"Cannot mount"</dt><dd class="cannot-mount"><ul>{items}</ul></dd> }
+                            })}
                         </dl>
                         {if w.kind == "DaemonSet" {
                             view! {
@@ -2178,18 +2192,30 @@ fn Pods(pg: Pg) -> impl IntoView {
                                         let key = w.key();
                                         let is_open = open_now.contains(&key);
                                         let table = is_open.then(|| {
+                                            // A CLAIMS column only for workloads whose pods use claims.
+                                            let with_claims = w.pods.iter().any(|pod| !pod.claims.is_empty());
                                             let rows = w
                                                 .pods
                                                 .iter()
                                                 .map(|pod| {
-                                                    vec![
+                                                    let mut row = vec![
                                                         (pod.name.clone(), false),
                                                         (pod.node.as_deref().unwrap_or("<none>").to_string(), false),
                                                         (pod.status.clone(), false),
-                                                    ]
+                                                    ];
+                                                    if with_claims {
+                                                        let mut volumes = pod.claims.join(", ");
+                                                        for warning in &pod.cannot_mount {
+                                                            volumes.push_str(&format!("; warning: {warning}"));
+                                                        }
+                                                        row.push((volumes, !pod.cannot_mount.is_empty()));
+                                                    }
+                                                    row
                                                 })
                                                 .collect();
-                                            text_table(format!("Pods of {}", w.label()), "pod-list", &["POD", "NODE", "STATUS"], &[], rows)
+                                            let head: &'static [&'static str] =
+                                                if with_claims { &["POD", "NODE", "STATUS", "CLAIMS"] } else { &["POD", "NODE", "STATUS"] };
+                                            text_table(format!("Pods of {}", w.label()), "pod-list", head, &[], rows)
                                         });
                                         let toggled = key.clone();
                                         view! {

@@ -220,6 +220,18 @@ pub struct ClaimUse {
     pub provision_on: Option<String>,
 }
 
+/// `data-db-0 -> PersistentVolume pv-1`, `data-db-0 -> provisioned on node-a`,
+/// `data-db-0 (not bound)`: how the text report, markdown and the playground show a claim.
+impl std::fmt::Display for ClaimUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (&self.pv, &self.provision_on) {
+            (Some(pv), _) => write!(f, "{} -> PersistentVolume {pv}", self.claim),
+            (None, Some(node)) => write!(f, "{} -> provisioned on {node}", self.claim),
+            (None, None) => write!(f, "{} (not bound)", self.claim),
+        }
+    }
+}
+
 impl PodReport {
     pub fn scheduled(name: String, node: impl Into<Arc<str>>) -> Self {
         Self {

@@ -163,7 +163,7 @@ fn claims_text(out: &mut String, pods: &[PodReport], opts: &Options) {
     let with_claims: Vec<&PodReport> = pods.iter().filter(|p| !p.claims.is_empty()).collect();
     let shown = if opts.verbose { with_claims.len() } else { CLAIM_LINES };
     for p in with_claims.iter().take(shown) {
-        let uses: Vec<String> = p.claims.iter().map(claim_text).collect();
+        let uses: Vec<String> = p.claims.iter().map(ToString::to_string).collect();
         let _ = writeln!(out, "  {} claims: {}", p.name, uses.join(", "));
     }
     if with_claims.len() > shown {
@@ -178,15 +178,6 @@ fn claims_text(out: &mut String, pods: &[PodReport], opts: &Options) {
 
 /// How many pods' claims the text lists without `-v`.
 const CLAIM_LINES: usize = 10;
-
-/// `data-db-0 -> PersistentVolume pv-db-0`, `-> provisioned on node-b`, or the claim alone.
-fn claim_text(c: &crate::cluster::simulate::ClaimUse) -> String {
-    match (&c.pv, &c.provision_on) {
-        (Some(pv), _) => format!("{} -> PersistentVolume {pv}", c.claim),
-        (None, Some(node)) => format!("{} -> provisioned on {node}", c.claim),
-        (None, None) => format!("{} (not bound)", c.claim),
-    }
-}
 
 /// Every workload's fixes, alike ones merged ([`grouping::merge_fixes`]), and which are the
 /// same across workloads: given in full once, named where they repeat.
