@@ -395,9 +395,7 @@ fn volume_vector(input: &Value, expected: &Value) -> Outcome {
         let mut info = NodeInfo::new(node);
         for p in existing.get(i).into_iter().flatten() {
             storage.add_pod(&p.metadata, &p.spec);
-            let namespace = p.metadata.namespace_or_default();
-            let attached = node_volume_limits::attached_by(&p.metadata.name, namespace, &p.spec.volumes, &storage);
-            storage.attach(info.name(), attached);
+            node_volume_limits::attach_pod(&mut storage, info.name(), &p.metadata, &p.spec);
             info.add_pod(PlacedPod::from_pod(p));
         }
         infos.push(info);

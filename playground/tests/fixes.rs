@@ -13,6 +13,14 @@ fn example_state(id: &str) -> SharedState {
     SharedState { workloads, nodes, ..Default::default() }
 }
 
+/// The example's state and its evaluation, which must have no errors.
+fn evaluated_example(id: &str) -> (SharedState, Evaluation) {
+    let state = example_state(id);
+    let eval = Evaluation::of(&state);
+    assert!(eval.is_ok(), "{id}: {:?}", eval.errors);
+    (state, eval)
+}
+
 #[test]
 fn the_daemonset_fix_applied_to_the_text_covers_both_nodes() {
     let state = example_state("daemonset-tainted-pool");
@@ -45,9 +53,7 @@ fn the_daemonset_fix_applied_to_the_text_covers_both_nodes() {
 fn every_verified_gallery_fix_reaches_its_nodes_once_applied() {
     let mut checked = 0;
     for e in EXAMPLES {
-        let state = example_state(e.id);
-        let eval = Evaluation::of(&state);
-        assert!(eval.is_ok(), "{}: {:?}", e.id, eval.errors);
+        let (state, eval) = evaluated_example(e.id);
         for (wi, w) in eval.workloads.iter().enumerate() {
             for (fi, fix) in w.fixes.iter().enumerate() {
                 if !fix.verified || fix.patch.is_none() {
@@ -84,9 +90,7 @@ fn view<'e>(eval: &'e Evaluation, name: &str) -> &'e placement_playground::evalu
 
 #[test]
 fn the_zonal_disk_example_leaves_a_replica_pending_until_its_zone_is_allowed() {
-    let state = example_state("statefulset-zonal-disks");
-    let eval = Evaluation::of(&state);
-    assert!(eval.is_ok(), "{:?}", eval.errors);
+    let (state, eval) = evaluated_example("statefulset-zonal-disks");
     let w = view(&eval, "postgres");
     assert_eq!((w.desired, w.current, w.scheduled, w.pending), (3, 2, 1, 1), "postgres-2 waits (OrderedReady)");
     let pending = w.pods.iter().find(|p| p.name == "postgres-1").unwrap();
@@ -128,9 +132,7 @@ fn the_zonal_disk_example_leaves_a_replica_pending_until_its_zone_is_allowed() {
 
 #[test]
 fn the_rook_ceph_example_says_the_pod_on_a_storage_node_cannot_mount_and_fixes_the_daemonset() {
-    let state = example_state("storage-operator-dedicated-pool");
-    let eval = Evaluation::of(&state);
-    assert!(eval.is_ok(), "{:?}", eval.errors);
+    let (state, eval) = evaluated_example("storage-operator-dedicated-pool");
     let prometheus = view(&eval, "prometheus-ceph");
     let pod = &prometheus.pods[0];
     let node = pod.node.clone().expect("scheduled: the scheduler does not check the node plugin");

@@ -1805,9 +1805,7 @@ impl<'a> Simulation<'a> {
         let (node, labels) = (info.name().to_string(), info.node_labels().clone());
         let storage = Arc::make_mut(storage);
         storage.assume(metadata, spec, &node, &labels, &bindings);
-        let namespace = metadata.namespace_or_default();
-        let attached = node_volume_limits::attached_by(&metadata.name, namespace, &spec.volumes, storage);
-        storage.attach(&node, attached);
+        node_volume_limits::attach_pod(storage, &node, metadata, spec);
         claim_uses(&pod, storage)
     }
 

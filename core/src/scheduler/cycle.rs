@@ -757,9 +757,10 @@ fn run_pre_filters(
             }
             (FilterPlugin::NodeVolumeLimits, Some(_)) => (node_volume_limits::pre_filter(pod), None),
             (FilterPlugin::VolumeBinding, Some(storage)) => {
-                let (status, state) = volume_binding::pre_filter(pod, storage, &cfg.gates);
-                // Its PreFilterResult: the nodes the bound claims' local PVs name.
-                let names = state.eligible_nodes.clone();
+                let (status, mut state) = volume_binding::pre_filter(pod, storage, &cfg.gates);
+                // Its PreFilterResult: the nodes the bound claims' local PVs name (Filter does
+                // not read it).
+                let names = state.eligible_nodes.take();
                 out.volumes.binding = state;
                 (status, names)
             }

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::storage::PersistentVolumeClaim;
-use crate::model::{Pod, Volume};
+use crate::model::{ObjectMeta, Pod, PodSpec, Volume};
 use crate::scheduler::framework::{Code, NodeInfo, Status};
 use crate::scheduler::plugins::volume_restrictions::claim_not_found;
 use crate::scheduler::storage::Storage;
@@ -135,6 +135,13 @@ pub fn attached_by(pod_name: &str, namespace: &str, volumes: &[Volume], storage:
     let mut out = BTreeMap::new();
     let _ = attachable_volumes(pod_name, namespace, volumes, storage, false, &mut out);
     out.into_iter().collect()
+}
+
+/// Records a pod bound to `node` as the later cycles' NodeVolumeLimits counts it: its CSI
+/// volumes attached there ([`attached_by`], [`Storage::attach`]).
+pub fn attach_pod(storage: &mut Storage, node: &str, metadata: &ObjectMeta, spec: &PodSpec) {
+    let attached = attached_by(&metadata.name, metadata.namespace_or_default(), &spec.volumes, storage);
+    storage.attach(node, attached);
 }
 
 /// The CSI drivers whose volumes the pod would attach, for the CSI node plugin check.
