@@ -824,12 +824,13 @@ test("a cell's breakdown ranks its score among the nodes it fits on, and plugin 
   const deployment = page.locator(".matrix tbody tr").filter({ hasText: "Deployment" });
   await deployment.locator("td.fit button").first().click();
   assert.match(await page.locator(".detail dd.score").textContent(), /^\d+ \(rank \d+ of \d+ nodes? it fits on\)$/);
-  // The breakdown: every filter plugin in order, every score plugin's raw and normalised
-  // score and weight; the total is the matrix's score.
+  // The breakdown: every filter plugin of the default profile in order (the four volume
+  // plugins included), every score plugin's raw and normalised score and weight; the total is
+  // the matrix's score.
   const scores = page.locator(".detail table.breakdown.scores");
   await scores.waitFor();
-  assert.equal(await page.locator(".detail table.breakdown.filters tbody tr").count(), 8);
-  assert.equal(await page.locator(".detail table.breakdown.filters tr.passed, .detail table.breakdown.filters tr.skipped").count(), 8);
+  assert.equal(await page.locator(".detail table.breakdown.filters tbody tr").count(), 12);
+  assert.equal(await page.locator(".detail table.breakdown.filters tr.passed, .detail table.breakdown.filters tr.skipped").count(), 12);
   assert.equal(await scores.locator("tbody tr").count(), 6);
   const total = Number(await scores.locator("td.total").textContent());
   assert.equal(String(total), (await page.locator(".detail dd.score").textContent()).split(" ")[0]);
