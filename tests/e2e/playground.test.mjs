@@ -858,7 +858,7 @@ test("a cell's breakdown ranks its score among the nodes it fits on, and plugin 
     await ds.locator("#glossary-TaintToleration + dd").textContent(),
     /^Filter: rejects a node with a NoSchedule or NoExecute taint the pod does not tolerate\./,
   );
-  assert.equal(await ds.locator(".glossary dt").count(), 9);
+  assert.equal(await ds.locator(".glossary dt").count(), 13);
 });
 
 test("a YAML syntax error is marked on the broken line, and tabs are shown", async () => {
