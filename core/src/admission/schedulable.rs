@@ -278,6 +278,10 @@ fn fast_fit_by(w: &Workload, settings: &Settings, walk: Walk) -> bool {
         preferred_affinity: Vec::new(),
         preferred_anti_affinity: Vec::new(),
         volumes: Vec::new(),
+        priority: 0,
+        start_time: None,
+        requests: None,
+        host_ports: Vec::new(),
     };
     let fitting = |info: &NodeInfo, most: i64| pods_fitting(info, &request, &placed, most, cfg);
     let mut remaining = w.replicas;

@@ -18,6 +18,7 @@ pub mod csi_node_plugins;
 pub mod daemonset;
 pub mod defaults;
 pub mod pools;
+pub mod priority;
 pub mod simulate;
 pub mod snapshot;
 pub mod what_if;

@@ -675,8 +675,44 @@ pub struct Manifests {
     pub services: Vec<(DocRef, Service)>,
     /// Claims, volumes, classes, CSINodes and CSIDrivers: what the volume plugins read.
     pub storage: Box<StorageObjects>,
+    /// PriorityClasses and PodDisruptionBudgets: what preemption and drains read.
+    pub scheduling: Box<SchedulingObjects>,
     /// Documents of other kinds, skipped with a warning.
     pub ignored: Vec<DocRef>,
+}
+
+/// The PriorityClasses and PodDisruptionBudgets read from the input, each with its document.
+#[derive(Debug, Clone, Default)]
+pub struct SchedulingObjects {
+    pub priority_classes: Vec<(DocRef, crate::model::scheduling::PriorityClass)>,
+    pub disruption_budgets: Vec<(DocRef, crate::model::scheduling::PodDisruptionBudget)>,
+}
+
+impl SchedulingObjects {
+    pub fn len(&self) -> usize {
+        self.priority_classes.len() + self.disruption_budgets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn extend(&mut self, other: SchedulingObjects) {
+        self.priority_classes.extend(other.priority_classes);
+        self.disruption_budgets.extend(other.disruption_budgets);
+    }
+
+    /// Every object's document.
+    pub fn docs_mut(&mut self) -> impl Iterator<Item = &mut DocRef> {
+        let classes = self.priority_classes.iter_mut().map(|(d, _)| d);
+        classes.chain(self.disruption_budgets.iter_mut().map(|(d, _)| d))
+    }
+
+    /// Every object's metadata, for the checks that ask whether it came from a cluster.
+    pub fn metadata(&self) -> impl Iterator<Item = &ObjectMeta> {
+        let classes = self.priority_classes.iter().map(|(_, o)| &o.metadata);
+        classes.chain(self.disruption_budgets.iter().map(|(_, o)| &o.metadata))
+    }
 }
 
 /// The storage objects read from the input, each with its document.
@@ -750,13 +786,19 @@ impl Manifests {
         self.workloads.extend(other.workloads);
         self.services.extend(other.services);
         self.storage.extend(*other.storage);
+        self.scheduling.extend(*other.scheduling);
         self.ignored.extend(other.ignored);
     }
 
     /// How many documents were read: each is a node, a workload, a service, a storage
-    /// object or ignored.
+    /// object, a PriorityClass or PodDisruptionBudget, or ignored.
     pub fn documents(&self) -> usize {
-        self.nodes.len() + self.workloads.len() + self.services.len() + self.storage.len() + self.ignored.len()
+        self.nodes.len()
+            + self.workloads.len()
+            + self.services.len()
+            + self.storage.len()
+            + self.scheduling.len()
+            + self.ignored.len()
     }
 
     /// Renumbers the documents as read after `before` others ([`DocRef::index`]).
@@ -765,7 +807,8 @@ impl Manifests {
             return;
         }
         let docs = self.nodes.iter_mut().map(|(d, _)| d).chain(self.services.iter_mut().map(|(d, _)| d));
-        for doc in docs.chain(self.ignored.iter_mut()).chain(self.storage.docs_mut()) {
+        let docs = docs.chain(self.ignored.iter_mut()).chain(self.storage.docs_mut());
+        for doc in docs.chain(self.scheduling.docs_mut()) {
             doc.index += before;
         }
         for w in &mut self.workloads {
@@ -1268,6 +1311,7 @@ fn typed<D: Decoding<Tree = Value>>(docs: Vec<RawDocument>) -> Result<Manifests,
         workloads: Vec::with_capacity(docs.len() - nodes),
         services: Vec::new(),
         storage: Default::default(),
+        scheduling: Default::default(),
         ignored: Vec::new(),
     };
     for raw in docs {
@@ -1328,6 +1372,16 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
         "CSIStorageCapacity" => {
             let capacity = D::decode(value, &doc)?;
             out.storage.capacities.push((doc, capacity));
+            return Ok(());
+        }
+        "PriorityClass" => {
+            let class = D::decode(value, &doc)?;
+            out.scheduling.priority_classes.push((doc, class));
+            return Ok(());
+        }
+        "PodDisruptionBudget" => {
+            let budget = D::decode(value, &doc)?;
+            out.scheduling.disruption_budgets.push((doc, budget));
             return Ok(());
         }
         _ => {}

@@ -107,6 +107,7 @@ pub fn needs_check(manifests: &Manifests) -> bool {
     manifests.nodes.iter().any(|(_, n)| written(&n.metadata))
         || manifests.services.iter().any(|(_, s)| written(&s.metadata))
         || manifests.storage.metadata().any(written)
+        || manifests.scheduling.metadata().any(written)
         || manifests.workloads.iter().any(|w| written(&w.metadata))
         || manifests.ignored.iter().any(|d| nearest(&d.kind, ROOT_KINDS.iter().copied(), KIND_DISTANCE).is_some())
 }

@@ -16,6 +16,7 @@ pub mod labels;
 pub mod node_selector;
 pub mod quantity;
 pub mod resources;
+pub mod scheduling;
 pub mod sorted_map;
 pub mod storage;
 pub mod taints;
@@ -206,6 +207,10 @@ pub struct PodStatus {
     pub phase: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    /// When the kubelet started the pod (RFC 3339): preemption spares the longest-running of
+    /// pods of equal priority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
 }
 
 impl PodStatus {
@@ -213,7 +218,7 @@ impl PodStatus {
     pub const FAILED: &'static str = "Failed";
 
     pub fn is_empty(&self) -> bool {
-        self.phase.is_empty() && self.conditions.is_empty()
+        self.phase.is_empty() && self.conditions.is_empty() && self.start_time.is_none()
     }
 
     /// Succeeded or Failed: the pod's containers are done and it holds nothing; the
@@ -266,6 +271,13 @@ pub struct PodSpec {
     pub scheduling_gates: Vec<PodSchedulingGate>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_class_name: Option<String>,
+    /// Written by the Priority admission plugin from the class ([`crate::cluster::priority`]);
+    /// a snapshot's pods carry it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    /// `PreemptLowerPriority` (the default) or `Never`, from the class likewise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption_policy: Option<String>,
     /// Read for `kubectl drain`'s rules (emptyDir is local data).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub volumes: Vec<Volume>,

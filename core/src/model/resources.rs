@@ -195,6 +195,20 @@ impl Resource {
         }
     }
 
+    /// Takes `other` off (a pod leaving its node), never below zero.
+    pub fn sub(&mut self, other: &Resource) {
+        let less = |a: i64, b: i64| a.saturating_sub(b).max(0);
+        self.milli_cpu = less(self.milli_cpu, other.milli_cpu);
+        self.memory = less(self.memory, other.memory);
+        self.ephemeral_storage = less(self.ephemeral_storage, other.ephemeral_storage);
+        self.allowed_pods = less(self.allowed_pods, other.allowed_pods);
+        for (k, v) in &other.scalar {
+            if let Some(e) = self.scalar.get_mut(k) {
+                *e = less(*e, *v);
+            }
+        }
+    }
+
     pub fn is_zero(&self) -> bool {
         self.milli_cpu == 0 && self.memory == 0 && self.ephemeral_storage == 0 && self.scalar.values().all(|v| *v == 0)
     }

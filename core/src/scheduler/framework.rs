@@ -93,6 +93,18 @@ pub struct PlacedPod {
     /// The volumes the volume plugins count or compare: claims, generic ephemeral volumes and
     /// in-tree disks (empty for most pods).
     pub volumes: Vec<crate::model::Volume>,
+    /// `spec.priority` (0 when unset, `corev1helpers.PodPriority`): who may preempt it.
+    pub priority: i32,
+    /// `status.startTime` (RFC 3339), else its creation time; `None` for a pod the simulation
+    /// created, which started after every pod of the input. Preemption spares the
+    /// longest-running of pods of equal priority.
+    pub start_time: Option<Arc<str>>,
+    /// What binding the pod added to its node's requests (shared by the pods of one
+    /// template), so that preemption can take it off again; `None` where the caller added
+    /// nothing ([`NodeInfo::add_pod`]).
+    pub requests: Option<Arc<crate::scheduler::plugins::node_resources_fit::PodRequests>>,
+    /// Its host ports, taken off the node with it.
+    pub host_ports: Vec<crate::scheduler::hostports::HostPort>,
 }
 
 impl PlacedPod {
@@ -147,6 +159,10 @@ impl PlacedPods {
                 })
                 .cloned()
                 .collect(),
+            priority: crate::cluster::priority::pod_priority(spec),
+            start_time: None,
+            requests: None,
+            host_ports: crate::scheduler::hostports::wanted_host_ports(spec),
         }
     }
 
@@ -219,6 +235,13 @@ impl AffinityPods {
         self.with_affinity += usize::from(pod.has_affinity());
         self.with_required_anti_affinity += usize::from(!pod.required_anti_affinity.is_empty());
     }
+
+    /// Stops counting `pod`, taken off one of the nodes.
+    pub fn remove(&mut self, pod: &PlacedPod) {
+        self.with_affinity -= usize::from(pod.has_affinity()).min(self.with_affinity);
+        self.with_required_anti_affinity -=
+            usize::from(!pod.required_anti_affinity.is_empty()).min(self.with_required_anti_affinity);
+    }
 }
 
 impl NodeInfo {
@@ -279,6 +302,36 @@ impl NodeInfo {
     pub fn add_pod(&mut self, pod: PlacedPod) {
         self.affinity_pods.add(&pod);
         self.pods.push(pod);
+    }
+
+    /// Binds a pod with what it takes: its requests (when it carries them) and host ports.
+    pub fn bind(&mut self, pod: PlacedPod) {
+        if let Some(r) = &pod.requests {
+            self.requested.add(&r.request);
+            self.non_zero_requested.add(&r.non_zero);
+        }
+        for p in &pod.host_ports {
+            self.used_ports.add(p);
+        }
+        self.add_pod(pod);
+    }
+
+    /// Takes the pod at `index` off the node with what [`NodeInfo::bind`] added
+    /// (`NodeInfo.RemovePod`).
+    pub fn unbind(&mut self, index: usize) -> Option<PlacedPod> {
+        if index >= self.pods.len() {
+            return None;
+        }
+        let pod = self.pods.remove(index);
+        if let Some(r) = &pod.requests {
+            self.requested.sub(&r.request);
+            self.non_zero_requested.sub(&r.non_zero);
+        }
+        for p in &pod.host_ports {
+            self.used_ports.remove(p);
+        }
+        self.affinity_pods.remove(&pod);
+        Some(pod)
     }
 
     pub fn has_pods_with_affinity(&self) -> bool {

@@ -45,6 +45,18 @@ impl HostPortInfo {
         self.by_ip.entry(p.ip.clone()).or_default().push((p.protocol.clone(), p.port));
     }
 
+    /// Forgets one use of `p` (a pod taken off the node).
+    pub fn remove(&mut self, p: &HostPort) {
+        if let Some(used) = self.by_ip.get_mut(&p.ip) {
+            if let Some(k) = used.iter().position(|(proto, port)| *proto == p.protocol && *port == p.port) {
+                used.remove(k);
+            }
+            if used.is_empty() {
+                self.by_ip.remove(&p.ip);
+            }
+        }
+    }
+
     /// `CheckConflict`: `0.0.0.0` conflicts with the same protocol/port on any IP; a specific IP
     /// conflicts with itself and with `0.0.0.0`. Ports <= 0 never conflict.
     pub fn conflicts(&self, p: &HostPort) -> bool {

@@ -130,6 +130,10 @@ mod tests {
                 preferred_affinity: Vec::new(),
                 preferred_anti_affinity: Vec::new(),
                 volumes: Vec::new(),
+                priority: 0,
+                start_time: None,
+                requests: None,
+                host_ports: Vec::new(),
             });
         }
         info

@@ -417,7 +417,7 @@ fn replaced_by(ownership: &Ownership, p: usize, workloads: &[Arc<Workload>]) -> 
 /// StatefulSet's replacement keeps its name; other controllers' get a new one.
 fn become_replacement(w: &mut Workload) {
     w.template.spec.node_name.clear();
-    w.pod_status = PodStatus { phase: "Pending".into(), conditions: Vec::new() };
+    w.pod_status = PodStatus { phase: "Pending".into(), conditions: Vec::new(), start_time: None };
     w.metadata.creation_timestamp = None;
     w.metadata.deletion_timestamp = None;
     w.metadata.uid.clear();

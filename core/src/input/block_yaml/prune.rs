@@ -69,15 +69,17 @@ pub(super) const META_FIELDS: [&str; 9] = [
 
 /// The status fields read: a Node's resources and conditions, a Pod's phase and conditions
 /// (`crate::model::NodeStatus`, `crate::model::PodStatus`).
-pub(super) const STATUS_FIELDS: [&str; 4] = ["allocatable", "capacity", "phase", "conditions"];
+pub(super) const STATUS_FIELDS: [&str; 5] = ["allocatable", "capacity", "phase", "conditions", "startTime"];
 
 /// The fields of `crate::model::NodeSpec`.
 pub(super) const NODE_SPEC_FIELDS: [&str; 2] = ["taints", "unschedulable"];
 
 /// The fields of `crate::model::PodSpec`: a Pod's `env`, probes, `securityContext`,
 /// `dnsPolicy` and the like are skipped.
-pub(super) const POD_SPEC_FIELDS: [&str; 14] = [
+pub(super) const POD_SPEC_FIELDS: [&str; 16] = [
     "nodeName",
+    "priority",
+    "preemptionPolicy",
     "nodeSelector",
     "affinity",
     "tolerations",
