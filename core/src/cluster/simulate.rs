@@ -913,6 +913,16 @@ impl<'a> Simulation<'a> {
             warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
         }
         warnings.extend(manifests.ignored.iter().map(ignored_warning));
+        // Read and validated, not yet applied (issue 30): say so rather than drop them silently.
+        let (classes, budgets) =
+            (manifests.scheduling.priority_classes.len(), manifests.scheduling.disruption_budgets.len());
+        if classes + budgets > 0 {
+            warnings.push(format!(
+                "{classes} PriorityClass(es) and {budgets} PodDisruptionBudget(s) read but not yet applied: \
+                 every pod is scheduled at the same priority, without preemption, and drains do not check \
+                 disruption budgets"
+            ));
+        }
         let running = Running::new(&nodes, cfg.percentage_of_nodes_to_score);
         Self {
             opts,
