@@ -95,9 +95,9 @@ pub struct PlacedPod {
     pub volumes: Vec<crate::model::Volume>,
     /// `spec.priority` (0 when unset, `corev1helpers.PodPriority`): who may preempt it.
     pub priority: i32,
-    /// `status.startTime` (RFC 3339), else its creation time; `None` for a pod the simulation
-    /// created, which started after every pod of the input. Preemption spares the
-    /// longest-running of pods of equal priority.
+    /// `status.startTime` (RFC 3339), for preemption to spare the longest-running of pods of
+    /// equal priority; `None` for a pod the simulation created. Not yet filled in: `place`
+    /// leaves it `None` until the binding passes the pod's status (issue 30).
     pub start_time: Option<Arc<str>>,
     /// What binding the pod added to its node's requests (shared by the pods of one
     /// template), so that preemption can take it off again; `None` where the caller added
