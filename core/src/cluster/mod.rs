@@ -9,6 +9,8 @@
 //! - [`controllers`]: owner references, `pod-template-hash`, the selectors the scheduler lists;
 //! - [`daemonset`]: `NodeShouldRunDaemonPod` and the daemon pods' tolerations;
 //! - [`defaults`]: API defaulting and the admission defaults that change placement;
+//! - [`priority`]: the Priority admission plugin (`priorityClassName` into `spec.priority`);
+//! - [`disruption`]: the disruptions a PodDisruptionBudget allows, for preemption and drains;
 //! - [`what_if`]: kubectl commands (taint, label, cordon, drain, delete nodes) and `add-nodes`
 //!   applied to a snapshot before it is simulated.
 
@@ -17,6 +19,7 @@ pub mod controllers;
 pub mod csi_node_plugins;
 pub mod daemonset;
 pub mod defaults;
+pub mod disruption;
 pub mod pools;
 pub mod priority;
 pub mod simulate;

@@ -63,6 +63,26 @@ impl PriorityClasses {
         self.classes.values().filter(|c| c.global_default).min_by_key(|c| c.value)
     }
 
+    /// Whether [`Self::admit`] would change the pod: it names a class, or the cluster has a
+    /// global default, and its priority is not resolved yet (a pod read back from a cluster
+    /// was admitted there: its `spec.priority` is set).
+    pub fn changes(&self, spec: &PodSpec) -> bool {
+        spec.priority.is_none()
+            && (spec.priority_class_name.as_deref().is_some_and(|n| !n.is_empty()) || self.global_default().is_some())
+    }
+
+    /// The priority a pod of `spec` has once admitted: its own, its class's, the global
+    /// default's, or 0 (also for a class that does not exist: such a pod is refused).
+    pub fn priority_of(&self, spec: &PodSpec) -> i32 {
+        if let Some(p) = spec.priority {
+            return p;
+        }
+        match spec.priority_class_name.as_deref().filter(|n| !n.is_empty()) {
+            Some(name) => self.get(name).map_or(DEFAULT_PRIORITY, |c| c.value),
+            None => self.global_default().map_or(DEFAULT_PRIORITY, |c| c.value),
+        }
+    }
+
     /// `priorityPlugin.admitPod` on create: the class named, or the global default (whose
     /// name the pod then carries), or priority 0; the class's preemption policy. A pod that
     /// already gives a different priority is refused, as the API server refuses it.

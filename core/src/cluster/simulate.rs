@@ -16,6 +16,7 @@ use crate::cluster::controllers::{self, PodOwner};
 use crate::cluster::csi_node_plugins::{self, CannotMount};
 use crate::cluster::daemonset::{self, Blocker};
 use crate::cluster::defaults::{self, api_defaults, default_toleration_seconds};
+use crate::cluster::priority::{PriorityClasses, PriorityError};
 use crate::cluster::snapshot::{self, Ownership, Role};
 use crate::explain::fixes::{self, Fix};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
@@ -28,7 +29,6 @@ use crate::model::{
     ResourceRequirements, Taint, Toleration, Volume,
 };
 use crate::scheduler::framework::{Code, NodeInfo, PlacedPods, SchedulerConfig, Status, DEFAULT_SCHEDULER_NAME};
-use crate::scheduler::hostports::wanted_host_ports;
 use crate::scheduler::plugins::node_resources_fit::PodRequests;
 use crate::scheduler::plugins::{
     node_affinity, node_name, node_volume_limits, scheduling_gates, taint_toleration, volume_binding,
@@ -36,7 +36,8 @@ use crate::scheduler::plugins::{
 use crate::scheduler::pod_index::PodIndex;
 use crate::scheduler::storage::{pod_claims, Storage};
 use crate::scheduler::{
-    schedule, schedule_searching, Detail, NodeVerdict, Running, ScheduleResult, StaticCache, StaticSeeds,
+    fits_nominated, schedule, schedule_searching, Detail, NodeVerdict, Running, ScheduleResult, StaticCache,
+    StaticSeeds,
 };
 
 #[derive(Debug, Clone)]
@@ -155,6 +156,10 @@ pub struct WorkloadReport {
     pub fixes: Vec<Fix>,
     /// What admission or the controller added to the pods, visible so nothing is magic.
     pub defaults: Vec<String>,
+    /// The controller could not create its pods: the API server refused them (a
+    /// `priorityClassName` no PriorityClass has), in the `FailedCreate` event's words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failed_create: Option<String>,
     /// Gatekeeper violations of the workload (`simulate --policy`); absent when none.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub violations: Vec<crate::gatekeeper::Violation>,
@@ -205,6 +210,52 @@ pub struct PodReport {
     /// on the node (the scheduler does not check it; the pod stays ContainerCreating).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cannot_mount: Vec<CannotMount>,
+    /// The pod found no node until DefaultPreemption made room: where, and whom it evicted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<PreemptionReport>,
+    /// The scheduler deleted the pod to make room for a pod of higher priority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preempted: Option<Preempted>,
+}
+
+/// How a pod got its node by preemption (JSON `preemption`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PreemptionReport {
+    /// The node DefaultPreemption nominated (`status.nominatedNodeName`).
+    pub node: String,
+    /// The pods deleted for it, `namespace/name`, most important first.
+    pub victims: Vec<String>,
+    /// The FailedScheduling message of the cycle that preempted: the pod's first event,
+    /// before its next cycle bound it.
+    pub message: String,
+}
+
+/// Why the scheduler deleted a pod (JSON `preempted`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Preempted {
+    /// The preemptor, `namespace/name`, and the priorities that decided it.
+    pub by: String,
+    pub by_priority: i32,
+    pub priority: i32,
+    pub node: String,
+    /// The PodDisruptionBudgets the eviction went beyond (preemption minimises such
+    /// victims but does not refuse them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub violates: Vec<String>,
+    /// The `Preempted` event on the pod, in the scheduler's words (which name the preemptor
+    /// by its uid; a pod the simulation created has none, and is named instead).
+    pub event: String,
+    /// The `DisruptionTarget` condition's message the scheduler sets before deleting it.
+    pub condition: String,
+    /// The pod its controller created in its place, when the controller is in the input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replaced_by: Option<String>,
+    #[serde(skip)]
+    namespace: String,
+    #[serde(skip)]
+    name: String,
 }
 
 /// A claim a pod uses: bound to a PV (`pv`), or to be provisioned for the node the pod went to
@@ -234,15 +285,7 @@ impl std::fmt::Display for ClaimUse {
 
 impl PodReport {
     pub fn scheduled(name: String, node: impl Into<Arc<str>>) -> Self {
-        Self {
-            name,
-            node: Some(node.into()),
-            message: None,
-            not_attempted: None,
-            snapshot: None,
-            claims: Vec::new(),
-            cannot_mount: Vec::new(),
-        }
+        Self { node: Some(node.into()), ..Self::pending(name, None) }
     }
 
     /// Pending; `message` is the FailedScheduling message when a cycle ran.
@@ -255,12 +298,15 @@ impl PodReport {
             snapshot: None,
             claims: Vec::new(),
             cannot_mount: Vec::new(),
+            preemption: None,
+            preempted: None,
         }
     }
 
-    /// Whether the pod counts for its controller: neither finished, terminating nor deleted.
+    /// Whether the pod counts for its controller: neither finished, terminating, deleted nor
+    /// preempted.
     pub fn is_active(&self) -> bool {
-        self.snapshot.as_ref().is_none_or(SnapshotPod::is_active)
+        self.preempted.is_none() && self.snapshot.as_ref().is_none_or(SnapshotPod::is_active)
     }
 
     /// What a pending pod's status says: the FailedScheduling message, or why no cycle ran
@@ -274,10 +320,24 @@ impl PodReport {
         }
     }
 
+    /// `Scheduled`, or for a pod that preempted, whom it evicted.
+    fn scheduled_text(&self) -> String {
+        match &self.preemption {
+            Some(p) => format!("Scheduled by preempting {} on {}", p.victims.join(", "), p.node),
+            None => "Scheduled".into(),
+        }
+    }
+
     /// The report's STATUS column: `Scheduled`, `Pending: <why>`, or for a gated pod
     /// `SchedulingGated: <the gates>`; a snapshot's pods lead with their own status
     /// (`Running`, `Terminating`, `Succeeded`, ...).
     pub fn status_text(&self) -> String {
+        if let Some(p) = &self.preempted {
+            return format!(
+                "Preempted: deleted by the scheduler for {} (priority {} > {}) on {}",
+                p.by, p.by_priority, p.priority, p.node
+            );
+        }
         if let Some(s) = &self.snapshot {
             if let Some(why) = &s.removed {
                 return format!("Deleted: {why}");
@@ -286,7 +346,7 @@ impl PodReport {
                 return s.status.clone();
             }
             let now = match (&self.node, &self.not_attempted) {
-                (Some(_), _) => "Scheduled".to_string(),
+                (Some(_), _) => self.scheduled_text(),
                 (None, Some(n)) if n.status != NotAttempted::PENDING => format!("{}: {}", n.status, n.detail),
                 (None, _) => format!("{}: {}", NotAttempted::PENDING, self.pending_text()),
             };
@@ -296,6 +356,7 @@ impl PodReport {
             };
         }
         match (&self.node, &self.not_attempted) {
+            (Some(_), _) if self.preemption.is_some() => self.scheduled_text(),
             (Some(_), _) => "Scheduled".into(),
             (None, Some(n)) if n.status != NotAttempted::PENDING => format!("{}: {}", n.status, n.detail),
             (None, _) => format!("{}: {}", NotAttempted::PENDING, self.pending_text()),
@@ -588,6 +649,7 @@ fn simulate_with(
     let cfg = SchedulerConfig {
         spread_listers: std::sync::Arc::new(controllers::listers(manifests, &plan.owners)),
         storage: if opts.model_storage { storage_of(manifests) } else { None },
+        disruption_budgets: Arc::new(manifests.scheduling.disruption_budgets.iter().map(|(_, b)| b.clone()).collect()),
         ..opts.scheduler_config()
     };
     let mut sim = Simulation::new(manifests, opts, cfg);
@@ -598,6 +660,11 @@ fn simulate_with(
     sim.warnings.extend(ownership.warnings.iter().cloned());
     sim.run(manifests, ownership, &plan);
     Ok(sim.finish())
+}
+
+/// The cluster's PriorityClasses: the input's and the two system classes.
+fn priority_classes(manifests: &Manifests) -> PriorityClasses {
+    PriorityClasses::new(manifests.scheduling.priority_classes.iter().map(|(_, c)| c))
 }
 
 /// The cluster's storage as the volume plugins see it, when the input models storage: it has
@@ -654,7 +721,17 @@ pub fn validate(manifests: &Manifests, opts: &SimulateOptions) -> Result<(), Vec
     }
     let validated =
         manifests.workloads.iter().enumerate().filter(|(i, w)| !not_served.contains(i) && !read_from_a_cluster(w));
+    let classes = priority_classes(manifests);
     for (_, w) in validated {
+        // The Priority admission plugin refuses a Pod whose class does not exist (a
+        // controller's pods are refused when it creates them: `failedCreate`).
+        if w.kind == WorkloadKind::Pod {
+            let mut spec = w.template.spec.clone();
+            if let Err(refused) = classes.admit(&mut spec) {
+                let (doc, name, reason) = (w.doc.clone(), w.name.clone(), refused.to_string());
+                errors.push(InputError::Forbidden { doc, resource: "pods", name, reason });
+            }
+        }
         for error in validate_workload(w, gates) {
             errors.push(InputError::Invalid { doc: w.doc.clone(), error });
         }
@@ -771,6 +848,10 @@ struct Simulation<'a> {
     /// check at the end.
     placed: Vec<(String, String, usize, Vec<Toleration>)>,
     requests: RequestsMemo,
+    /// The cluster's PriorityClasses, for the Priority admission plugin.
+    priority_classes: PriorityClasses,
+    /// The pods preemption deleted, in order, with who preempted them.
+    preempted: Vec<Preempted>,
     /// Shares consecutive bound pods' namespaces and labels.
     placed_pods: PlacedPods,
     /// Static entries of the workloads scheduled so far, for later ones that read the same.
@@ -792,7 +873,8 @@ struct Simulation<'a> {
 #[derive(Default)]
 struct RequestsMemo {
     key: Option<RequestsKey>,
-    value: PodRequests,
+    /// Shared with the pods bound with them ([`PlacedPod::requests`]).
+    value: Arc<PodRequests>,
 }
 
 #[derive(PartialEq)]
@@ -842,12 +924,29 @@ impl RequestsKey {
 }
 
 impl RequestsMemo {
-    fn get(&mut self, spec: &PodSpec, cfg: &SchedulerConfig) -> &PodRequests {
+    fn get(&mut self, spec: &PodSpec, cfg: &SchedulerConfig) -> &Arc<PodRequests> {
         if !self.key.as_ref().is_some_and(|k| k.same(spec)) {
             self.key = Some(RequestsKey::of(spec));
-            self.value = PodRequests::of(spec, cfg);
+            self.value = Arc::new(PodRequests::of(spec, cfg));
         }
         &self.value
+    }
+}
+
+/// One entry of the scheduling queue's order over the input ([`Simulation::run`]).
+#[derive(Debug, Clone, Copy)]
+enum Turn {
+    /// An existing pod of the input that waits for a node.
+    Waiting(usize),
+    /// A controller's missing pods, or a manifest's own pod.
+    Controller(usize),
+}
+
+impl Turn {
+    fn workload(self) -> usize {
+        match self {
+            Turn::Waiting(i) | Turn::Controller(i) => i,
+        }
     }
 }
 
@@ -913,16 +1012,6 @@ impl<'a> Simulation<'a> {
             warnings.push("no Node in the input: every pod stays Pending (0/0 nodes)".into());
         }
         warnings.extend(manifests.ignored.iter().map(ignored_warning));
-        // Read and validated, not yet applied (issue 30): say so rather than drop them silently.
-        let (classes, budgets) =
-            (manifests.scheduling.priority_classes.len(), manifests.scheduling.disruption_budgets.len());
-        if classes + budgets > 0 {
-            warnings.push(format!(
-                "{classes} PriorityClass(es) and {budgets} PodDisruptionBudget(s) read but not yet applied: \
-                 every pod is scheduled at the same priority, without preemption, and drains do not check \
-                 disruption budgets"
-            ));
-        }
         let running = Running::new(&nodes, cfg.percentage_of_nodes_to_score);
         Self {
             opts,
@@ -934,6 +1023,8 @@ impl<'a> Simulation<'a> {
             evictions: Vec::new(),
             placed: Vec::new(),
             requests: RequestsMemo::default(),
+            priority_classes: priority_classes(manifests),
+            preempted: Vec::new(),
             placed_pods: PlacedPods::default(),
             static_seeds: StaticSeeds::default(),
             reports: Vec::new(),
@@ -1025,7 +1116,8 @@ impl<'a> Simulation<'a> {
                     if pod_report.snapshot.is_none() && role == &Role::Own {
                         report.defaults = notes;
                     }
-                    pod_report.claims = self.bind(n, &w.template.metadata, &spec);
+                    let started = w.pod_status.start_time.as_deref();
+                    pod_report.claims = self.bind_started(n, &w.template.metadata, &spec, started);
                     pod_report.node = self.nodes.get(n).map(|info| info.shared_name().clone());
                 }
                 None => self
@@ -1037,8 +1129,11 @@ impl<'a> Simulation<'a> {
 
         self.pod_index = PodIndex::build(&self.nodes).map(std::sync::Arc::new);
 
-        // 2. The input's pods that wait for a node, oldest first, as the scheduling queue
-        // takes pods of one priority.
+        // 2. and 3. The scheduling queue's order over what waits for a node: the input's pods
+        // that wait (oldest first) and, after them, the pods each controller is missing (and
+        // the manifests' own pods), in input order; all of them by priority first, highest
+        // first (`PrioritySort`). Each pod is scheduled against the cluster as the pods before
+        // it left it.
         waiting.sort_by(|&a, &b| {
             let created = |i: usize| workloads.get(i).and_then(|w| w.metadata.creation_timestamp.as_deref());
             match (created(a), created(b)) {
@@ -1048,36 +1143,48 @@ impl<'a> Simulation<'a> {
                 (None, None) => std::cmp::Ordering::Equal,
             }
         });
+        let controllers = (0..workloads.len()).filter(|&i| {
+            ownership.role(i) == &Role::Own
+                && workloads.get(i).is_some_and(|w| !(w.kind == WorkloadKind::Pod && slots.contains_key(&i)))
+        });
+        let mut turns: Vec<Turn> =
+            waiting.into_iter().map(Turn::Waiting).chain(controllers.map(Turn::Controller)).collect();
+        let priority = |i: usize| workloads.get(i).map_or(0, |w| self.priority_classes.priority_of(&w.template.spec));
+        turns.sort_by_key(|t| std::cmp::Reverse(priority(t.workload())));
         // Pods of one owner share their template: its static filters and scores, and the
         // spreading counts, are carried from one pod's cycle to the next, as for replicas.
         let mut caches: BTreeMap<usize, StaticCache> = BTreeMap::new();
-        for i in waiting {
-            let (Some(w), Some((slot, owner))) = (workloads.get(i), slot_of(ownership.role(i), i, ownership)) else {
-                continue;
-            };
-            let Some(mut report) = slots.remove(&slot) else { continue };
-            let w_of = workloads.get(slot).map(|w| &**w).filter(|_| ownership.group_at(slot).is_none());
-            let cache = caches.entry(owner).or_insert_with(|| StaticCache::with_pod_index(self.pod_index.clone()));
-            self.schedule_waiting(&mut report, w, w_of, cache);
-            slots.insert(slot, report);
+        for turn in turns {
+            match turn {
+                Turn::Waiting(i) => {
+                    let (Some(w), Some((slot, owner))) = (workloads.get(i), slot_of(ownership.role(i), i, ownership))
+                    else {
+                        continue;
+                    };
+                    let Some(mut report) = slots.remove(&slot) else { continue };
+                    let w_of = workloads.get(slot).map(|w| &**w).filter(|_| ownership.group_at(slot).is_none());
+                    let cache =
+                        caches.entry(owner).or_insert_with(|| StaticCache::with_pod_index(self.pod_index.clone()));
+                    self.schedule_waiting(&mut report, w, w_of, cache);
+                    slots.insert(slot, report);
+                }
+                Turn::Controller(i) => {
+                    let Some(w) = workloads.get(i) else { continue };
+                    let mut report = slots.remove(&i).unwrap_or_else(|| self.new_report(w));
+                    let state = RunState { workloads, ownership, plan, existing: &existing };
+                    self.create_missing(&mut report, i, w, &state);
+                    slots.insert(i, report);
+                    // What comes after cannot change this workload's pods: lower priorities
+                    // do not preempt, and equal ones come later in the queue.
+                    if self.until == Some(i) {
+                        break;
+                    }
+                }
+            }
         }
 
-        // 3. What each controller is missing, and the manifests' own pods.
-        for (i, w) in workloads.iter().enumerate() {
-            if self.until.is_some_and(|u| i > u) {
-                break;
-            }
-            if ownership.role(i) != &Role::Own {
-                continue;
-            }
-            if w.kind == WorkloadKind::Pod && slots.contains_key(&i) {
-                continue;
-            }
-            let mut report = slots.remove(&i).unwrap_or_else(|| self.new_report(w));
-            let state = RunState { workloads, ownership, plan, existing: &existing };
-            self.create_missing(&mut report, i, w, &state);
-            slots.insert(i, report);
-        }
+        // 4. The pods preemption deleted, and their controllers' replacements.
+        self.replace_preempted(&mut slots, workloads, plan);
         for report in slots.values_mut() {
             report.count();
         }
@@ -1227,7 +1334,8 @@ impl<'a> Simulation<'a> {
     ) {
         let Some(position) = report.pods.iter().rposition(|p| p.name == w.name && p.node.is_none()) else { return };
         let mut spec = w.template.spec.clone();
-        self.admit(&mut spec);
+        // Read back from a cluster, so admitted there: nothing here can refuse it.
+        let _ = self.admit(&mut spec);
         let pod = Pod { metadata: w.template.metadata.clone(), spec, status: Default::default() };
         let waiting = NotAttempted::of(&pod.spec);
         // The report's first pod gives its node map; the others need verdicts only when they
@@ -1235,9 +1343,10 @@ impl<'a> Simulation<'a> {
         let explain = report.nodes.is_empty();
         let detail = if explain { Detail::Explain } else { Detail::Decision };
         self.static_seeds.seed(cache, &pod.spec, &self.nodes);
-        let requests = self.requests.get(&pod.spec, &self.cfg);
-        let result =
-            schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), requests, Some(&mut self.running));
+        let requests = self.requests.get(&pod.spec, &self.cfg).clone();
+        let mut result =
+            schedule_searching(&pod, &self.nodes, &self.cfg, detail, Some(cache), &requests, Some(&mut self.running));
+        let preemption = self.settle_preemption(&pod, &mut result, &requests);
         if explain {
             self.static_seeds.keep(cache);
             report.nodes = NodeReports::of_verdicts(&result.verdicts);
@@ -1254,6 +1363,7 @@ impl<'a> Simulation<'a> {
             }
         }
         let Some(pod_report) = report.pods.get_mut(position) else { return };
+        pod_report.preemption = preemption;
         if let Some(s) = pod_report.snapshot.as_mut() {
             s.compare(result.message.as_deref());
         }
@@ -1396,6 +1506,7 @@ impl<'a> Simulation<'a> {
             nodes: NodeReports::default(),
             fixes: Vec::new(),
             defaults: Vec::new(),
+            failed_create: None,
             violations: Vec::new(),
             counted: false,
         }
@@ -1443,11 +1554,14 @@ impl<'a> Simulation<'a> {
     /// adds nothing (every pod read back from a cluster, admitted there): binding 100,000 of
     /// them then copies no spec.
     fn admitted<'s>(&self, spec: &'s PodSpec) -> (std::borrow::Cow<'s, PodSpec>, Vec<String>) {
-        if defaults::admission_changes_nothing(spec, &self.opts.gates, self.opts.admission_defaults) {
+        if defaults::admission_changes_nothing(spec, &self.opts.gates, self.opts.admission_defaults)
+            && !self.priority_classes.changes(spec)
+        {
             return (std::borrow::Cow::Borrowed(spec), Vec::new());
         }
         let mut spec = spec.clone();
-        let notes = self.admit(&mut spec);
+        // A bound Pod of the input whose class is missing was refused by `validate`.
+        let notes = self.admit(&mut spec).unwrap_or_default();
         (std::borrow::Cow::Owned(spec), notes)
     }
 
@@ -1501,13 +1615,20 @@ impl<'a> Simulation<'a> {
         }
     }
 
-    /// Admission defaults that change placement; returns what was added.
-    fn admit(&self, spec: &mut PodSpec) -> Vec<String> {
+    /// Admission defaults that change placement, and the Priority admission plugin; returns
+    /// what was added, or why the API server refuses the pod.
+    fn admit(&self, spec: &mut PodSpec) -> Result<Vec<String>, PriorityError> {
         let mut notes = api_defaults(spec, &self.opts.gates);
         if self.opts.admission_defaults {
             notes.extend(default_toleration_seconds(spec));
         }
-        notes
+        if self.priority_classes.changes(spec) {
+            self.priority_classes.admit(spec)?;
+            let class = spec.priority_class_name.as_deref().unwrap_or_default();
+            let priority = crate::cluster::priority::pod_priority(spec);
+            notes.push(format!("Priority admission: priorityClassName {class} -> spec.priority {priority}"));
+        }
+        Ok(notes)
     }
 
     /// Creates one pod of `source`'s template per name, owned by `owner`, and schedules each in
@@ -1536,7 +1657,15 @@ impl<'a> Simulation<'a> {
         stop_at_pending: bool,
     ) {
         let mut spec = source.template.spec.clone();
-        let notes = self.admit(&mut spec);
+        let notes = match self.admit(&mut spec) {
+            Ok(notes) => notes,
+            Err(refused) => {
+                if !names.is_empty() {
+                    report.failed_create = Some(failed_create(source, &refused));
+                }
+                return;
+            }
+        };
         if report.defaults.is_empty() && (!names.is_empty() || report.pods.is_empty()) {
             report.defaults = notes;
         }
@@ -1584,16 +1713,17 @@ impl<'a> Simulation<'a> {
             let explain = report.nodes.is_empty();
             let detail = if explain { Detail::Explain } else { Detail::Decision };
             self.static_seeds.seed(&mut cache, &pod.spec, &self.nodes);
-            let requests = self.requests.get(&pod.spec, &self.cfg);
-            let result = schedule_searching(
+            let requests = self.requests.get(&pod.spec, &self.cfg).clone();
+            let mut result = schedule_searching(
                 &pod,
                 &self.nodes,
                 &self.cfg,
                 detail,
                 Some(&mut cache),
-                requests,
+                &requests,
                 Some(&mut self.running),
             );
+            let preemption = self.settle_preemption(&pod, &mut result, &requests);
             if explain {
                 self.static_seeds.keep(&cache);
                 report.nodes = NodeReports::of_verdicts(&result.verdicts);
@@ -1606,7 +1736,7 @@ impl<'a> Simulation<'a> {
                 Some(i) => {
                     let claims = self.bind(i, &pod.metadata, &pod.spec);
                     let node = self.nodes.get(i).map(|n| n.name().to_string()).unwrap_or_default();
-                    report.pods.push(PodReport { claims, ..PodReport::scheduled(name, node) });
+                    report.pods.push(PodReport { claims, preemption, ..PodReport::scheduled(name, node) });
                 }
                 None => {
                     pending = result.message.clone();
@@ -1681,7 +1811,14 @@ impl<'a> Simulation<'a> {
         // The daemon pods differ only in name and in the node their affinity pins them to,
         // and admission reads neither: one pod is admitted once and re-pinned for each node.
         let mut spec = daemon_spec.clone();
-        let admitted_notes = self.admit(&mut spec);
+        let admitted_notes = match self.admit(&mut spec) {
+            Ok(notes) => notes,
+            Err(refused) => {
+                report.failed_create = (!eligible.is_empty()).then(|| failed_create(w, &refused));
+                Vec::new()
+            }
+        };
+        let refused = report.failed_create.is_some();
         let template_affinity = spec.affinity.take();
         let waiting = NotAttempted::of(&spec);
         let mut pod = self.make_pod(w, owner, String::new(), spec);
@@ -1726,7 +1863,11 @@ impl<'a> Simulation<'a> {
             pod.metadata.name = format!("{}-{}", w.name, node_name);
             // The pod is pinned to node i, so only node i is evaluated; the other nodes are
             // counted in the FailedScheduling message as upstream counts them.
-            let result = schedule_searching(
+            if refused {
+                // The API server refuses every daemon pod: none is created.
+                continue;
+            }
+            let mut result = schedule_searching(
                 &pod,
                 &self.nodes,
                 &self.cfg,
@@ -1735,9 +1876,27 @@ impl<'a> Simulation<'a> {
                 &requests,
                 Some(&mut self.running),
             );
+            let preemption = self.settle_preemption(&pod, &mut result, &requests);
             let position = result.verdicts.iter().position(|v| *v.node == *node_name);
             if let (Some(verdict), Some(slot)) = (position.and_then(|p| result.verdicts.get(p)), verdicts.get_mut(i)) {
-                *slot = Some(node_report(verdict));
+                let mut node_verdict = node_report(verdict);
+                if let (Some(p), Some(_)) = (&preemption, result.node) {
+                    // It did not fit as the node was; it runs once the victims are gone.
+                    node_verdict.fits = true;
+                    node_verdict.detail = Some(
+                        format!(
+                            "fits once DefaultPreemption evicts {} ({}: {})",
+                            p.victims.join(", "),
+                            node_verdict.plugin.unwrap_or_default(),
+                            node_verdict.reason.as_deref().unwrap_or_default()
+                        )
+                        .into(),
+                    );
+                    node_verdict.plugin = None;
+                    node_verdict.reason = None;
+                    node_verdict.code = None;
+                }
+                *slot = Some(node_verdict);
             }
             if let Some(waiting) = &waiting {
                 // The controller creates the pod; the default scheduler never tries it.
@@ -1750,9 +1909,8 @@ impl<'a> Simulation<'a> {
             match result.node {
                 Some(n) => {
                     let claims = self.bind(n, &pod.metadata, &pod.spec);
-                    report
-                        .pods
-                        .push(PodReport { claims, ..PodReport::scheduled(pod.metadata.name.clone(), node_name) });
+                    let scheduled = PodReport::scheduled(pod.metadata.name.clone(), node_name);
+                    report.pods.push(PodReport { claims, preemption, ..scheduled });
                 }
                 None => {
                     report.pods.push(PodReport::pending(pod.metadata.name.clone(), result.message.clone()));
@@ -1791,9 +1949,179 @@ impl<'a> Simulation<'a> {
         report.fixes = fixes::suggest_daemonset(w, &template, &checks, &results, &self.nodes, &self.cfg);
     }
 
+    /// After a cycle in which DefaultPreemption nominated a node: the victims are deleted
+    /// (the scheduler deletes them at once; the simulation does not wait out their grace
+    /// period) and the pod's next cycle runs, on the nominated node first
+    /// (`evaluateNominatedNode`). `result` then holds that cycle's decision; the report of
+    /// the preemption is returned.
+    fn settle_preemption(
+        &mut self,
+        pod: &Pod,
+        result: &mut ScheduleResult,
+        requests: &PodRequests,
+    ) -> Option<PreemptionReport> {
+        let candidate = result.preemption.take()?;
+        let node_name = self.nodes.get(candidate.node).map(|n| n.name().to_string()).unwrap_or_default();
+        let by = format!("{}/{}", pod.metadata.namespace_or_default(), pod.metadata.name);
+        let by_priority = crate::cluster::priority::pod_priority(&pod.spec);
+        let uid = Some(pod.metadata.uid.as_str()).filter(|u| !u.is_empty()).unwrap_or(&by);
+        for v in &candidate.victims {
+            let Some(info) = self.nodes.get_mut(candidate.node) else { break };
+            let Some(k) = info.pods().iter().position(|p| *p.namespace == *v.namespace && p.name == v.name) else {
+                continue;
+            };
+            if let Some(placed) = info.unbind(k) {
+                self.running.affinity_pods.remove(&placed);
+            }
+            self.placed.retain(|(ns, name, _, _)| !(*ns == *v.namespace && *name == v.name));
+            self.preempted.push(Preempted {
+                by: by.clone(),
+                by_priority,
+                priority: v.priority,
+                node: node_name.clone(),
+                violates: v.violates.clone(),
+                event: format!("Preempted by pod {uid} on node {node_name}"),
+                condition: format!("{}: preempting to accommodate a higher priority pod", DEFAULT_SCHEDULER_NAME),
+                replaced_by: None,
+                namespace: v.namespace.to_string(),
+                name: v.name.clone(),
+            });
+        }
+        let report = PreemptionReport {
+            node: node_name,
+            victims: candidate.victims.iter().map(|v| v.key()).collect(),
+            message: result.message.clone().unwrap_or_default(),
+        };
+        if fits_nominated(pod, &self.nodes, &self.cfg, requests, candidate.node) {
+            result.node = Some(candidate.node);
+            result.message = None;
+        } else {
+            // The dry run's PreFilter states were the first cycle's (see
+            // `default_preemption`): a whole cycle decides, without preempting again.
+            let next = schedule_searching(
+                pod,
+                &self.nodes,
+                &self.cfg,
+                Detail::Decision,
+                None,
+                requests,
+                Some(&mut self.running),
+            );
+            if next.node.is_some() {
+                result.node = next.node;
+                result.message = None;
+            }
+        }
+        Some(report)
+    }
+
+    /// Step 4: each pod preemption deleted is marked in its report, and its controller (when
+    /// the input has it) creates a pod in its place, scheduled like any other (it may
+    /// preempt pods of lower priority in turn).
+    fn replace_preempted(
+        &mut self,
+        slots: &mut BTreeMap<usize, WorkloadReport>,
+        workloads: &[Arc<Workload>],
+        plan: &Plan,
+    ) {
+        let mut done = 0;
+        // Each replacement is one pod of lower priority than the pod that preempted the one
+        // it replaces, so the chain ends; the bound is a guard.
+        let limit = self.preempted.len() + workloads.len() + 10_000;
+        while let Some(victim) = self.preempted.get(done).cloned() {
+            done += 1;
+            if done > limit {
+                break;
+            }
+            let found = slots.iter_mut().find_map(|(&slot, r)| {
+                if r.namespace != victim.namespace {
+                    return None;
+                }
+                let k =
+                    r.pods.iter().position(|p| p.name == victim.name && p.preempted.is_none() && p.node.is_some())?;
+                Some((slot, k))
+            });
+            let Some((slot, k)) = found else { continue };
+            let Some(mut report) = slots.remove(&slot) else { continue };
+            if let Some(p) = report.pods.get_mut(k) {
+                p.preempted = Some(victim.clone());
+            }
+            if report.counted {
+                // A DaemonSet counts its pods as it creates them.
+                report.current -= 1;
+                report.scheduled -= 1;
+            }
+            let controller = workloads.get(slot).filter(|w| !report.not_in_input && w.kind != WorkloadKind::Pod);
+            if let (Some(w), None) = (controller, self.until) {
+                let replaced_by = self.replace(&mut report, w, plan.owner(slot), &victim);
+                if let Some(p) = report.pods.get_mut(k).and_then(|p| p.preempted.as_mut()) {
+                    p.replaced_by = replaced_by;
+                }
+            }
+            slots.insert(slot, report);
+        }
+    }
+
+    /// The controller's pod in place of `victim`: a StatefulSet's has its name, a DaemonSet's
+    /// is for its node, the others' get a new one. Its name.
+    fn replace(
+        &mut self,
+        report: &mut WorkloadReport,
+        w: &Workload,
+        owner: Option<&PodOwner>,
+        victim: &Preempted,
+    ) -> Option<String> {
+        let taken: BTreeSet<String> = report.pods.iter().map(|p| p.name.clone()).collect();
+        if w.kind == WorkloadKind::DaemonSet {
+            let node = self.index.get(&victim.node).copied()?;
+            let mut spec = w.template.spec.clone();
+            daemonset::add_daemon_tolerations(&mut spec);
+            self.admit(&mut spec).ok()?;
+            let node_name = self.nodes.get(node)?.shared_name().clone();
+            spec.affinity = Some(daemonset::pin_to_node(spec.affinity.take(), &node_name));
+            let pod = self.make_pod(w, owner, victim.name.clone(), spec);
+            let requests = self.requests.get(&pod.spec, &self.cfg).clone();
+            let detail = Detail::Candidates { hint: Some(node) };
+            let mut result =
+                schedule_searching(&pod, &self.nodes, &self.cfg, detail, None, &requests, Some(&mut self.running));
+            let preemption = self.settle_preemption(&pod, &mut result, &requests);
+            let mut pod_report = match result.node {
+                Some(n) => {
+                    let claims = self.bind(n, &pod.metadata, &pod.spec);
+                    PodReport { claims, ..PodReport::scheduled(pod.metadata.name.clone(), node_name) }
+                }
+                None => PodReport::pending(pod.metadata.name.clone(), result.message),
+            };
+            pod_report.preemption = preemption;
+            report.current += 1;
+            report.scheduled += i64::from(pod_report.node.is_some());
+            report.pods.push(pod_report);
+            return Some(victim.name.clone());
+        }
+        let name = if w.kind == WorkloadKind::StatefulSet {
+            victim.name.clone()
+        } else {
+            let prefix = victim.name.rsplit_once('-').map_or(victim.name.as_str(), |(p, _)| p);
+            new_pod_names(prefix, |n| taken.contains(n), 1).pop()?
+        };
+        self.create(report, w, w, owner, vec![name.clone()]);
+        Some(name)
+    }
+
     fn bind(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) -> Vec<ClaimUse> {
+        self.bind_started(i, metadata, spec, None)
+    }
+
+    /// [`Self::bind`] for a pod that started at `started` (`status.startTime`, a snapshot's).
+    fn bind_started(
+        &mut self,
+        i: usize,
+        metadata: &ObjectMeta,
+        spec: &PodSpec,
+        started: Option<&str>,
+    ) -> Vec<ClaimUse> {
         let claims = self.bind_volumes(i, metadata, spec);
-        self.bind_pod(i, metadata, spec);
+        self.bind_pod(i, metadata, spec, started);
         claims
     }
 
@@ -1819,18 +2147,14 @@ impl<'a> Simulation<'a> {
         claim_uses(&pod, storage)
     }
 
-    fn bind_pod(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec) {
-        let requests = self.requests.get(spec, &self.cfg);
+    fn bind_pod(&mut self, i: usize, metadata: &ObjectMeta, spec: &PodSpec, started: Option<&str>) {
+        let requests = self.requests.get(spec, &self.cfg).clone();
         // `i` is a node index the scheduler returned.
         let Some(info) = self.nodes.get_mut(i) else { return };
-        info.requested.add(&requests.request);
-        info.non_zero_requested.add(&requests.non_zero);
-        for p in wanted_host_ports(spec) {
-            info.used_ports.add(&p);
-        }
-        let placed = self.placed_pods.place(metadata, spec);
+        let mut placed = self.placed_pods.place(metadata, spec).with_requests(requests);
+        placed.start_time = started.map(Arc::from);
         self.running.affinity_pods.add(&placed);
-        info.add_pod(placed);
+        info.bind(placed);
         // Node taints do not change during the simulation: a pod on a node without NoExecute
         // taints is never evicted, so only the others are kept for the check at the end.
         if !info.node().spec.taints.iter().any(|t| t.effect == NO_EXECUTE) {
@@ -1870,6 +2194,18 @@ impl<'a> Simulation<'a> {
                 message,
             });
         }
+    }
+}
+
+/// The `FailedCreate` event of `source`'s controller when the API server refuses its pods
+/// (the pods' `generateName`, or a StatefulSet's first missing pod).
+fn failed_create(source: &Workload, refused: &PriorityError) -> String {
+    match source.kind {
+        WorkloadKind::StatefulSet => format!(
+            "create Pod {name}-0 in StatefulSet {name} failed error: pods \"{name}-0\" is forbidden: {refused}",
+            name = source.name
+        ),
+        _ => format!("Error creating: pods \"{}-\" is forbidden: {refused}", source.name),
     }
 }
 

@@ -86,6 +86,10 @@ pub enum InputError {
     /// request sent anyway gets a 404 from the server, which says less.
     #[error("{doc}: resource mapping not found: no matches for kind {kind:?} in version {api_version:?} ({detail})")]
     NotServed { doc: DocRef, kind: String, api_version: String, detail: String },
+    /// An admission plugin refused the object (`Error from server (Forbidden)`): a Pod whose
+    /// `priorityClassName` no PriorityClass has.
+    #[error("{doc}: {resource} {name:?} is forbidden: {reason}")]
+    Forbidden { doc: DocRef, resource: &'static str, name: String, reason: String },
     /// From [`crate::input::text::decode_text`]; `offset` is the first bad byte's.
     #[error("{source_name}not UTF-8 or UTF-16 text: {problem} at byte {offset}")]
     Encoding { source_name: String, problem: &'static str, offset: usize },
@@ -101,6 +105,7 @@ impl InputError {
             InputError::Decode { doc, .. }
             | InputError::Invalid { doc, .. }
             | InputError::NotServed { doc, .. }
+            | InputError::Forbidden { doc, .. }
             | InputError::NotSet { doc, .. } => Some(doc),
             InputError::Strict(finding) => Some(&finding.doc),
             _ => None,

@@ -200,6 +200,7 @@ pub fn error_line(text: &str, error: &InputError) -> Option<usize> {
         InputError::Invalid { doc, error } => locate(text, doc.index, &error.field),
         InputError::Strict(finding) => finding.line,
         InputError::NotServed { doc, .. } => locate(text, doc.index, "apiVersion"),
+        InputError::Forbidden { doc, .. } => locate(text, doc.index, "spec.priorityClassName"),
         // The `kind:` line, or the document's first line when that is missing too.
         InputError::NotSet { doc, .. } => locate(text, doc.index, "kind"),
         InputError::Syntax { message, index, .. } => syntax_line(message)

@@ -6,7 +6,8 @@
 //!   clusters above 100 nodes and rotates its starting node);
 //! - ties between equally scored nodes go to the node listed first (upstream picks one at
 //!   random);
-//! - every pod has the same priority, so preemption never finds victims;
+//! - preemption starts at the first node and checks nodes in order (upstream: a random
+//!   offset, in parallel), see [`default_preemption`];
 //! - ImageLocality and the volume plugins are not modelled.
 
 use std::cell::RefCell;
@@ -23,10 +24,12 @@ use crate::scheduler::hostports::HostPort;
 use crate::scheduler::node_search::NodeSearch;
 use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::scheduler::plugins::{
-    default_normalized, inter_pod_affinity, node_affinity, node_name, node_ports, node_unschedulable,
-    node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions, volume_zone,
+    default_normalized, default_preemption, inter_pod_affinity, node_affinity, node_name, node_ports,
+    node_unschedulable, node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions,
+    volume_zone,
 };
 use crate::scheduler::profile::{FilterPlugin, ScorePlugin};
+use default_preemption::Preemption;
 
 pub const ERR_NO_NODES_AVAILABLE: &str = "no nodes available to schedule pods";
 
@@ -75,6 +78,12 @@ pub struct ScheduleResult {
     /// The Filter plugins whose PreFilter returned Skip: they did not filter any node.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<&'static str>,
+    /// No node fits, but DefaultPreemption nominated this one: evicting its victims makes
+    /// room (`message` is then the FailedScheduling message of this cycle, without a
+    /// PostFilter part). The caller deletes the victims and runs the pod's next cycle
+    /// ([`fits_nominated`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preemption: Option<default_preemption::Candidate>,
 }
 
 /// How much of the per-node outcome a caller needs. The decision and the FailedScheduling
@@ -449,6 +458,7 @@ pub fn schedule_searching(
             verdicts: Vec::new(),
             message: Some(ERR_NO_NODES_AVAILABLE.into()),
             skipped: Vec::new(),
+            preemption: None,
         };
     }
     let spec = &pod.spec;
@@ -458,30 +468,10 @@ pub fn schedule_searching(
     };
     let pre = match run_pre_filters(pod, nodes, cfg, affinity_pods.map(|c| c.with_required_anti_affinity)) {
         Ok(pre) => pre,
-        Err((status, post_filter)) => return pre_filter_rejection(status, nodes, post_filter),
+        Err((status, post_filter)) => return pre_filter_rejection(status, &pod.spec, nodes, post_filter),
     };
     let PreFilterOutcome { skipped, restricted, restricting_plugins, wanted_ports, spread, inter_pod, volumes } = pre;
-
-    let ctx = PodContext {
-        pod,
-        request: requests.request.clone(),
-        least_allocated_request: requests.least_allocated.clone(),
-        wanted_ports,
-        affinity: node_affinity::State::new(spec, cfg),
-        score_tolerations: taint_toleration::score_tolerations(spec),
-        skip_ports: skipped.contains(node_ports::NAME),
-        skip_spread: skipped.contains(pod_topology_spread::NAME),
-        skip_inter_pod: skipped.contains(inter_pod_affinity::NAME),
-        static_filters: cfg.profile.static_filters().filter(|f| !skipped.contains(f.name())).collect(),
-        inter_pod,
-        spread,
-        affinity_pods: affinity_pods.map(|c| c.with_affinity),
-        skip_volume_restrictions: skipped.contains(volume_restrictions::NAME),
-        skip_volume_limits: skipped.contains(node_volume_limits::NAME),
-        skip_volume_binding: skipped.contains(volume_binding::NAME),
-        skip_volume_zone: skipped.contains(volume_zone::NAME),
-        volumes,
-    };
+    let ctx = pod_context(pod, cfg, requests, &skipped, wanted_ports, spread, inter_pod, volumes, affinity_pods);
 
     // Which nodes to evaluate, in cluster order: all, or those a PreFilter result names. The
     // others are absent: counted in the message, never filtered, and (for a DaemonSet's pinned
@@ -631,14 +621,28 @@ pub fn schedule_searching(
                 _ => status_of(*i, Some(o)).map_or(Failure::None, |(status, _)| Failure::Status(status)),
             })
             .chain(std::iter::repeat_with(|| Failure::Absent).take(absent));
-        let message = fit_error_message(
-            nodes.len(),
-            failures,
-            &restricting_plugins,
-            restricted.is_some(),
-            PostFilter::after_pre_filter(cfg),
-        );
-        return ScheduleResult { node: None, verdicts, message: Some(message), skipped: skipped.into_iter().collect() };
+        // DefaultPreemption over the nodes Filter found `Unschedulable` (only dynamic filters
+        // return that code; static ones and PreFilter results are unresolvable).
+        let potential: Vec<usize> = outcomes
+            .iter()
+            .filter(|(_, o)| matches!(o, Outcome::DynamicFail(f) if f.0.code == Code::Unschedulable))
+            .map(|(i, _)| *i)
+            .collect();
+        let preemption = preempt(&ctx, nodes, &potential, cfg);
+        let post_filter = PostFilter::after_pre_filter(cfg).message(&preemption, nodes.len());
+        let message =
+            fit_error_message(nodes.len(), failures, &restricting_plugins, restricted.is_some(), &post_filter);
+        let preemption = match preemption {
+            Preemption::Nominated(candidate) => Some(candidate),
+            _ => None,
+        };
+        return ScheduleResult {
+            node: None,
+            verdicts,
+            message: Some(message),
+            skipped: skipped.into_iter().collect(),
+            preemption,
+        };
     }
 
     let breakdown = detail == Detail::Explain;
@@ -692,7 +696,81 @@ pub fn schedule_searching(
                 .collect()
         }
     };
-    ScheduleResult { node: best.map(|(i, _)| i), verdicts, message: None, skipped: skipped.into_iter().collect() }
+    ScheduleResult {
+        node: best.map(|(i, _)| i),
+        verdicts,
+        message: None,
+        skipped: skipped.into_iter().collect(),
+        preemption: None,
+    }
+}
+
+/// DefaultPreemption for the pod of `ctx` over the `potential` nodes; its dry runs re-run
+/// the dynamic filters with the cycle's PreFilter states.
+fn preempt(ctx: &PodContext, nodes: &[NodeInfo], potential: &[usize], cfg: &SchedulerConfig) -> Preemption {
+    if let Err(why) = default_preemption::eligible(&ctx.pod.spec) {
+        return Preemption::NotEligible(why);
+    }
+    let budgets =
+        if potential.is_empty() { Vec::new() } else { default_preemption::Budget::all(&cfg.disruption_budgets, nodes) };
+    let fits = |node: &NodeInfo| run_dynamic_filters(ctx, node, cfg).map_or_else(Status::success, |(s, _)| s);
+    default_preemption::preempt(&ctx.pod.spec, nodes, potential, &budgets, fits)
+}
+
+/// The pod's next cycle after it preempted: upstream's `evaluateNominatedNode`, which runs
+/// PreFilter and then the filters on the nominated node alone, and takes it if it passes.
+/// `false` sends the pod through a whole cycle again.
+pub fn fits_nominated(
+    pod: &Pod,
+    nodes: &[NodeInfo],
+    cfg: &SchedulerConfig,
+    requests: &PodRequests,
+    node: usize,
+) -> bool {
+    let Some(info) = nodes.get(node) else { return false };
+    let Ok(pre) = run_pre_filters(pod, nodes, cfg, None) else { return false };
+    if pre.restricted.as_ref().is_some_and(|names| !names.contains(info.name())) {
+        return false;
+    }
+    let PreFilterOutcome { skipped, wanted_ports, spread, inter_pod, volumes, .. } = pre;
+    let ctx = pod_context(pod, cfg, requests, &skipped, wanted_ports, spread, inter_pod, volumes, None);
+    matches!(static_entry(&ctx, info, cfg), StaticEntry::Pass { .. }) && run_dynamic_filters(&ctx, info, cfg).is_none()
+}
+
+/// The [`PodContext`] of a cycle whose PreFilter stage passed.
+#[allow(clippy::too_many_arguments)]
+fn pod_context<'a>(
+    pod: &'a Pod,
+    cfg: &SchedulerConfig,
+    requests: &PodRequests,
+    skipped: &BTreeSet<&'static str>,
+    wanted_ports: Vec<HostPort>,
+    spread: pod_topology_spread::PreFilterState,
+    inter_pod: inter_pod_affinity::PreFilterState,
+    volumes: VolumeStates,
+    affinity_pods: Option<AffinityPods>,
+) -> PodContext<'a> {
+    let spec = &pod.spec;
+    PodContext {
+        pod,
+        request: requests.request.clone(),
+        least_allocated_request: requests.least_allocated.clone(),
+        wanted_ports,
+        affinity: node_affinity::State::new(spec, cfg),
+        score_tolerations: taint_toleration::score_tolerations(spec),
+        skip_ports: skipped.contains(node_ports::NAME),
+        skip_spread: skipped.contains(pod_topology_spread::NAME),
+        skip_inter_pod: skipped.contains(inter_pod_affinity::NAME),
+        static_filters: cfg.profile.static_filters().filter(|f| !skipped.contains(f.name())).collect(),
+        inter_pod,
+        spread,
+        affinity_pods: affinity_pods.map(|c| c.with_affinity),
+        skip_volume_restrictions: skipped.contains(volume_restrictions::NAME),
+        skip_volume_limits: skipped.contains(node_volume_limits::NAME),
+        skip_volume_binding: skipped.contains(volume_binding::NAME),
+        skip_volume_zone: skipped.contains(volume_zone::NAME),
+        volumes,
+    }
 }
 
 /// What the PreFilter stage leaves for Filter: the plugins that skipped, the nodes PreFilter
@@ -881,26 +959,15 @@ fn fit_error_message(
     failures: impl Iterator<Item = Failure>,
     restricting_plugins: &[&'static str],
     restricted: bool,
-    post_filter: PostFilter,
+    post_filter: &str,
 ) -> String {
     let absent_reason = absent_nodes_reason(restricting_plugins);
-    let (mut absent, mut not_helpful, mut no_victims) = (0, 0, 0);
+    let mut absent = 0;
     let mut statuses = Vec::new();
     for failure in failures {
         match failure {
-            Failure::Absent => {
-                absent += 1;
-                // Nodes a PreFilter removed are unresolvable.
-                not_helpful += 1;
-            }
-            Failure::Status(status) => {
-                if status.code == Code::UnschedulableAndUnresolvable {
-                    not_helpful += 1;
-                } else {
-                    no_victims += 1;
-                }
-                statuses.push(status);
-            }
+            Failure::Absent => absent += 1,
+            Failure::Status(status) => statuses.push(status),
             Failure::None => {}
         }
     }
@@ -911,7 +978,7 @@ fn fit_error_message(
     if restricted && absent > 0 {
         *histogram.entry(&absent_reason).or_default() += absent;
     }
-    format_message(num_all_nodes, "", &histogram, &post_filter.message(not_helpful, no_victims))
+    format_message(num_all_nodes, "", &histogram, post_filter)
 }
 
 /// The static filters in order: the first that rejects the node, or the raw static scores of
@@ -1103,7 +1170,7 @@ fn plugin_scores(
 
 /// A PreFilter rejection: every node shares the status, and the message carries only the
 /// PreFilter's reasons.
-fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFilter) -> ScheduleResult {
+fn pre_filter_rejection(status: Status, spec: &PodSpec, nodes: &[NodeInfo], post_filter: PostFilter) -> ScheduleResult {
     let verdicts: Vec<NodeVerdict> = nodes
         .iter()
         .map(|n| NodeVerdict {
@@ -1115,15 +1182,27 @@ fn pre_filter_rejection(status: Status, nodes: &[NodeInfo], post_filter: PostFil
             pre_filter: true,
         })
         .collect();
-    let (not_helpful, no_victims) =
-        if status.code == Code::UnschedulableAndUnresolvable { (nodes.len(), 0) } else { (0, nodes.len()) };
+    // Every node has the PreFilter's status: an unresolvable one leaves preemption no node
+    // to try. An `Unschedulable` one (VolumeRestrictions' ReadWriteOncePod conflict) has
+    // upstream try every node with the PreFilter states updated for each victim removed;
+    // Placement does not model that, and finds no victims on any node.
+    let tried = if status.code == Code::Unschedulable {
+        let no_victims = Status::new(Code::UnschedulableAndUnresolvable, default_preemption::NO_VICTIMS);
+        (0..nodes.len()).map(|i| (i, no_victims.clone())).collect()
+    } else {
+        Vec::new()
+    };
+    let preemption = match default_preemption::eligible(spec) {
+        Err(why) => Preemption::NotEligible(why),
+        Ok(()) => Preemption::NoCandidate { tried },
+    };
     let fit_error = FitError {
         num_all_nodes: nodes.len(),
         pre_filter_msg: status.reasons.join(", "),
-        post_filter_msg: post_filter.message(not_helpful, no_victims),
+        post_filter_msg: post_filter.message(&preemption, nodes.len()),
         ..Default::default()
     };
-    ScheduleResult { node: None, verdicts, message: Some(fit_error.message()), skipped: Vec::new() }
+    ScheduleResult { node: None, verdicts, message: Some(fit_error.message()), skipped: Vec::new(), preemption: None }
 }
 
 /// The PostFilter plugins of the profile, in order, as they stand when a cycle finds no node.
@@ -1165,18 +1244,14 @@ impl PostFilter {
         }
     }
 
-    fn message(self, not_helpful: usize, no_victims: usize) -> String {
-        match self {
-            Self::Preemption => preemption_message(not_helpful, no_victims),
-            Self::DynamicResourcesThenPreemption => {
-                let preemption = preemption_message(not_helpful, no_victims);
-                if preemption.is_empty() {
-                    NO_NEW_CLAIMS.to_string()
-                } else {
-                    format!("{NO_NEW_CLAIMS}, {preemption}")
-                }
-            }
-            Self::DynamicResourcesStateMissing => STATE_NOT_FOUND.to_string(),
+    /// The PostFilter part of the FailedScheduling message, DefaultPreemption's outcome
+    /// being `preemption`. A nominated node ends the stage with Success: no part at all.
+    fn message(self, preemption: &Preemption, num_all_nodes: usize) -> String {
+        match (self, preemption) {
+            (Self::DynamicResourcesStateMissing, _) => STATE_NOT_FOUND.to_string(),
+            (_, Preemption::Nominated(_)) => String::new(),
+            (Self::Preemption, p) => p.message(num_all_nodes),
+            (Self::DynamicResourcesThenPreemption, p) => format!("{NO_NEW_CLAIMS}, {}", p.message(num_all_nodes)),
         }
     }
 }
@@ -1185,24 +1260,6 @@ impl PostFilter {
 const NO_NEW_CLAIMS: &str = "no new claims to deallocate";
 /// `framework.ErrNotFound`, what reading a cycle state key nobody wrote returns.
 const STATE_NOT_FOUND: &str = "not found";
-
-/// DefaultPreemption's PostFilter message over the failing nodes. Unresolvable nodes are not
-/// worth preempting on; on the others, with every pod at the same priority, there is never a
-/// victim.
-fn preemption_message(not_helpful: usize, no_victims: usize) -> String {
-    let total = not_helpful + no_victims;
-    if total == 0 {
-        return String::new();
-    }
-    let mut histogram: BTreeMap<&str, usize> = BTreeMap::new();
-    if not_helpful > 0 {
-        histogram.insert("Preemption is not helpful for scheduling", not_helpful);
-    }
-    if no_victims > 0 {
-        histogram.insert("No preemption victims found for incoming pod", no_victims);
-    }
-    format!("preemption: {}", format_message(total, "", &histogram, ""))
-}
 
 #[cfg(test)]
 mod tests {

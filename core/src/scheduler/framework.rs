@@ -96,8 +96,7 @@ pub struct PlacedPod {
     /// `spec.priority` (0 when unset, `corev1helpers.PodPriority`): who may preempt it.
     pub priority: i32,
     /// `status.startTime` (RFC 3339), for preemption to spare the longest-running of pods of
-    /// equal priority; `None` for a pod the simulation created. Not yet filled in: `place`
-    /// leaves it `None` until the binding passes the pod's status (issue 30).
+    /// equal priority; `None` for a pod the simulation created (it has not started).
     pub start_time: Option<Arc<str>>,
     /// What binding the pod added to its node's requests (shared by the pods of one
     /// template), so that preemption can take it off again; `None` where the caller added
@@ -115,6 +114,13 @@ impl PlacedPod {
     /// [`PlacedPod::from_pod`] of a pod given by its parts (a workload's template, say).
     pub fn from_parts(metadata: &crate::model::ObjectMeta, spec: &crate::model::PodSpec) -> Self {
         PlacedPods::default().place(metadata, spec)
+    }
+
+    /// The pod with the requests binding adds to its node (and takes off again when
+    /// preemption evicts it): see [`NodeInfo::bind`].
+    pub fn with_requests(mut self, requests: Arc<crate::scheduler::plugins::node_resources_fit::PodRequests>) -> Self {
+        self.requests = Some(requests);
+        self
     }
 
     /// Any pod affinity or anti-affinity term, required or preferred.
@@ -201,6 +207,9 @@ pub struct NodeInfo {
     pub non_zero_requested: Resource,
     pub used_ports: HostPortInfo,
     pods: Vec<PlacedPod>,
+    /// How many pods [`NodeInfo::unbind`] took off: indices into `pods` taken before such a
+    /// removal no longer hold ([`crate::scheduler::pod_index`]).
+    removals: u32,
     /// Which of `pods` have pod (anti-)affinity terms (upstream's `PodsWithAffinity`,
     /// `PodsWithRequiredAntiAffinity`): so InterPodAffinity skips nodes whose pods cannot
     /// matter without walking them.
@@ -261,6 +270,7 @@ impl NodeInfo {
             non_zero_requested: Resource::default(),
             used_ports: HostPortInfo::default(),
             pods: Vec::new(),
+            removals: 0,
             affinity_pods: AffinityPods::default(),
         }
     }
@@ -304,6 +314,15 @@ impl NodeInfo {
         self.pods.push(pod);
     }
 
+    /// Binds `pod` with its requests and host ports, as the scheduler's cache holds a bound
+    /// pod: what tests and replayed vectors build nodes with.
+    pub fn bind_pod(&mut self, pod: &Pod, cfg: &SchedulerConfig) {
+        let requests = crate::scheduler::plugins::node_resources_fit::PodRequests::of(&pod.spec, cfg);
+        let mut placed = PlacedPod::from_pod(pod).with_requests(Arc::new(requests));
+        placed.start_time = pod.status.start_time.as_deref().map(Arc::from);
+        self.bind(placed);
+    }
+
     /// Binds a pod with what it takes: its requests (when it carries them) and host ports.
     pub fn bind(&mut self, pod: PlacedPod) {
         if let Some(r) = &pod.requests {
@@ -323,6 +342,7 @@ impl NodeInfo {
             return None;
         }
         let pod = self.pods.remove(index);
+        self.removals = self.removals.wrapping_add(1);
         if let Some(r) = &pod.requests {
             self.requested.sub(&r.request);
             self.non_zero_requested.sub(&r.non_zero);
@@ -332,6 +352,11 @@ impl NodeInfo {
         }
         self.affinity_pods.remove(&pod);
         Some(pod)
+    }
+
+    /// How many pods were taken off the node (see [`NodeInfo::unbind`]).
+    pub fn removals(&self) -> u32 {
+        self.removals
     }
 
     pub fn has_pods_with_affinity(&self) -> bool {
@@ -382,6 +407,8 @@ pub struct SchedulerConfig {
     pub storage: Option<std::sync::Arc<crate::scheduler::storage::Storage>>,
     /// The plugins the cycle runs, their order and weights.
     pub profile: crate::scheduler::profile::Profile,
+    /// What the PodDisruptionBudget lister holds, for preemption's victim choice.
+    pub disruption_budgets: std::sync::Arc<Vec<crate::model::scheduling::PodDisruptionBudget>>,
     /// `percentageOfNodesToScore` (0, the default: adaptive). Read by the cycles of a
     /// simulation ([`crate::scheduler::NodeSearch`]); clusters under 100 nodes are always
     /// searched whole.

@@ -32,14 +32,17 @@ pub const MIN_PODS: usize = 2_000;
 pub const MIN_NODES: usize = 100;
 
 /// Where each namespace's pods were bound when the index was built: the first
-/// `lens[node]` pods of each node (pods are only ever added to a node during a simulation,
-/// so those stay where they are; pods bound later are counted by the caller).
+/// `lens[node]` pods of each node (pods bound later are counted by the caller). A node a
+/// pod was taken off since (preemption) moves its pods: the index then no longer covers the
+/// nodes, and the caller walks them.
 #[derive(Debug)]
 pub struct PodIndex {
     /// The node slice it was built from (its address and length), so that an index is never
     /// read against another simulation's nodes.
     nodes: (usize, usize),
     lens: Vec<u32>,
+    /// Each node's [`NodeInfo::removals`] then: a pod taken off since moves the others.
+    removals: Vec<u32>,
     by_namespace: HashMap<String, Vec<(u32, u32)>>,
     spread_facts: Mutex<Vec<Arc<NodeFacts>>>,
 }
@@ -54,10 +57,12 @@ impl PodIndex {
         }
         let mut by_namespace: HashMap<String, Vec<(u32, u32)>> = HashMap::new();
         let mut lens = Vec::with_capacity(nodes.len());
+        let mut removals = Vec::with_capacity(nodes.len());
         for (n, info) in nodes.iter().enumerate() {
             let pods = info.pods();
             let len = u32::try_from(pods.len()).ok()?;
             lens.push(len);
+            removals.push(info.removals());
             for (p, pod) in pods.iter().enumerate() {
                 let entry = match by_namespace.get_mut(&*pod.namespace) {
                     Some(entry) => entry,
@@ -69,6 +74,7 @@ impl PodIndex {
         Some(Self {
             nodes: (nodes.as_ptr() as usize, nodes.len()),
             lens,
+            removals,
             by_namespace,
             spread_facts: Mutex::new(Vec::new()),
         })
@@ -77,7 +83,12 @@ impl PodIndex {
     /// Whether the index describes `nodes` (the same slice, no pod removed since).
     pub fn covers(&self, nodes: &[NodeInfo]) -> bool {
         self.nodes == (nodes.as_ptr() as usize, nodes.len())
-            && self.lens.iter().zip(nodes).all(|(&len, info)| len as usize <= info.pods().len())
+            && self
+                .lens
+                .iter()
+                .zip(&self.removals)
+                .zip(nodes)
+                .all(|((&len, &removed), info)| len as usize <= info.pods().len() && removed == info.removals())
     }
 
     /// How many of node `n`'s pods the index lists (in any namespace).

@@ -6,6 +6,7 @@
 //! [`SchedulerConfig`](crate::scheduler::framework::SchedulerConfig); the scheduler in
 //! [`crate::scheduler`] runs them in order.
 
+pub mod default_preemption;
 pub mod inter_pod_affinity;
 pub mod node_affinity;
 pub mod node_name;
