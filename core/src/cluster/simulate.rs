@@ -1661,7 +1661,7 @@ impl<'a> Simulation<'a> {
             Ok(notes) => notes,
             Err(refused) => {
                 if !names.is_empty() {
-                    report.failed_create = Some(failed_create(source, &refused));
+                    report.failed_create = Some(failed_create(source, owner, &refused));
                 }
                 return;
             }
@@ -1814,7 +1814,7 @@ impl<'a> Simulation<'a> {
         let admitted_notes = match self.admit(&mut spec) {
             Ok(notes) => notes,
             Err(refused) => {
-                report.failed_create = (!eligible.is_empty()).then(|| failed_create(w, &refused));
+                report.failed_create = (!eligible.is_empty()).then(|| failed_create(w, owner, &refused));
                 Vec::new()
             }
         };
@@ -2199,13 +2199,14 @@ impl<'a> Simulation<'a> {
 
 /// The `FailedCreate` event of `source`'s controller when the API server refuses its pods
 /// (the pods' `generateName`, or a StatefulSet's first missing pod).
-fn failed_create(source: &Workload, refused: &PriorityError) -> String {
+fn failed_create(source: &Workload, owner: Option<&PodOwner>, refused: &PriorityError) -> String {
+    let generate_name = owner.map_or(source.name.as_str(), |o| o.reference.name.as_str());
     match source.kind {
         WorkloadKind::StatefulSet => format!(
             "create Pod {name}-0 in StatefulSet {name} failed error: pods \"{name}-0\" is forbidden: {refused}",
             name = source.name
         ),
-        _ => format!("Error creating: pods \"{}-\" is forbidden: {refused}", source.name),
+        _ => format!("Error creating: pods \"{generate_name}-\" is forbidden: {refused}"),
     }
 }
 

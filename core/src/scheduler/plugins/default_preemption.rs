@@ -361,3 +361,284 @@ fn earliest_start(c: &Candidate) -> Option<&str> {
         .map(|v| v.start_time.as_deref())
         .min_by(|a, b| start_order(*a, *b))?
 }
+
+#[cfg(test)]
+mod tests {
+    //! Cases transcribed from upstream's `default_preemption_test.go`
+    //! (`TestPickOneNodeForPreemption`, `TestSelectBestCandidate`, PDB cases of
+    //! `TestDryRunPreemption`), with its fixtures: nodes of 500m cpu and 500 bytes of memory,
+    //! pods of 100m/100 (small), 200m/200 (medium), 300m/300 (large) and 500m/500 (very
+    //! large), priorities -100 (neg), 0 (low), 100 (mid), 1000 (high), 10000 (very high).
+    use super::*;
+    use crate::model::quantity::Quantity;
+    use crate::model::resources::Resource;
+    use crate::model::scheduling::{IntOrString, PodDisruptionBudgetSpec, PodDisruptionBudgetStatus};
+    use crate::model::{Container, LabelSelector, Node, ObjectMeta, Pod, ResourceList, ResourceRequirements};
+    use crate::scheduler::framework::SchedulerConfig;
+    use crate::scheduler::plugins::node_resources_fit::{self, PodRequests};
+
+    const NEG: i32 = -100;
+    const LOW: i32 = 0;
+    const MID: i32 = 100;
+    const HIGH: i32 = 1000;
+    const VERY_HIGH: i32 = 10000;
+
+    /// (size in hundreds of millicores and bytes: 1 small, 2 medium, 3 large, 5 very large)
+    fn spec(size: u32, priority: i32) -> crate::model::PodSpec {
+        let list: ResourceList = [
+            ("cpu".to_string(), Quantity::parse(&format!("{}m", size * 100)).unwrap()),
+            ("memory".to_string(), Quantity::parse(&format!("{}", size * 100)).unwrap()),
+        ]
+        .into_iter()
+        .collect();
+        crate::model::PodSpec {
+            containers: vec![Container {
+                name: "c".into(),
+                resources: ResourceRequirements { requests: list, ..Default::default() },
+                ..Default::default()
+            }],
+            priority: Some(priority),
+            ..Default::default()
+        }
+    }
+
+    /// A 500m/500 node with pods (name, size, priority, start time, labels).
+    type PodRow<'a> = (&'a str, u32, i32, Option<&'a str>, &'a [(&'a str, &'a str)]);
+
+    fn node(name: &str, pods: &[PodRow], cfg: &SchedulerConfig) -> NodeInfo {
+        let mut n = Node::default();
+        n.metadata.name = name.into();
+        let capacity: ResourceList = [
+            ("cpu".to_string(), Quantity::parse("500m").unwrap()),
+            ("memory".to_string(), Quantity::parse("500").unwrap()),
+            ("pods".to_string(), Quantity::parse("110").unwrap()),
+        ]
+        .into_iter()
+        .collect();
+        n.status.allocatable = Some(capacity);
+        let mut info = NodeInfo::new(n);
+        for &(pod_name, size, priority, start, labels) in pods {
+            let mut pod = Pod {
+                metadata: ObjectMeta {
+                    name: pod_name.into(),
+                    namespace: Some("default".into()),
+                    labels: crate::testing::labels(labels),
+                    ..Default::default()
+                },
+                spec: spec(size, priority),
+                status: Default::default(),
+            };
+            pod.status.start_time = start.map(Into::into);
+            info.bind_pod(&pod, cfg);
+        }
+        info
+    }
+
+    fn run(preemptor: &crate::model::PodSpec, nodes: &[NodeInfo], pdbs: &[PodDisruptionBudget]) -> Preemption {
+        let cfg = SchedulerConfig::default();
+        let request: Resource = PodRequests::of(preemptor, &cfg).request;
+        let fits = |n: &NodeInfo| node_resources_fit::filter(&request, n, &cfg).0;
+        let potential: Vec<usize> = (0..nodes.len()).filter(|&i| fits(&nodes[i]).code == Code::Unschedulable).collect();
+        let budgets = Budget::all(pdbs, nodes);
+        preempt(preemptor, nodes, &potential, &budgets, fits)
+    }
+
+    fn nominated(p: &Preemption) -> Option<(usize, Vec<String>)> {
+        match p {
+            Preemption::Nominated(c) => Some((c.node, c.victims.iter().map(|v| v.name.clone()).collect())),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn the_node_is_picked_as_upstream_picks_it() {
+        let cfg = SchedulerConfig::default();
+        let t0 = Some("2024-01-01T00:00:00Z");
+        let t1 = Some("2024-01-01T00:00:01Z");
+        let t2 = Some("2024-01-01T00:00:02Z");
+        // (name, nodes with their pods, preemptor (size, priority), want node and victims)
+        type Case<'a> = (&'a str, Vec<Vec<PodRow<'a>>>, (u32, i32), usize, Vec<&'a str>);
+        let cases: Vec<Case> = vec![
+            (
+                "a pod that fits on both nodes when lower priority pods are preempted: the first",
+                vec![vec![("m1.1", 3, MID, t0, &[])], vec![("m2.1", 3, MID, t0, &[])]],
+                (3, HIGH),
+                0,
+                vec!["m1.1"],
+            ),
+            (
+                "node with min highest priority pod is picked",
+                vec![
+                    vec![("m1.1", 2, MID, t0, &[]), ("m1.2", 3, MID, t0, &[])],
+                    vec![("m2.1", 2, MID, t0, &[]), ("m2.2", 2, LOW, t0, &[])],
+                    vec![("m3.1", 2, LOW, t0, &[]), ("m3.2", 2, LOW, t0, &[])],
+                ],
+                (5, HIGH),
+                2,
+                vec!["m3.1", "m3.2"],
+            ),
+            (
+                "when highest priorities are the same, minimum sum of priorities is picked",
+                vec![
+                    vec![("m1.1", 2, MID, t0, &[]), ("m1.2", 3, MID, t0, &[])],
+                    vec![("m2.1", 3, MID, t0, &[]), ("m2.2", 2, LOW, t0, &[])],
+                    vec![("m3.1", 2, MID, t0, &[]), ("m3.2", 2, MID, t0, &[])],
+                ],
+                (5, HIGH),
+                1,
+                vec!["m2.1", "m2.2"],
+            ),
+            (
+                "when highest priority and sum are the same, minimum number of pods is picked",
+                vec![
+                    vec![
+                        ("m1.1", 1, MID, t0, &[]),
+                        ("m1.2", 1, NEG, t0, &[]),
+                        ("m1.3", 1, MID, t0, &[]),
+                        ("m1.4", 1, NEG, t0, &[]),
+                    ],
+                    vec![("m2.1", 3, MID, t0, &[]), ("m2.2", 2, NEG, t0, &[])],
+                    vec![("m3.1", 2, MID, t0, &[]), ("m3.2", 1, NEG, t0, &[]), ("m3.3", 1, LOW, t0, &[])],
+                ],
+                (5, HIGH),
+                1,
+                vec!["m2.1", "m2.2"],
+            ),
+            (
+                "sum of adjusted priorities is considered",
+                vec![
+                    vec![("m1.1", 1, MID, t0, &[]), ("m1.2", 1, NEG, t0, &[]), ("m1.3", 1, NEG, t0, &[])],
+                    vec![("m2.1", 3, MID, t0, &[]), ("m2.2", 2, NEG, t0, &[])],
+                    vec![("m3.1", 2, MID, t0, &[]), ("m3.2", 1, NEG, t0, &[]), ("m3.3", 1, LOW, t0, &[])],
+                ],
+                (5, HIGH),
+                1,
+                vec!["m2.1", "m2.2"],
+            ),
+            (
+                "non-overlapping lowest high priority, sum priorities, and number of pods",
+                vec![
+                    vec![("m1.1", 1, MID, t0, &[]), ("m1.2", 1, LOW, t0, &[]), ("m1.3", 1, LOW, t0, &[])],
+                    vec![("m2.1", 3, HIGH, t0, &[])],
+                    vec![
+                        ("m3.1", 2, MID, t0, &[]),
+                        ("m3.2", 1, LOW, t0, &[]),
+                        ("m3.3", 1, LOW, t0, &[]),
+                        ("m3.4", 2, LOW, t0, &[]),
+                    ],
+                    vec![
+                        ("m4.1", 2, MID, t0, &[]),
+                        ("m4.2", 1, MID, t0, &[]),
+                        ("m4.3", 1, MID, t0, &[]),
+                        ("m4.4", 1, NEG, t0, &[]),
+                    ],
+                ],
+                (5, VERY_HIGH),
+                0,
+                vec!["m1.1", "m1.2", "m1.3"],
+            ),
+            (
+                "same priority, same number of victims: the node whose victims started last",
+                vec![
+                    vec![("m1.1", 2, MID, t0, &[]), ("m1.2", 3, MID, t0, &[])],
+                    vec![("m2.1", 2, MID, t1, &[]), ("m2.2", 3, MID, t1, &[])],
+                    vec![("m3.1", 2, MID, t2, &[]), ("m3.2", 3, MID, t2, &[])],
+                ],
+                (5, HIGH),
+                2,
+                vec!["m3.1", "m3.2"],
+            ),
+            (
+                "the earliest start among the most important victims decides",
+                vec![
+                    vec![("m1.1", 2, MID, t0, &[]), ("m1.2", 3, LOW, t2, &[])],
+                    vec![("m2.1", 2, MID, t1, &[]), ("m2.2", 3, LOW, t0, &[])],
+                ],
+                (5, HIGH),
+                1,
+                vec!["m2.1", "m2.2"],
+            ),
+            (
+                "victims are only the pods that must go: the higher of two is reprieved",
+                vec![vec![("m1.1", 2, MID, t0, &[]), ("m1.2", 2, LOW, t0, &[]), ("m1.3", 1, NEG, t0, &[])]],
+                (3, HIGH),
+                0,
+                vec!["m1.2", "m1.3"],
+            ),
+        ];
+        for (name, rows, (size, priority), want_node, want_victims) in cases {
+            let nodes: Vec<NodeInfo> =
+                rows.iter().enumerate().map(|(i, pods)| node(&format!("node{}", i + 1), pods, &cfg)).collect();
+            let got = nominated(&run(&spec(size, priority), &nodes, &[]));
+            let want = Some((want_node, want_victims.iter().map(|v| v.to_string()).collect::<Vec<_>>()));
+            assert_eq!(got, want, "{name}");
+        }
+    }
+
+    #[test]
+    fn disruption_budgets_are_violated_last() {
+        let cfg = SchedulerConfig::default();
+        let t0 = Some("2024-01-01T00:00:00Z");
+        let app: &[(&str, &str)] = &[("app", "foo")];
+        let pdb = |allowed: i32, disrupted: &[&str]| PodDisruptionBudget {
+            metadata: ObjectMeta { name: "foo".into(), namespace: Some("default".into()), ..Default::default() },
+            spec: PodDisruptionBudgetSpec {
+                min_available: Some(IntOrString::Int(1)),
+                selector: Some(LabelSelector { match_labels: crate::testing::labels(app), ..Default::default() }),
+                ..Default::default()
+            },
+            status: Some(PodDisruptionBudgetStatus {
+                disruptions_allowed: allowed,
+                disrupted_pods: disrupted.iter().map(|p| (p.to_string(), "2024-01-01T00:00:00Z".into())).collect(),
+                ..Default::default()
+            }),
+        };
+        // Upstream's "preemption with violation of the pdb with pod whose eviction was
+        // processed": node1's pods are covered by a budget that allows 1 disruption.
+        let rows: Vec<Vec<PodRow>> =
+            vec![vec![("p1.1", 2, MID, t0, app), ("p1.2", 2, MID, t0, app)], vec![("p2.1", 5, MID, t0, &[])]];
+        let nodes: Vec<NodeInfo> =
+            rows.iter().enumerate().map(|(i, pods)| node(&format!("node{}", i + 1), pods, &cfg)).collect();
+        // (name, budgets, want node, victims, violations)
+        let cases = [
+            ("budget allows one: node1 evicts two and violates once, node2 none", vec![pdb(1, &[])], 1, 0),
+            // Neither violates: node2's one victim is a lower sum of priorities than node1's two.
+            ("an eviction already processed does not count", vec![pdb(0, &["p1.1", "p1.2"])], 1, 0),
+            ("no budget: fewer victims win", vec![], 1, 0),
+        ];
+        let preemptor = spec(4, HIGH);
+        for (name, pdbs, want_node, want_violations) in cases {
+            let Preemption::Nominated(c) = run(&preemptor, &nodes, &pdbs) else { panic!("{name}: no candidate") };
+            assert_eq!((c.node, c.pdb_violations), (want_node, want_violations), "{name}");
+        }
+        // On node1 alone, with the budget allowing one: both pods go, one violates it.
+        let only = [nodes[0].clone()];
+        let Preemption::Nominated(c) = run(&preemptor, &only, &[pdb(1, &[])]) else { panic!("no candidate") };
+        assert_eq!(c.pdb_violations, 1);
+        assert_eq!(c.victims.iter().filter(|v| !v.violates.is_empty()).count(), 1);
+    }
+
+    #[test]
+    fn postfilter_messages_are_upstreams() {
+        let cfg = SchedulerConfig::default();
+        let t0 = Some("2024-01-01T00:00:00Z");
+        let nodes = vec![
+            node("node1", &[("a", 3, HIGH, t0, &[])], &cfg),
+            node("node2", &[("b1", 3, HIGH, t0, &[]), ("b2", 2, LOW, t0, &[])], &cfg),
+            node("node3", &[("c", 5, HIGH, t0, &[])], &cfg),
+        ];
+        // node2 lacks room even without its low-priority pod; the others have no pod of lower
+        // priority; a fourth node of the cluster was not Unschedulable (never tried).
+        assert_eq!(
+            run(&spec(3, MID), &nodes, &[]).message(4),
+            // Sorted byte-wise over "count reason", as upstream sorts them.
+            "preemption: 0/4 nodes are available: 1 Insufficient cpu, 1 Insufficient memory, 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+        );
+        let mut never = spec(3, HIGH);
+        never.preemption_policy = Some(PREEMPT_NEVER.into());
+        assert_eq!(run(&never, &nodes, &[]).message(3), "preemption: not eligible due to preemptionPolicy=Never.");
+        assert_eq!(num_candidates(50), 50);
+        assert_eq!(num_candidates(5000), 500);
+        assert_eq!(num_candidates(500), 100);
+    }
+}
