@@ -81,6 +81,25 @@ fn daemonset(c: &mut Criterion) {
     g.finish();
 }
 
+/// Issue 30's target: a pending `system-node-critical` DaemonSet over 5,000 full nodes
+/// running 100,000 pods of priority 0 (20 each): every daemon pod preempts one pod on its
+/// node (one to three pods of 1/20 of the node, by pool; bare pods: no controller replaces them).
+fn preemption(c: &mut Criterion) {
+    let manifests = common::preemption_manifests(NODES, 20);
+    let opts = SimulateOptions::default();
+    let mut g = c.benchmark_group("preemption_daemonset_5000_nodes_100000_pods");
+    g.sampling_mode(SamplingMode::Flat).sample_size(10);
+    g.warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(20));
+    g.bench_function("simulate", |b| {
+        time_simulate(b, &manifests, &opts, |r| {
+            let ds = r.workloads.iter().find(|w| w.name == "agent").expect("the DaemonSet's report");
+            assert_eq!(ds.scheduled, NODES as i64, "every daemon pod runs, by preemption");
+            assert!(ds.pods.iter().all(|p| p.preemption.as_ref().is_some_and(|x| !x.victims.is_empty())));
+        })
+    });
+    g.finish();
+}
+
 /// (c) Parsing `kubectl get nodes -o yaml` for 5,000 nodes with all of kubectl's noise.
 fn parse(c: &mut Criterion) {
     let text = common::kubectl_get_nodes_yaml(NODES);
@@ -112,5 +131,5 @@ fn time_simulate(b: &mut Bencher, manifests: &Manifests, opts: &SimulateOptions,
     })
 }
 
-criterion_group!(benches, filter_score, deployment, parse, daemonset);
+criterion_group!(benches, filter_score, deployment, parse, daemonset, preemption);
 criterion_main!(benches);

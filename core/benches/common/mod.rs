@@ -1375,3 +1375,68 @@ fn running_pod_status(created: &str, started: &str, statuses: Value, host_ip: &s
         "startTime": created,
     })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Preemption: a full cluster and a critical DaemonSet
+
+/// `nodes` lean nodes, each full by CPU with `pods_per_node` running pods of priority 0
+/// (batch pods, read back from a cluster: uid, creation timestamp, start time), and a
+/// `system-node-critical` DaemonSet (500m, tolerating every taint) whose pods find no room
+/// anywhere until DefaultPreemption evicts one batch pod per node.
+pub fn preemption_manifests(nodes: usize, pods_per_node: usize) -> Manifests {
+    let mut m = deployment_manifests(nodes, 0);
+    let mut workloads = Vec::with_capacity(nodes * pods_per_node + 1);
+    for (n, (_, node)) in m.nodes.iter().enumerate() {
+        let allocatable = node.status.allocatable.as_ref().map(placement_core::model::resources::Resource::from_list);
+        let cpu = allocatable.map_or(4000, |a| a.milli_cpu) / pods_per_node as i64;
+        for k in 0..pods_per_node {
+            let name = format!("batch-{n}-{k}");
+            let pod: Pod = serde_json::from_value(json!({
+                "metadata": {
+                    "name": name, "namespace": "batch", "uid": format!("uid-{n}-{k}"),
+                    "creationTimestamp": "2026-01-01T00:00:00Z", "labels": {"app": format!("batch-{}", k % 10)},
+                },
+                "spec": {
+                    "nodeName": node.metadata.name,
+                    "tolerations": [{"operator": "Exists"}],
+                    "containers": [{"name": "c", "image": "batch", "resources": {"requests": {"cpu": format!("{cpu}m")}}}],
+                },
+                "status": {"phase": "Running", "startTime": format!("2026-01-01T{:02}:{:02}:00Z", k % 24, n % 60)},
+            }))
+            .expect("generated pod deserializes");
+            let doc = DocRef {
+                index: workloads.len() + nodes + 2,
+                source: "bench.yaml".into(),
+                kind: "Pod".into(),
+                namespace: Some("batch".into()),
+                name: name.clone(),
+            };
+            workloads.push(std::sync::Arc::new(Workload {
+                kind: WorkloadKind::Pod,
+                api_version: "v1".into(),
+                namespace: "batch".into(),
+                name,
+                doc,
+                replicas: 1,
+                // As the readers keep a Pod: its metadata is its template's.
+                template: PodTemplateSpec { metadata: pod.metadata.clone(), spec: pod.spec },
+                selector: None,
+                metadata: pod.metadata,
+                pod_status: pod.status,
+                state: Default::default(),
+            }));
+        }
+    }
+    let mut ds = daemonset_manifests(0).workloads.remove(0);
+    let w = std::sync::Arc::make_mut(&mut ds);
+    w.name = "agent".into();
+    w.doc.name = "agent".into();
+    w.template.spec.priority_class_name = Some("system-node-critical".into());
+    w.template.spec.tolerations =
+        serde_json::from_value(json!([{"operator": "Exists"}])).expect("tolerations deserialize");
+    w.template.spec.containers[0].resources.requests =
+        serde_json::from_value(json!({"cpu": "500m", "memory": "128Mi"})).expect("requests deserialize");
+    workloads.push(ds);
+    m.workloads = workloads;
+    m
+}

@@ -1992,7 +1992,7 @@ impl<'a> Simulation<'a> {
             victims: candidate.victims.iter().map(|v| v.key()).collect(),
             message: result.message.clone().unwrap_or_default(),
         };
-        if fits_nominated(pod, &self.nodes, &self.cfg, requests, candidate.node) {
+        if fits_nominated(pod, &self.nodes, &self.cfg, requests, candidate.node, Some(&self.running)) {
             result.node = Some(candidate.node);
             result.message = None;
         } else {
@@ -2024,6 +2024,24 @@ impl<'a> Simulation<'a> {
         workloads: &[Arc<Workload>],
         plan: &Plan,
     ) {
+        if self.preempted.is_empty() {
+            return;
+        }
+        // Where each victim's report entry is, by namespace and name: a snapshot has a report
+        // per bare pod, 100,000 of them, too many to search for each victim. Pods created
+        // below (replacements, which may be preempted in turn) are searched for.
+        let victims: BTreeSet<(&str, &str)> =
+            self.preempted.iter().map(|v| (v.namespace.as_str(), v.name.as_str())).collect();
+        let mut at: std::collections::HashMap<(String, String), (usize, usize)> = std::collections::HashMap::new();
+        for (&slot, r) in slots.iter() {
+            for (k, p) in r.pods.iter().enumerate() {
+                if p.node.is_some() && victims.contains(&(r.namespace.as_str(), p.name.as_str())) {
+                    at.entry((r.namespace.clone(), p.name.clone())).or_insert((slot, k));
+                }
+            }
+        }
+        // The reports replacements were added to: where a victim not in `at` can be.
+        let mut replaced: BTreeSet<usize> = BTreeSet::new();
         let mut done = 0;
         // Each replacement is one pod of lower priority than the pod that preempted the one
         // it replaces, so the chain ends; the bound is a guard.
@@ -2033,13 +2051,25 @@ impl<'a> Simulation<'a> {
             if done > limit {
                 break;
             }
-            let found = slots.iter_mut().find_map(|(&slot, r)| {
-                if r.namespace != victim.namespace {
-                    return None;
-                }
-                let k =
-                    r.pods.iter().position(|p| p.name == victim.name && p.preempted.is_none() && p.node.is_some())?;
-                Some((slot, k))
+            let unmarked = |slot: usize, k: usize| {
+                slots
+                    .get(&slot)
+                    .and_then(|r| r.pods.get(k))
+                    .is_some_and(|p| p.name == victim.name && p.preempted.is_none() && p.node.is_some())
+            };
+            let known = at.get(&(victim.namespace.clone(), victim.name.clone())).copied();
+            let found = known.filter(|&(slot, k)| unmarked(slot, k)).or_else(|| {
+                replaced.iter().find_map(|&slot| {
+                    let r = slots.get(&slot)?;
+                    if r.namespace != victim.namespace {
+                        return None;
+                    }
+                    let k = r
+                        .pods
+                        .iter()
+                        .position(|p| p.name == victim.name && p.preempted.is_none() && p.node.is_some())?;
+                    Some((slot, k))
+                })
             });
             let Some((slot, k)) = found else { continue };
             let Some(mut report) = slots.remove(&slot) else { continue };
@@ -2054,6 +2084,7 @@ impl<'a> Simulation<'a> {
             let controller = workloads.get(slot).filter(|w| !report.not_in_input && w.kind != WorkloadKind::Pod);
             if let (Some(w), None) = (controller, self.until) {
                 let replaced_by = self.replace(&mut report, w, plan.owner(slot), &victim);
+                replaced.insert(slot);
                 if let Some(p) = report.pods.get_mut(k).and_then(|p| p.preempted.as_mut()) {
                     p.replaced_by = replaced_by;
                 }

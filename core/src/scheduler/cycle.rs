@@ -719,21 +719,27 @@ fn preempt(ctx: &PodContext, nodes: &[NodeInfo], potential: &[usize], cfg: &Sche
 
 /// The pod's next cycle after it preempted: upstream's `evaluateNominatedNode`, which runs
 /// PreFilter and then the filters on the nominated node alone, and takes it if it passes.
-/// `false` sends the pod through a whole cycle again.
+/// `false` sends the pod through a whole cycle again. `running`, as for
+/// [`schedule_searching`], saves InterPodAffinity's PreFilter a walk over every node when no
+/// bound pod has terms.
 pub fn fits_nominated(
     pod: &Pod,
     nodes: &[NodeInfo],
     cfg: &SchedulerConfig,
     requests: &PodRequests,
     node: usize,
+    running: Option<&Running>,
 ) -> bool {
     let Some(info) = nodes.get(node) else { return false };
-    let Ok(pre) = run_pre_filters(pod, nodes, cfg, None) else { return false };
+    let affinity_pods = running.map(|r| r.affinity_pods);
+    let Ok(pre) = run_pre_filters(pod, nodes, cfg, affinity_pods.map(|c| c.with_required_anti_affinity)) else {
+        return false;
+    };
     if pre.restricted.as_ref().is_some_and(|names| !names.contains(info.name())) {
         return false;
     }
     let PreFilterOutcome { skipped, wanted_ports, spread, inter_pod, volumes, .. } = pre;
-    let ctx = pod_context(pod, cfg, requests, &skipped, wanted_ports, spread, inter_pod, volumes, None);
+    let ctx = pod_context(pod, cfg, requests, &skipped, wanted_ports, spread, inter_pod, volumes, affinity_pods);
     matches!(static_entry(&ctx, info, cfg), StaticEntry::Pass { .. }) && run_dynamic_filters(&ctx, info, cfg).is_none()
 }
 
