@@ -95,6 +95,9 @@ fn workload_text(out: &mut String, report: &Report, index: usize, fixes: &Fixes,
             let _ = writeln!(out, "    the same fix for: {}", later.join(", "));
         }
     }
+    if let Some(event) = &w.failed_create {
+        let _ = writeln!(out, "  FailedCreate: {event}");
+    }
     for d in &w.defaults {
         let _ = writeln!(out, "  Default: {d}");
     }
