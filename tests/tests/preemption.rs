@@ -62,6 +62,14 @@ fn a_critical_daemonset_preempts_the_lowest_priority_pods() {
         replacement.message.as_deref(),
         Some("0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.")
     );
+    // The request fix says why preemption cannot help the replacement.
+    let warning = batch.fixes.iter().find_map(|f| f.warning.clone()).unwrap_or_default();
+    assert!(
+        warning.contains(
+            "preemption cannot make room on node-a: none of its 3 pods has a priority below this pod's (100)"
+        ),
+        "{warning}"
+    );
     // The web pods, whose budget allows no disruption, keep running.
     assert!(workload(&r, "Pod", "web-1").pods.iter().all(|p| p.preempted.is_none()));
 }

@@ -195,7 +195,8 @@ pub fn suggest(
             Some(node_affinity::NAME) => affinity_fix(w, original, info.node()),
             Some(node_resources_fit::NAME) => {
                 resource_blocked.push(v);
-                resource_fix(w, original, &v.insufficient, info.name())
+                let note = preemption_note(&pod.spec, info);
+                resource_fix(w, original, &v.insufficient, info.name(), Some(note))
             }
             Some(node_ports::NAME) => Some(Fix::new(
                 node_ports::NAME,
@@ -600,7 +601,8 @@ pub fn suggest_daemonset(
         }
         let Some(v) = result.verdicts.get(*i) else { continue };
         if v.status.plugin == Some(node_resources_fit::NAME) {
-            if let Some(mut f) = resource_fix(w, template, &v.insufficient, &v.node) {
+            // `template` is not admitted (its priority unresolved): no preemption note here.
+            if let Some(mut f) = resource_fix(w, template, &v.insufficient, &v.node, None) {
                 f.nodes = vec![v.node.to_string()];
                 f.remedy = Remedy::Patch;
                 fixes.push(f);
@@ -956,6 +958,7 @@ fn resource_fix(
     original: &PodSpec,
     insufficient: &[node_resources_fit::InsufficientResource],
     node: &str,
+    preemption: Option<String>,
 ) -> Option<Fix> {
     let mut containers: BTreeMap<String, Map<String, Value>> = BTreeMap::new();
     let mut changes = Vec::new();
@@ -1002,10 +1005,33 @@ fn resource_fix(
     f.nodes = vec![node.to_string()];
     f.patch = Some(patch_yaml(w.kind, json!({ "containers": list })));
     f.command = Some(patch_command(w));
-    f.warning =
-        Some("lower requests let the pod fit but may starve it at run time; adding capacity is the other fix".into());
+    let warning = "lower requests let the pod fit but may starve it at run time; adding capacity is the other fix";
+    f.warning = Some(match preemption {
+        Some(note) => format!("{warning}; {note}"),
+        None => warning.into(),
+    });
     f.remedy = Remedy::Patch;
     Some(f)
+}
+
+/// Why DefaultPreemption did not make room on the node for a pod of `spec` (whose cycle
+/// found no candidate there): no pod on it has a lower priority, or evicting all that do is
+/// still not enough.
+fn preemption_note(spec: &PodSpec, info: &NodeInfo) -> String {
+    let priority = crate::cluster::priority::pod_priority(spec);
+    let lower = info.pods().iter().filter(|p| p.priority < priority).count();
+    if lower == 0 {
+        format!(
+            "preemption cannot make room on {}: none of its {} pods has a priority below this pod's ({priority})",
+            info.name(),
+            info.pods().len()
+        )
+    } else {
+        format!(
+            "preemption cannot make room on {}: even without its {lower} pods of priority below {priority} the pod does not fit",
+            info.name()
+        )
+    }
 }
 
 fn scaled(resource: &str, q: &Quantity) -> i64 {
