@@ -1300,7 +1300,8 @@ mod tests {
                     "node/aks-user-27182818-vmss000000 tainted".into(),
                     "node/aks-user-27182818-vmss000001 tainted".into()
                 ],
-                refused: None
+                refused: None,
+                notes: Vec::new()
             }
         );
         let coverage: Vec<(&str, &str, &str, &str, usize)> = view

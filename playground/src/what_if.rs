@@ -7,8 +7,9 @@ use placement_core::cluster::changes::{Changes, Counters, PodMove};
 /// Where a pending command stands.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandStatus {
-    /// Applied; `output` is what kubectl prints, `refused` what it would refuse.
-    Applied { output: Vec<String>, refused: Option<String> },
+    /// Applied; `output` is what kubectl prints, `refused` what it would refuse, `notes`
+    /// Placement's own words on it (pods a budget keeps, volumes that cannot move).
+    Applied { output: Vec<String>, refused: Option<String>, notes: Vec<String> },
     /// Not a command Placement reads, or one kubectl would fail on: neither it nor those after
     /// it are applied.
     Failed(String),
@@ -122,7 +123,15 @@ impl WhatIfView {
                     (Some((f, why)), _) if *f == i => CommandStatus::Failed(why.clone()),
                     (Some((f, _)), _) if i > *f => CommandStatus::NotApplied,
                     (_, Some(outcome)) => {
-                        CommandStatus::Applied { output: outcome.output.clone(), refused: outcome.refused.clone() }
+                        let blocked = outcome.blocked.iter().map(|b| match b.unblock.as_slice() {
+                            _ if b.evicted_on_retry => b.summary(),
+                            ways => format!("{}. Unblock: {}", b.summary(), ways.join("; ")),
+                        });
+                        CommandStatus::Applied {
+                            output: outcome.output.clone(),
+                            refused: outcome.refused.clone(),
+                            notes: outcome.notes.iter().cloned().chain(blocked).collect(),
+                        }
                     }
                     (_, None) => CommandStatus::NotApplied,
                 };

@@ -1264,13 +1264,18 @@ fn what_if_panel(pg: Pg, w: WhatIfView, embed: bool) -> AnyView {
         .into_iter()
         .enumerate()
         .map(|(i, c)| {
-            let (class, lines, note) = match c.status {
-                CommandStatus::Applied { output, refused } => ("applied", output.join("\n"), refused),
-                CommandStatus::Failed(why) => ("failed", String::new(), Some(why)),
-                CommandStatus::NotApplied => {
-                    ("not-applied", String::new(), Some("Not applied: a command before it failed.".to_string()))
-                }
+            let (class, lines, note, notes) = match c.status {
+                CommandStatus::Applied { output, refused, notes } => ("applied", output.join("\n"), refused, notes),
+                CommandStatus::Failed(why) => ("failed", String::new(), Some(why), Vec::new()),
+                CommandStatus::NotApplied => (
+                    "not-applied",
+                    String::new(),
+                    Some("Not applied: a command before it failed.".to_string()),
+                    Vec::new(),
+                ),
             };
+            let no_notes = notes.is_empty();
+            let notes = notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view();
             let (no_lines, no_note) = (lines.is_empty(), note.is_none());
             view! {
                 <li class=format!("command {class}")>
@@ -1288,6 +1293,7 @@ fn what_if_panel(pg: Pg, w: WhatIfView, embed: bool) -> AnyView {
                     </div>
                     <pre class="output" hidden=no_lines>{lines}</pre>
                     <pre class="output refused" role="alert" hidden=no_note>{note}</pre>
+                    <ul class="command-notes" hidden=no_notes>{notes}</ul>
                 </li>
             }
         })

@@ -48,6 +48,54 @@ pub struct CommandOutcome {
     /// whose volume is local to the node cannot run anywhere else.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Pods a drain could not evict because a PodDisruptionBudget allows no disruption: they
+    /// stay on their cordoned node.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub blocked: Vec<BlockedEviction>,
+}
+
+/// A pod the Eviction API would not evict: which budget, how much it allows, what would
+/// unblock it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockedEviction {
+    /// `namespace/name`.
+    pub pod: String,
+    pub node: String,
+    /// The budget, `namespace/name`.
+    pub budget: String,
+    /// What the budget allows when the eviction is asked (`status.disruptionsAllowed`), and
+    /// its healthy pods against the ones it needs (`currentHealthy`, `desiredHealthy`).
+    pub disruptions_allowed: i32,
+    pub current_healthy: i32,
+    pub desired_healthy: i32,
+    /// What would let the eviction through, in order.
+    pub unblock: Vec<String>,
+    /// kubectl's retries got it through once the pods evicted before it were replaced (the
+    /// budget allowed disruptions again): it left the node after all.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub evicted_on_retry: bool,
+    /// What the budget allowed when the drain began.
+    #[serde(skip)]
+    pub allowed_at_start: i32,
+}
+
+impl BlockedEviction {
+    /// The eviction in a sentence: `pod shop/web-2 stays on node a: PodDisruptionBudget
+    /// shop/web allows 0 disruptions (needs 2 healthy pods, has 2)`, or that it went on a retry.
+    pub fn summary(&self) -> String {
+        if self.evicted_on_retry {
+            return format!(
+                "pod {} left node {} on a retry: PodDisruptionBudget {} allowed a disruption again once the pods \
+                 evicted before it were replaced",
+                self.pod, self.node, self.budget
+            );
+        }
+        format!(
+            "pod {} stays on node {}: PodDisruptionBudget {} allows {} disruptions (needs {} healthy pods, has {})",
+            self.pod, self.node, self.budget, self.disruptions_allowed, self.desired_healthy, self.current_healthy
+        )
+    }
 }
 
 /// A pod a command takes off its node.

@@ -45,18 +45,47 @@ pub fn covers<L: LabelLookup + ?Sized>(
     pdb.namespace() == namespace && selector.matches(labels)
 }
 
+/// What the disruption controller writes in a budget's status: how many of its pods are
+/// healthy, how many must stay so, and how many may be disrupted now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Health {
+    /// `status.disruptionsAllowed`.
+    pub allowed: i32,
+    /// `status.currentHealthy`.
+    pub current: i32,
+    /// `status.desiredHealthy`.
+    pub desired: i32,
+}
+
 /// `status.disruptionsAllowed`: the status's when the budget has one, else computed from the
 /// bound pods given (`(namespace, labels)` of each).
 pub fn disruptions_allowed<'p, L: LabelLookup + ?Sized + 'p>(
     pdb: &PodDisruptionBudget,
     pods: impl Iterator<Item = (&'p str, &'p L)>,
 ) -> i32 {
+    health(pdb, pods).allowed
+}
+
+/// The budget's [`Health`]: its status when it has one (what the controller last wrote),
+/// else computed from the bound pods given as the controller would.
+pub fn health<'p, L: LabelLookup + ?Sized + 'p>(
+    pdb: &PodDisruptionBudget,
+    pods: impl Iterator<Item = (&'p str, &'p L)>,
+) -> Health {
     if let Some(status) = &pdb.status {
-        return status.disruptions_allowed;
+        return Health {
+            allowed: status.disruptions_allowed,
+            current: status.current_healthy,
+            desired: status.desired_healthy,
+        };
     }
     let selector = selector(pdb);
     let healthy = pods.filter(|(ns, labels)| covers(pdb, &selector, ns, *labels)).count();
-    let healthy = i32::try_from(healthy).unwrap_or(i32::MAX);
+    computed(pdb, i32::try_from(healthy).unwrap_or(i32::MAX))
+}
+
+/// `updatePdbStatus` for `healthy` pods, all of them expected.
+pub fn computed(pdb: &PodDisruptionBudget, healthy: i32) -> Health {
     // `getExpectedPodCount` and `updatePdbStatus`: desiredHealthy from minAvailable, or
     // expected minus maxUnavailable (percentages of the expected count rounded up).
     let desired = match (&pdb.spec.min_available, &pdb.spec.max_unavailable) {
@@ -65,7 +94,7 @@ pub fn disruptions_allowed<'p, L: LabelLookup + ?Sized + 'p>(
         // Neither (the API requires one): nothing may be disrupted.
         (None, None) => healthy,
     };
-    (healthy - desired).max(0)
+    Health { allowed: (healthy - desired).max(0), current: healthy, desired: desired.max(0) }
 }
 
 #[cfg(test)]

@@ -428,10 +428,19 @@ fn changes_text(out: &mut String, c: &Changes, opts: &Options) {
             let _ = writeln!(out, "    ... and {} more lines (-v lists them)", cmd.output.len() - shown);
         }
         if let Some(refused) = &cmd.refused {
-            let _ = writeln!(out, "    {refused}");
+            for line in refused.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
         }
         for note in &cmd.notes {
             let _ = writeln!(out, "  Note: {note}");
+        }
+        for b in &cmd.blocked {
+            let label = if b.evicted_on_retry { "Retried" } else { "Blocked" };
+            let _ = writeln!(out, "  {label}: {}", b.summary());
+            for way in b.unblock.iter().filter(|_| !b.evicted_on_retry) {
+                let _ = writeln!(out, "    unblock: {way}");
+            }
         }
     }
     if !c.evicted.is_empty() {
@@ -521,6 +530,12 @@ fn changes_markdown(out: &mut String, c: &Changes) {
         );
         for note in &cmd.notes {
             let _ = writeln!(out, "> **Note:** {note}\n");
+        }
+        for b in &cmd.blocked {
+            let unblock =
+                if b.evicted_on_retry { String::new() } else { format!(" Unblock: {}.", b.unblock.join("; ")) };
+            let label = if b.evicted_on_retry { "Retried" } else { "Blocked" };
+            let _ = writeln!(out, "> **{label}:** {}.{unblock}\n", b.summary());
         }
     }
     if !c.evicted.is_empty() {

@@ -1400,10 +1400,13 @@ fn add_typed<D: Decoding>(raw: RawDocument<D::Tree>, out: &mut Manifests) -> Res
     let (metadata, replicas, template, selector) = match kind {
         WorkloadKind::Pod => {
             let mut pod: Pod = D::decode(value, &doc)?;
-            // Only the scheduler's own condition is read (`PodStatus::unschedulable`); a
+            // Only the scheduler's own condition (`PodStatus::unschedulable`) and an unready
+            // pod's `Ready` (the Eviction API lets some go past their budget) are read; a
             // running pod's four others are most of what a snapshot's 100,000 pods keep.
             if !pod.status.phase.is_empty() {
-                pod.status.conditions.retain(|c| c.type_ == "PodScheduled" && c.status == "False");
+                pod.status
+                    .conditions
+                    .retain(|c| (c.type_ == "PodScheduled" || c.type_ == "Ready") && c.status == "False");
                 pod.status.conditions.shrink_to_fit();
             }
             pod_status = pod.status;

@@ -38,7 +38,10 @@
 //! order varies from run to run; here they come in the order first met, pods listed by
 //! namespace and name as the API server lists them.
 
+use crate::cluster::disruption::{self, Health};
 use crate::cluster::what_if::command::DrainOptions;
+use crate::model::labels::{LabelLookup, Selector};
+use crate::model::scheduling::PodDisruptionBudget;
 use crate::model::{namespace_or_default, Pod};
 
 /// The annotation the kubelet puts on a static pod's mirror (`corev1.MirrorPodAnnotationKey`).
@@ -420,6 +423,177 @@ pub fn pending_nodes(plans: &[DrainPlan]) -> Option<String> {
         many => many.iter().filter_map(|p| p.error()).for_each(|e| out.push_str(&format!("\n{e}"))),
     }
     Some(out)
+}
+
+/// The Eviction API's 429 (`checkAndDecrement`): the budget allows no disruption now.
+pub const BUDGET_VIOLATION: &str = "Cannot evict pod as it would violate the pod's disruption budget.";
+/// The Eviction API's 500 for a pod two budgets select; kubectl does not retry it.
+pub const MORE_THAN_ONE_BUDGET: &str =
+    "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.";
+/// `EvictErrorRetryDelay` (`pkg/cmd/drain/drain.go`): kubectl retries a 429 after it.
+pub const RETRY_DELAY: &str = "5s";
+
+/// What the Eviction API answers for one pod (`pkg/registry/core/pod/storage/eviction.go`,
+/// `EvictionREST.Create`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EvictionAnswer {
+    /// The pod is deleted: no budget selects it, its budget allowed a disruption (now one
+    /// fewer), or the budget need not be checked (a Pending, finished or terminating pod; an
+    /// unready pod the budget does not count).
+    Evicted,
+    /// 429 Too Many Requests: `budgets[budget]` allows no disruption. kubectl retries.
+    Blocked { budget: usize, health: Health },
+    /// 500: more than one budget selects the pod. kubectl gives up on it.
+    MoreThanOneBudget,
+}
+
+/// The PodDisruptionBudgets a drain's evictions go through, each with the disruptions it
+/// still allows: every eviction it admits takes one (`status.disruptedPods`), until the
+/// disruption controller recounts.
+#[derive(Debug, Clone)]
+pub struct EvictionBudgets<'b> {
+    /// Each budget, its selector, its health when the drain began and now.
+    budgets: Vec<(&'b PodDisruptionBudget, Selector, Health, Health)>,
+}
+
+impl<'b> EvictionBudgets<'b> {
+    /// The budgets with their health now: the status of a budget read back, else counted
+    /// over `bound` (`(namespace, labels)` of every pod bound in the cluster).
+    pub fn new<'p, L: LabelLookup + ?Sized + 'p>(
+        pdbs: impl Iterator<Item = &'b PodDisruptionBudget>,
+        bound: impl Iterator<Item = (&'p str, &'p L)> + Clone,
+    ) -> Self {
+        let budgets = pdbs
+            .map(|pdb| {
+                let health = disruption::health(pdb, bound.clone());
+                (pdb, disruption::selector(pdb), health, health)
+            })
+            .collect();
+        Self { budgets }
+    }
+
+    /// The budget at `index`.
+    pub fn budget(&self, index: usize) -> Option<&'b PodDisruptionBudget> {
+        self.budgets.get(index).map(|(pdb, ..)| *pdb)
+    }
+
+    /// The disruptions the budget at `index` allowed when the drain began.
+    pub fn allowed_at_start(&self, index: usize) -> i32 {
+        self.budgets.get(index).map_or(0, |(_, _, start, _)| start.allowed)
+    }
+
+    /// Each budget read back from a cluster with the disruptions it allows after the
+    /// evictions admitted (the Eviction API writes them to its status); hand-written budgets
+    /// are counted again from the pods.
+    pub fn read_back_allowed(&self) -> impl Iterator<Item = (usize, i32)> + '_ {
+        self.budgets
+            .iter()
+            .enumerate()
+            .filter(|(_, (pdb, ..))| pdb.status.is_some())
+            .map(|(i, (.., now))| (i, now.allowed))
+    }
+
+    /// Asks the Eviction API to evict `pod`; an admitted eviction takes one disruption from
+    /// its budget.
+    pub fn evict(&mut self, pod: &Pod) -> EvictionAnswer {
+        if can_ignore_budget(pod) {
+            return EvictionAnswer::Evicted;
+        }
+        let ns = pod.metadata.namespace_or_default();
+        let mut matching = self
+            .budgets
+            .iter()
+            .enumerate()
+            .filter(|(_, (pdb, sel, ..))| disruption::covers(pdb, sel, ns, &pod.metadata.labels));
+        let Some((index, _)) = matching.next() else { return EvictionAnswer::Evicted };
+        if matching.next().is_some() {
+            return EvictionAnswer::MoreThanOneBudget;
+        }
+        let Some((pdb, _, _, health)) = self.budgets.get_mut(index) else { return EvictionAnswer::Evicted };
+        if !is_ready(pod) {
+            let always = pdb.spec.unhealthy_pod_eviction_policy.as_deref() == Some("AlwaysAllow");
+            // An unready pod is not counted healthy: deleting it disrupts nothing the budget
+            // guards while the budget is met.
+            if always || (health.current >= health.desired && health.desired > 0) {
+                return EvictionAnswer::Evicted;
+            }
+        }
+        if health.allowed <= 0 {
+            return EvictionAnswer::Blocked { budget: index, health: *health };
+        }
+        health.allowed -= 1;
+        EvictionAnswer::Evicted
+    }
+}
+
+/// `canIgnorePDB`: a Pending, finished or terminating pod is deleted without a budget check.
+fn can_ignore_budget(pod: &Pod) -> bool {
+    pod.status.phase == "Pending" || pod.status.is_terminal() || pod.metadata.deletion_timestamp.is_some()
+}
+
+/// `IsPodReady`, read as its negation: a pod is unready when its `Ready` condition says
+/// `False` (the only `Ready` condition a snapshot's pods keep). A pod without one (written
+/// by hand, bound by the simulation, or read back ready) is ready, as the simulation counts
+/// it healthy.
+fn is_ready(pod: &Pod) -> bool {
+    !pod.status.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "False")
+}
+
+/// What would let an eviction `pdb` blocks through, most direct first. `health` is the
+/// budget's when the eviction was asked; `allowed_at_start`, what it allowed before the
+/// drain's own evictions.
+pub fn unblock(pdb: &PodDisruptionBudget, health: Health, allowed_at_start: i32) -> Vec<String> {
+    use crate::model::scheduling::IntOrString;
+    let mut out = Vec::new();
+    if allowed_at_start > 0 {
+        out.push(format!(
+            "this drain's own evictions used the {allowed_at_start} disruption(s) the budget allowed, and their \
+             replacements do not all find a node: kubectl's retries go through once they run and are ready (make room \
+             for them, see the pending pods)"
+        ));
+    } else if health.current < health.desired {
+        out.push(format!(
+            "the budget's pods are not all healthy ({} of the {} it needs): it allows a disruption once more than {} are \
+             running and ready",
+            health.current, health.desired, health.desired
+        ));
+    } else {
+        match (&pdb.spec.min_available, &pdb.spec.max_unavailable) {
+            (Some(IntOrString::Int(min)), _) => {
+                out.push(format!(
+                    "scale the workload up: with {} healthy pods the budget (minAvailable {min}) allows one disruption",
+                    health.current + 1
+                ));
+                out.push(format!("lower the budget's spec.minAvailable from {min} to {}", (min - 1).max(0)));
+            }
+            (Some(min), _) => out.push(format!("lower the budget's spec.minAvailable ({min})")),
+            (None, Some(IntOrString::Int(max))) => {
+                out.push(format!("raise the budget's spec.maxUnavailable from {max} to {}", max + 1))
+            }
+            (None, Some(max)) => out.push(format!("raise the budget's spec.maxUnavailable ({max})")),
+            (None, None) => {}
+        }
+    }
+    out.push(
+        "kubectl drain --disable-eviction deletes the pods without asking their budgets (the budget is then violated)"
+            .into(),
+    );
+    out
+}
+
+/// kubectl's line for a 429 it retries: `error when evicting pods/"web-1" -n "shop" (will
+/// retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.`
+pub fn retry_line(pod: &Pod) -> String {
+    format!(
+        "error when evicting pods/{:?} -n {:?} (will retry after {RETRY_DELAY}): {BUDGET_VIOLATION}",
+        pod.metadata.name,
+        pod.metadata.namespace_or_default()
+    )
+}
+
+/// kubectl's error for a pod it gave up on: the API's error, or `global timeout reached: 1m30s`.
+pub fn eviction_error(pod: &Pod, error: &str) -> String {
+    format!("error when evicting pods/{:?} -n {:?}: {error}", pod.metadata.name, pod.metadata.namespace_or_default())
 }
 
 /// RFC 3339 (`2026-11-30T08:15:02Z`, `...02.5+01:00`), as the API server writes timestamps,

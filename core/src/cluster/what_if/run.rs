@@ -8,10 +8,13 @@
 //! ([`crate::cluster::changes`]).
 //!
 //! The end state is reported: a pod tolerating a new NoExecute taint for `tolerationSeconds`
-//! is counted evicted (with the delay). PodDisruptionBudgets are not read: a drain here never
-//! waits on one, where `kubectl drain` would retry until the budget allows the eviction.
+//! is counted evicted (with the delay). A drain evicts through the Eviction API's
+//! PodDisruptionBudget checks ([`drain::EvictionBudgets`]): a pod its budget does not let go
+//! stays on its cordoned node, as kubectl's retries leave it (without `--timeout`, kubectl
+//! never returns, and the nodes after it are not drained); the retries that would succeed once
+//! the replacements of pods evicted earlier are ready are not replayed.
 
-use crate::cluster::changes::{self, CommandOutcome, EvictedPod, NodeSets};
+use crate::cluster::changes::{self, BlockedEviction, CommandOutcome, EvictedPod, NodeSets};
 use crate::cluster::pools::PoolLabel;
 use crate::cluster::simulate::{simulate_resolved, Report, SimulateOptions};
 use crate::cluster::snapshot::{self, Ownership, Role};
@@ -19,6 +22,7 @@ use crate::cluster::what_if::{drain, nodes, NodeSelection, WhatIf, WhatIfError};
 use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadKind};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction};
 use crate::model::{Node, Pod, PodStatus};
+use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
 /// Why a what-if run stopped.
@@ -73,15 +77,25 @@ pub fn run_what_if(
             simulate_resolved(manifests, opts, Some(ownership)).map_err(WhatIfFailure::Input)
         },
         || {
-            let (after, outcomes, evicted, ownership) = apply_all(manifests, commands, opts, &original)?;
-            let ownership = match &ownership {
-                OwnershipAfter::Unchanged => original.get(),
-                OwnershipAfter::Renumbered(o) => Some(o),
-                OwnershipAfter::Unknown => None,
-            };
-            debug_assert!(ownership.is_none_or(|o| *o == snapshot::resolve(&after)));
-            let report = simulate_resolved(&after, opts, ownership).map_err(WhatIfFailure::Input)?;
-            Ok((after, outcomes, evicted, report))
+            // kubectl retries an eviction a budget refused; it goes through once the budget's
+            // evicted pods are replaced. Each round replays the commands with the retries that
+            // the last round's replacements let through, until no more do.
+            let mut released = BTreeSet::new();
+            loop {
+                let (after, outcomes, evicted, ownership) = apply_all(manifests, commands, opts, &original, &released)?;
+                let ownership = match &ownership {
+                    OwnershipAfter::Unchanged => original.get(),
+                    OwnershipAfter::Renumbered(o) => Some(o),
+                    OwnershipAfter::Unknown => None,
+                };
+                debug_assert!(ownership.is_none_or(|o| *o == snapshot::resolve(&after)));
+                let report = simulate_resolved(&after, opts, ownership).map_err(WhatIfFailure::Input)?;
+                let through = retries_through(manifests, &after, &outcomes, &report);
+                if through.is_empty() {
+                    return Ok((after, outcomes, evicted, report));
+                }
+                released.extend(through);
+            }
         },
     );
     // An invalid input fails both; its errors come from the snapshot as it is.
@@ -119,13 +133,14 @@ fn apply_all(
     commands: &[WhatIf],
     opts: &SimulateOptions,
     original: &OnceLock<Ownership>,
+    released: &BTreeSet<String>,
 ) -> Result<Applied, WhatIfFailure> {
     let mut after = manifests.clone();
     let mut outcomes = Vec::with_capacity(commands.len());
     let mut evicted = Vec::new();
     let mut ownership = OwnershipAfter::Unchanged;
     for (index, command) in commands.iter().enumerate() {
-        let outcome = apply(command, &mut after, &mut evicted, &mut ownership, original, opts)
+        let outcome = apply(command, &mut after, &mut evicted, &mut ownership, original, opts, released)
             .map_err(|error| WhatIfFailure::Command { index, command: command.to_string(), error: Box::new(error) })?;
         outcomes.push(outcome);
     }
@@ -150,6 +165,7 @@ fn apply(
     ownership: &mut OwnershipAfter,
     original: &OnceLock<Ownership>,
     opts: &SimulateOptions,
+    released: &BTreeSet<String>,
 ) -> Result<CommandOutcome, WhatIfError> {
     let mut outcome = CommandOutcome { command: command.to_string(), ..Default::default() };
     let mut removals = Removals::default();
@@ -192,11 +208,31 @@ fn apply(
             }
         }
         WhatIf::Drain { nodes: sel, options } => {
+            // The Eviction API checks each pod against the budgets as they are when the drain
+            // runs (a read-back status, else counted from the bound pods); what it admits is
+            // written back to a read-back status, so a later drain sees it.
+            let pdbs: Vec<_> = m.scheduling.disruption_budgets.iter().map(|(_, b)| b.clone()).collect();
+            let bound_labels = m
+                .workloads
+                .iter()
+                .filter(|w| w.kind == WorkloadKind::Pod && !w.template.spec.node_name.is_empty())
+                .filter(|w| !w.pod_status.is_terminal())
+                .map(|w| (w.namespace.as_str(), &w.template.metadata.labels));
+            let mut budgets = drain::EvictionBudgets::new(pdbs.iter(), bound_labels);
             let mut refusals = Vec::new();
+            // A node whose evictions kubectl retries forever (no `--timeout`): the command
+            // never gets past it.
+            let mut stuck: Option<String> = None;
+            let mut not_drained = Vec::new();
+            let mut pending_nodes: Vec<String> = Vec::new();
             for i in selected(m, sel)? {
                 let Some(node) = m.nodes.get_mut(i).map(|(_, n)| Arc::make_mut(n)) else { continue };
                 outcome.output.push(nodes::cordon(node, true).to_string());
                 let name = node.metadata.name.clone();
+                if stuck.is_some() {
+                    not_drained.push(name);
+                    continue;
+                }
                 let on_node: Vec<(usize, Pod)> = bound.on(&m.workloads, &name).map(|(p, w)| (p, pod_of(w))).collect();
                 let pods: Vec<&Pod> = on_node.iter().map(|(_, p)| p).collect();
                 let plan = drain::plan(&name, &pods, options);
@@ -204,19 +240,115 @@ fn apply(
                     outcome.output.push(format!("Warning: {warning}"));
                 }
                 // kubectl evicts nothing from a node whose pods it refuses; the node stays
-                // cordoned.
+                // cordoned. It asks for every eviction at once and retries a 429.
+                let (mut done, mut retried, mut failed) = (Vec::new(), Vec::new(), Vec::new());
                 for k in plan.removed() {
                     let Some((p, pod)) = on_node.get(k) else { continue };
                     let ns = pod.metadata.namespace_or_default();
-                    outcome.output.push(format!("evicting pod {ns}/{}", pod.metadata.name));
+                    if options.disable_eviction {
+                        done.push(format!("pod/{} deleted", pod.metadata.name));
+                    } else {
+                        outcome.output.push(format!("evicting pod {ns}/{}", pod.metadata.name));
+                        match budgets.evict(pod) {
+                            drain::EvictionAnswer::Evicted => done.push(format!("pod/{} evicted", pod.metadata.name)),
+                            drain::EvictionAnswer::Blocked { budget, health } => {
+                                let Some(pdb) = budgets.budget(budget) else { continue };
+                                retried.push(drain::retry_line(pod));
+                                let key = format!("{ns}/{}", pod.metadata.name);
+                                let on_retry = released.contains(&key);
+                                let allowed_at_start = budgets.allowed_at_start(budget);
+                                outcome.blocked.push(BlockedEviction {
+                                    pod: key,
+                                    node: name.clone(),
+                                    budget: pdb.key(),
+                                    disruptions_allowed: health.allowed,
+                                    current_healthy: health.current,
+                                    desired_healthy: health.desired,
+                                    unblock: drain::unblock(pdb, health, allowed_at_start),
+                                    evicted_on_retry: on_retry,
+                                    allowed_at_start,
+                                });
+                                if on_retry {
+                                    done.push(format!("pod/{} evicted", pod.metadata.name));
+                                    outcome.notes.extend(local_volume_notes(m, pod, &name));
+                                    removals.push(*p, "drain (on a retry)".into(), None);
+                                    continue;
+                                }
+                                let error = format!("global timeout reached: {}", options.timeout);
+                                failed.push((pod.metadata.name.clone(), drain::eviction_error(pod, &error)));
+                                continue;
+                            }
+                            drain::EvictionAnswer::MoreThanOneBudget => {
+                                let error = drain::eviction_error(pod, drain::MORE_THAN_ONE_BUDGET);
+                                failed.push((pod.metadata.name.clone(), error));
+                                continue;
+                            }
+                        }
+                    }
                     outcome.notes.extend(local_volume_notes(m, pod, &name));
                     removals.push(*p, "drain".into(), None);
                 }
+                outcome.output.extend(retried);
+                outcome.output.extend(done);
+                let blocked_here: Vec<&BlockedEviction> =
+                    outcome.blocked.iter().filter(|b| b.node == name && !b.evicted_on_retry).collect();
                 if plan.refused() {
                     refusals.push(plan.result_line());
+                    pending_nodes.push(name);
+                } else if !blocked_here.is_empty() && options.timeout.is_zero() {
+                    let pods: Vec<&str> = blocked_here.iter().map(|b| b.pod.as_str()).collect();
+                    outcome.notes.push(format!(
+                        "kubectl drain does not return: with no --timeout it asks again every {} to evict {} while \
+                         {} allows no disruption; the node stays cordoned",
+                        drain::RETRY_DELAY,
+                        pods.join(", "),
+                        blocked_here
+                            .iter()
+                            .map(|b| format!("PodDisruptionBudget {}", b.budget))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ));
+                    stuck = Some(name);
+                } else if !failed.is_empty() {
+                    // `utilerrors.NewAggregate` over the pods' errors; then the pods still on
+                    // the node.
+                    let errors: Vec<&str> = failed.iter().map(|(_, e)| e.as_str()).collect();
+                    let error = match errors.as_slice() {
+                        [one] => (*one).to_string(),
+                        many => format!("[{}]", many.join(", ")),
+                    };
+                    // kubectl's stderr, in its place among the nodes it drains in turn.
+                    outcome
+                        .output
+                        .push(format!("There are pending pods in node {name:?} when an error occurred: {error}"));
+                    outcome.output.extend(failed.iter().map(|(pod, _)| format!("pod/{pod}")));
+                    outcome.output.push(format!(
+                        "error: unable to drain node {name:?} due to error: {error}, continuing command..."
+                    ));
+                    pending_nodes.push(name);
                 } else {
                     outcome.output.push(plan.result_line());
                 }
+            }
+            if let Some(node) = &stuck {
+                if !not_drained.is_empty() {
+                    outcome.notes.push(format!(
+                        "while kubectl waits on node {node}, nodes {} are cordoned but not drained; the commands after \
+                         this one are applied as if it were interrupted (Ctrl-C)",
+                        not_drained.join(", ")
+                    ));
+                }
+            }
+            for (index, allowed) in budgets.read_back_allowed().collect::<Vec<_>>() {
+                if let Some(status) =
+                    m.scheduling.disruption_budgets.get_mut(index).and_then(|(_, b)| b.status.as_mut())
+                {
+                    status.disruptions_allowed = allowed;
+                }
+            }
+            if !pending_nodes.is_empty() && stuck.is_none() {
+                let nodes: String = pending_nodes.iter().map(|n| format!("\n {n}")).collect();
+                refusals.push(format!("There are pending nodes to be drained:{nodes}"));
             }
             if !refusals.is_empty() {
                 outcome.refused = Some(refusals.join("\n"));
@@ -277,6 +409,68 @@ fn apply(
     }
     removals.apply(m, evicted, ownership, original);
     Ok(outcome)
+}
+
+/// The evictions kubectl's retries get through after `report`: for each budget that refused
+/// some after this drain's own evictions used what it allowed, as many as it allows again once
+/// the evicted pods' replacements are bound (`disruptionsAllowed` at the start, less the
+/// budget's pods that are gone and not replaced). A budget that allowed nothing at the start
+/// stays so: nothing of it was evicted to be replaced.
+fn retries_through(before: &Manifests, after: &Manifests, outcomes: &[CommandOutcome], report: &Report) -> Vec<String> {
+    let waiting: Vec<&BlockedEviction> =
+        outcomes.iter().flat_map(|o| &o.blocked).filter(|b| !b.evicted_on_retry && b.allowed_at_start > 0).collect();
+    if waiting.is_empty() {
+        return Vec::new();
+    }
+    // Labels of the pods bound after the commands: a pod of the snapshot by its own, a pod
+    // the simulation created by its controller's template.
+    let pod_labels: std::collections::HashMap<(&str, &str), &crate::model::Labels> = after
+        .workloads
+        .iter()
+        .filter(|w| w.kind == WorkloadKind::Pod)
+        .map(|w| ((w.namespace.as_str(), w.name.as_str()), &w.template.metadata.labels))
+        .collect();
+    let template_labels: std::collections::HashMap<(&str, &str, &str), &crate::model::Labels> = after
+        .workloads
+        .iter()
+        .map(|w| ((w.kind.as_str(), w.namespace.as_str(), w.name.as_str()), &w.template.metadata.labels))
+        .collect();
+    let bound_after: Vec<(&str, &crate::model::Labels)> = report
+        .workloads
+        .iter()
+        .flat_map(|wr| wr.pods.iter().map(move |p| (wr, p)))
+        .filter(|(_, p)| p.node.is_some() && p.preempted.is_none())
+        .filter_map(|(wr, p)| {
+            let labels = pod_labels
+                .get(&(wr.namespace.as_str(), p.name.as_str()))
+                .or_else(|| template_labels.get(&(wr.kind, wr.namespace.as_str(), wr.name.as_str())))?;
+            Some((wr.namespace.as_str(), *labels))
+        })
+        .collect();
+    let bound_before: Vec<(&str, &crate::model::Labels)> = before
+        .workloads
+        .iter()
+        .filter(|w| w.kind == WorkloadKind::Pod && !w.template.spec.node_name.is_empty() && !w.pod_status.is_terminal())
+        .map(|w| (w.namespace.as_str(), &w.template.metadata.labels))
+        .collect();
+    let mut through = Vec::new();
+    let mut budgets: Vec<&str> = waiting.iter().map(|b| b.budget.as_str()).collect();
+    budgets.dedup();
+    for key in budgets {
+        let Some((_, pdb)) = before.scheduling.disruption_budgets.iter().find(|(_, b)| b.key() == key) else {
+            continue;
+        };
+        let selector = crate::cluster::disruption::selector(pdb);
+        let count = |pods: &[(&str, &crate::model::Labels)]| {
+            pods.iter().filter(|(ns, l)| crate::cluster::disruption::covers(pdb, &selector, ns, *l)).count()
+        };
+        let lost = count(&bound_before).saturating_sub(count(&bound_after));
+        let of_budget: Vec<&&BlockedEviction> = waiting.iter().filter(|b| b.budget == key).collect();
+        let start = of_budget.first().map_or(0, |b| b.allowed_at_start);
+        let allowed = usize::try_from(start).unwrap_or(0).saturating_sub(lost);
+        through.extend(of_budget.iter().take(allowed).map(|b| b.pod.clone()));
+    }
+    through
 }
 
 /// For a pod evicted from `node`: each claim bound to a PersistentVolume tied to that node (a
@@ -760,5 +954,193 @@ status: {phase: Running}
         let WhatIfFailure::Command { index, command, error } = failure else { panic!("{failure:?}") };
         assert_eq!((index, command.as_str()), (2, "kubectl cordon c"));
         assert_eq!(error.to_string(), "Error from server (NotFound): nodes \"c\" not found");
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+    use crate::input::documents::parse_manifests;
+
+    /// node-a runs web's two pods (their ReplicaSet not in the input); node-b has `room` cpu
+    /// for their replacements, node-c is empty; `budgets` are appended.
+    fn snapshot(room: &str, web_b_status: &str, budgets: &str) -> String {
+        let pod = |name: &str, status: &str| {
+            format!(
+                "apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: shop, uid: {name}, labels: {{app: web}}, \
+                 ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web-7f, uid: rs, controller: true}}]}}\n\
+                 spec: {{nodeName: node-a, containers: [{{name: c, image: i, resources: {{requests: {{cpu: 500m}}}}}}]}}\n\
+                 status: {status}\n---\n"
+            )
+        };
+        let node = |name: &str, cpu: &str| {
+            format!("apiVersion: v1\nkind: Node\nmetadata: {{name: {name}}}\nstatus: {{allocatable: {{cpu: '{cpu}', memory: 8Gi, pods: '110'}}}}\n---\n")
+        };
+        format!(
+            "{}{}{}{}{}{budgets}",
+            node("node-a", "4"),
+            node("node-b", room),
+            node("node-c", "0"),
+            pod("web-1", "{phase: Running}"),
+            pod("web-2", web_b_status)
+        )
+    }
+
+    fn budget(name: &str, spec: &str) -> String {
+        format!(
+            "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {{name: {name}, namespace: shop}}\n\
+             spec: {{{spec}, selector: {{matchLabels: {{app: web}}}}}}\n---\n"
+        )
+    }
+
+    fn outcome(input: &str, command: &str) -> (CommandOutcome, Vec<String>) {
+        let m = parse_manifests(input, "snapshot.yaml").unwrap();
+        let commands: Vec<WhatIf> = vec![command.parse().unwrap()];
+        let r = simulate_what_if(&m, &commands, &SimulateOptions::default(), &PoolLabel::Detect).unwrap();
+        let c = r.changes.unwrap();
+        let evicted = c.evicted.iter().map(|e| format!("{}/{} {}", e.namespace, e.pod, e.cause)).collect();
+        (c.commands.into_iter().next().unwrap(), evicted)
+    }
+
+    #[test]
+    fn drains_evict_through_pod_disruption_budgets() {
+        const RETRY: &str =
+            "error when evicting pods/\"web-2\" -n \"shop\" (will retry after 5s): Cannot evict pod as it \
+                             would violate the pod's disruption budget.";
+        let max1 = budget("web", "maxUnavailable: 1");
+        let min2 = budget("web", "minAvailable: 2");
+        let read_back_zero = format!(
+            "{}status: {{disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 2}}\n---\n",
+            max1.trim_end_matches("---\n")
+        );
+        let ready_false = "{phase: Running, conditions: [{type: Ready, status: 'False'}]}";
+        // (name, input, command, want output lines (in order), want evicted, want blocked pods, want refused)
+        type Case<'a> = (&'a str, String, &'a str, Vec<&'a str>, Vec<&'a str>, Vec<&'a str>, Option<&'a str>);
+        let cases: Vec<Case> = vec![
+            (
+                "no budget: both evicted",
+                snapshot("4", "{phase: Running}", ""),
+                "kubectl drain node-a",
+                vec!["evicting pod shop/web-1", "evicting pod shop/web-2", "pod/web-1 evicted", "pod/web-2 evicted", "node/node-a drained"],
+                vec!["shop/web-1 drain", "shop/web-2 drain"],
+                vec![],
+                None,
+            ),
+            (
+                "maxUnavailable 1 with room for the replacement: the second goes on a retry",
+                snapshot("4", "{phase: Running}", &max1),
+                "kubectl drain node-a",
+                vec!["evicting pod shop/web-2", RETRY, "pod/web-1 evicted", "pod/web-2 evicted", "node/node-a drained"],
+                vec!["shop/web-1 drain", "shop/web-2 drain (on a retry)"],
+                vec![],
+                None,
+            ),
+            (
+                "maxUnavailable 1, no room for the replacement: kubectl retries forever",
+                snapshot("0", "{phase: Running}", &max1),
+                "kubectl drain node-a",
+                vec![RETRY, "pod/web-1 evicted"],
+                vec!["shop/web-1 drain"],
+                vec!["shop/web-2"],
+                None,
+            ),
+            (
+                "minAvailable 2 of 2 with --timeout: kubectl gives up",
+                snapshot("4", "{phase: Running}", &min2),
+                "kubectl drain node-a --timeout=90s",
+                vec![
+                    "There are pending pods in node \"node-a\" when an error occurred: [error when evicting pods/\"web-1\" -n \"shop\": global timeout reached: 1m30s, error when evicting pods/\"web-2\" -n \"shop\": global timeout reached: 1m30s]",
+                    "pod/web-1",
+                    "pod/web-2",
+                ],
+                vec![],
+                vec!["shop/web-1", "shop/web-2"],
+                Some("There are pending nodes to be drained:\n node-a"),
+            ),
+            (
+                "--disable-eviction deletes without asking the budget",
+                snapshot("4", "{phase: Running}", &min2),
+                "kubectl drain node-a --disable-eviction",
+                vec!["pod/web-1 deleted", "pod/web-2 deleted", "node/node-a drained"],
+                vec!["shop/web-1 drain", "shop/web-2 drain"],
+                vec![],
+                None,
+            ),
+            (
+                "a read-back status is believed over the spec",
+                snapshot("4", "{phase: Running}", &read_back_zero),
+                "kubectl drain node-a --timeout=1m",
+                vec!["error when evicting pods/\"web-1\" -n \"shop\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."],
+                vec![],
+                vec!["shop/web-1", "shop/web-2"],
+                Some("There are pending nodes to be drained:\n node-a"),
+            ),
+            (
+                "an unready pod goes without taking the budget's disruption",
+                snapshot("0", ready_false, &budget("web", "minAvailable: 1")),
+                "kubectl drain node-a",
+                vec!["pod/web-1 evicted", "pod/web-2 evicted", "node/node-a drained"],
+                vec!["shop/web-1 drain", "shop/web-2 drain"],
+                vec![],
+                None,
+            ),
+            (
+                "two budgets select the pods: the API's 500, not retried",
+                snapshot("4", "{phase: Running}", &format!("{max1}{}", budget("web-too", "maxUnavailable: 1"))),
+                "kubectl drain node-a",
+                vec!["error: unable to drain node \"node-a\" due to error: [error when evicting pods/\"web-1\" -n \"shop\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support., error when evicting pods/\"web-2\" -n \"shop\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.], continuing command..."],
+                vec![],
+                vec![],
+                Some("There are pending nodes to be drained:\n node-a"),
+            ),
+            (
+                "kubectl never gets past a node it retries on: the next is cordoned, not drained",
+                snapshot("0", "{phase: Running}", &min2),
+                "kubectl drain node-a node-c",
+                vec!["node/node-a cordoned", "evicting pod shop/web-1", "node/node-c cordoned"],
+                vec![],
+                vec!["shop/web-1", "shop/web-2"],
+                None,
+            ),
+        ];
+        for (name, input, command, want_lines, want_evicted, want_blocked, want_refused) in cases {
+            let (o, evicted) = outcome(&input, command);
+            let mut at = 0;
+            for line in &want_lines {
+                let found = o.output.iter().skip(at).position(|l| l == line);
+                assert!(found.is_some(), "{name}: {line:?} (in order) in {:#?}", o.output);
+                at += found.unwrap_or(0) + 1;
+            }
+            assert_eq!(evicted, want_evicted, "{name}");
+            let blocked: Vec<&str> = o.blocked.iter().filter(|b| !b.evicted_on_retry).map(|b| b.pod.as_str()).collect();
+            assert_eq!(blocked, want_blocked, "{name}: {:#?}", o.blocked);
+            assert_eq!(o.refused.as_deref(), want_refused, "{name}");
+            let drained = o.output.iter().any(|l| l == "node/node-a drained");
+            assert_eq!(drained, want_blocked.is_empty() && want_refused.is_none(), "{name}: {:#?}", o.output);
+        }
+    }
+
+    #[test]
+    fn a_blocked_eviction_says_what_would_unblock_it() {
+        let (o, _) =
+            outcome(&snapshot("4", "{phase: Running}", &budget("web", "minAvailable: 2")), "kubectl drain node-a");
+        let b = o.blocked.first().unwrap();
+        assert_eq!(
+            (b.budget.as_str(), b.disruptions_allowed, b.current_healthy, b.desired_healthy),
+            ("shop/web", 0, 2, 2)
+        );
+        assert_eq!(
+            b.unblock,
+            [
+                "scale the workload up: with 3 healthy pods the budget (minAvailable 2) allows one disruption",
+                "lower the budget's spec.minAvailable from 2 to 1",
+                "kubectl drain --disable-eviction deletes the pods without asking their budgets (the budget is then violated)",
+            ]
+        );
+        assert!(o.notes.iter().any(|n| n.starts_with("kubectl drain does not return")), "{:?}", o.notes);
+        let (o, _) =
+            outcome(&snapshot("0", "{phase: Running}", &budget("web", "maxUnavailable: 1")), "kubectl drain node-a");
+        let b = o.blocked.first().unwrap();
+        assert!(b.unblock[0].starts_with("this drain's own evictions used the 1 disruption(s)"), "{:?}", b.unblock);
     }
 }
