@@ -153,3 +153,39 @@ fn a_missing_priority_class_is_refused_in_the_api_servers_words() {
     assert!(event.starts_with("Error creating: pods \"api-"), "{event}");
     assert!(event.ends_with("-\" is forbidden: no PriorityClass with name gold was found"), "{event}");
 }
+
+/// The snapshot's budget `shop/web` was read back allowing no disruption: a drain of node-a
+/// leaves web-1 there, in kubectl's words, and the JSON names the budget and what unblocks it.
+#[test]
+fn a_drain_waits_on_the_snapshots_disruption_budget() {
+    use placement_core::cluster::pools::PoolLabel;
+    use placement_core::cluster::what_if::{simulate_what_if, WhatIf};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/snapshots/priorities.yaml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let m = parse_manifests(&text, "priorities.yaml").unwrap();
+    let drain: WhatIf = "kubectl drain node-a --force --ignore-daemonsets --timeout=30s".parse().unwrap();
+    let r = simulate_what_if(&m, &[drain], &SimulateOptions::default(), &PoolLabel::Detect).unwrap();
+    let json = serde_json::to_value(&r).unwrap();
+    let command = &json["changes"]["commands"][0];
+    let output: Vec<&str> = command["output"].as_array().unwrap().iter().filter_map(|l| l.as_str()).collect();
+    assert!(
+        output.contains(&"error when evicting pods/\"web-1\" -n \"shop\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."),
+        "{output:#?}"
+    );
+    assert!(
+        output.contains(&"error: unable to drain node \"node-a\" due to error: error when evicting pods/\"web-1\" -n \"shop\": global timeout reached: 30s, continuing command..."),
+        "{output:#?}"
+    );
+    assert!(!output.contains(&"node/node-a drained"), "{output:#?}");
+    let blocked = &command["blocked"][0];
+    assert_eq!(blocked["pod"], "shop/web-1");
+    assert_eq!(blocked["budget"], "shop/web");
+    assert_eq!((blocked["disruptionsAllowed"].as_i64(), blocked["desiredHealthy"].as_i64()), (Some(0), Some(2)));
+    assert!(blocked["unblock"]
+        .as_array()
+        .is_some_and(|u| u.iter().any(|w| w.as_str().is_some_and(|w| w.contains("--disable-eviction")))));
+    // The batch pod on node-a has no budget: it goes.
+    let evicted: Vec<&str> =
+        json["changes"]["evicted"].as_array().unwrap().iter().filter_map(|e| e["pod"].as_str()).collect();
+    assert!(evicted.contains(&"batch-5f7d9-aaaaa") && !evicted.contains(&"web-1"), "{evicted:?}");
+}
