@@ -27,7 +27,8 @@
 //!    as a controller here (only DaemonSets are looked up).
 //!
 //! A pod that passes every filter is evicted (the Eviction API, which honours
-//! PodDisruptionBudgets), or deleted with `--disable-eviction`. Finished pods (Succeeded,
+//! PodDisruptionBudgets: [`EvictionBudgets`], `pkg/registry/core/pod/storage/eviction.go`),
+//! or deleted with `--disable-eviction`. Finished pods (Succeeded,
 //! Failed) are not deleted differently: they only pass the filters that would refuse them.
 //! If any pod of a node is refused, kubectl evicts nothing on that node and reports it
 //! (`error: unable to drain node "x" due to error: ..., continuing command...`); the node
