@@ -27,6 +27,13 @@ pub use placement_core::admission;
 /// The operations the module answers.
 pub const OPERATIONS: [&str; 3] = ["validate", "validate_settings", "protocol_version"];
 
+/// The build-time operation behind pre-initialized modules (`make policy SETTINGS=...`): the
+/// payload is the settings' JSON text as requests will carry it; the instance reads and
+/// compiles it into its validator's cache, and the tool that called it snapshots the
+/// instance's memory into a new module. Kubewarden never calls it; a host that does only
+/// fills that instance's cache, which requests use only when their settings are those bytes.
+pub const PREINITIALIZE: &str = "placement_preinitialize";
+
 thread_local! {
     /// The instance's validator: it keeps the compiled settings (and node inventory) between
     /// calls, as Kubewarden sends the same settings with every request.
@@ -51,6 +58,12 @@ pub fn dispatch_payload(operation: &[u8], payload: Cow<'_, [u8]>) -> Result<Vec<
             .to_json()),
         b"validate_settings" => Ok(admission::validate_settings(&payload).to_json()),
         b"protocol_version" => Ok(admission::protocol_version()),
+        op if op == PREINITIALIZE.as_bytes() => VALIDATOR
+            .with(|v| {
+                v.try_borrow_mut().map_err(|_| "placement-policy: validator busy".to_string())?.preinitialize(&payload)
+            })
+            .map(|()| b"{\"preinitialized\":true}".to_vec())
+            .map_err(String::into_bytes),
         other => Err(format!(
             "placement-policy: unknown operation {:?}: this module answers {}",
             String::from_utf8_lossy(other),
@@ -258,6 +271,16 @@ mod tests {
             String::from_utf8(err).unwrap(),
             "placement-policy: unknown operation \"mutate\": this module answers validate, validate_settings, protocol_version"
         );
+    }
+
+    /// The build-time operation fills the validator's cache with the settings, or reports
+    /// their error; it is not one of Kubewarden's operations.
+    #[test]
+    fn preinitialize_operation() {
+        assert_eq!(dispatch(PREINITIALIZE.as_bytes(), b"{}").unwrap(), br#"{"preinitialized":true}"#);
+        let err = String::from_utf8(dispatch(PREINITIALIZE.as_bytes(), b"[]").unwrap_err()).unwrap();
+        assert!(err.starts_with("invalid settings: "), "{err}");
+        assert!(!OPERATIONS.contains(&PREINITIALIZE));
     }
 
     /// The `kwctl run` example of docs/kubewarden.md: its settings validate, and the privileged Pod is

@@ -160,6 +160,31 @@ impl Validator {
         self.validate_with(payload, &NoHostCapabilities)
     }
 
+    /// Reads `settings` (the exact JSON text requests will carry in their `"settings"`
+    /// member) into the cache, every Gatekeeper template compiled: a module whose memory is
+    /// snapshotted after this call (a pre-initialized module) answers requests with these
+    /// settings without reading them again. Requests with any other settings text take the
+    /// usual path, so the answers never differ. An error is the settings' own, as
+    /// [`validate_settings`] reports it; nothing is cached then.
+    ///
+    /// ```
+    /// use placement_core::admission::Validator;
+    ///
+    /// let mut v = Validator::new();
+    /// v.preinitialize(br#"{"disallowedTolerations":{"effects":["NoExecute"]}}"#).unwrap();
+    /// assert!(v.preinitialize(b"[1]").is_err());
+    /// ```
+    pub fn preinitialize(&mut self, settings: &[u8]) -> Result<(), String> {
+        match Settings::preinitialized_from_slice(settings) {
+            Some(Ok(read)) => {
+                self.cached = Some(CachedSettings { text: settings.to_vec(), span: 0..settings.len(), read: Ok(read) });
+                Ok(())
+            }
+            Some(Err(e)) => Err(format!("invalid settings: {e}")),
+            None => Err("invalid settings: not JSON".into()),
+        }
+    }
+
     /// [`Validator::validate`] with a host for `inventory: cluster` and `gatekeeper.inventory`
     /// (the resources are listed on every request that needs them, never cached).
     pub fn validate_with(&mut self, payload: &[u8], host: &dyn HostCapabilities) -> ValidationResponse {

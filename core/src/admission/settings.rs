@@ -464,9 +464,28 @@ impl Settings {
     /// that every error, with its path, is the one [`Settings::for_requests`] gives. `None`
     /// when `text` is not JSON at all.
     pub fn for_requests_from_slice(text: &[u8]) -> Option<Result<Settings, SettingsError>> {
-        match serde_json::from_slice::<FastSettings<'_>>(text) {
-            Ok(fast) => Some(Self::read_parts(fast.parts(), None, Compile::WhenUsed)),
-            Err(_) => serde_json::from_slice::<Value>(text).ok().map(|v| Self::for_requests(&v)),
+        Self::from_slice(text, Compile::WhenUsed)
+    }
+
+    /// [`Settings::for_requests_from_slice`] with every Gatekeeper template compiled now and
+    /// the inventory's scheduler view built: what a pre-initialized module keeps in its
+    /// memory image ([`super::Validator::preinitialize`]).
+    pub fn preinitialized_from_slice(text: &[u8]) -> Option<Result<Settings, SettingsError>> {
+        let read = Self::from_slice(text, Compile::Now)?;
+        if let Ok(settings) = &read {
+            settings.node_infos();
+        }
+        Some(read)
+    }
+
+    fn from_slice(text: &[u8], compile: Compile) -> Option<Result<Settings, SettingsError>> {
+        // Only a mapping takes the fast reading: serde's derived structs also accept a
+        // sequence of their fields (`[]` would read as the defaults), which settings are not.
+        let mapping = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        let fast = if mapping { serde_json::from_slice::<FastSettings<'_>>(text).ok() } else { None };
+        match fast.ok_or(()) {
+            Ok(fast) => Some(Self::read_parts(fast.parts(), None, compile)),
+            Err(_) => serde_json::from_slice::<Value>(text).ok().map(|v| Self::read(&v, None, compile)),
         }
     }
 

@@ -455,6 +455,8 @@ fn cached_validator_answers_like_validate() {
     let req = json_of("deployment-control-plane-toleration.json");
     payloads.push(serde_json::to_vec(&json!({"settings": json_of("settings.json"), "request": req})).unwrap());
     payloads.push(serde_json::to_vec(&json!({"request": req, "settings": {"nodes": 1}})).unwrap());
+    // A sequence is no mapping of settings, however serde's derived structs read one.
+    payloads.push(serde_json::to_vec(&json!({"request": req, "settings": []})).unwrap());
     payloads.push(serde_json::to_vec(&json!({"request": req})).unwrap());
     // A validator handed its payloads (as the wasm guest call does) keeps one as its cache
     // instead of a copy of the settings: the same answers.
@@ -822,6 +824,31 @@ mod gatekeeper_policy {
             "{m}"
         );
         assert!(m.contains("CEL evaluation exceeded"), "{m}");
+    }
+
+    /// A pre-initialized validator (what a baked module's memory holds) answers every case
+    /// as a fresh [`validate`] does, for requests with the baked settings (taken from the
+    /// cache: it is never replaced) and with others (read as usual).
+    #[test]
+    fn preinitialized_validator_answers_like_validate() {
+        let baked = json_of("settings-gatekeeper.json");
+        let text = serde_json::to_vec(&baked).unwrap();
+        let other = json_of("settings.json");
+        for f in ["pod-privileged.json", "pod-unmirrored-image.json", "deployment-web.json", "daemonset-defender.json"]
+        {
+            for settings in [&baked, &other] {
+                let mut v = Validator::new();
+                v.preinitialize(&text).unwrap();
+                let p = payload(&json_of(f), settings);
+                assert_eq!(v.validate(&p), validate(&p), "{f}");
+                let kept = v.cached.as_ref().map(CachedSettings::settings_text);
+                let same = std::ptr::eq(settings, &baked);
+                assert_eq!(kept == Some(&text[..]), same, "{f}: the baked cache is used only for its own settings");
+            }
+        }
+        let mut v = Validator::new();
+        assert!(v.preinitialize(br#"{"nodes": 1}"#).unwrap_err().starts_with("invalid settings: settings.nodes"));
+        assert!(v.cached.is_none());
     }
 
     #[test]
