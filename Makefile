@@ -156,8 +156,11 @@ clean:
 # so wasmtime is built once per machine: 8.8 CPU-minutes cold, in the light `wapc-test` profile
 # that tests and benchmarks share; see docs/kubewarden.md and BENCHMARKS.md).
 .PHONY: policy test-policy bench-policy
+# With SETTINGS=path.yaml, also the pre-initialized modules for those settings
+# (dist/policy/placement-policy-<name>.wasm and placement-policy-lean-<name>.wasm; docs/kubewarden.md).
 policy:
 	policy-wasm/build.sh
+	@if [ -n "$(SETTINGS)" ]; then policy-wasm/preinit.sh "$(SETTINGS)"; fi
 
 # The full module's native tests run in `make check`'s `cargo test` (placement-policy is a
 # default member, its annotate feature in NATIVE_FEATURES); here the lean variant's.

@@ -6,6 +6,8 @@
 #           cases, import lists, metadata, sizes, garbage; Gatekeeper (full module), the lean
 #           module's refusal of it; the 100,000-validation load test (full module)
 #   bench   the benchmark binary; ARGS go to it (e.g. --update BENCHMARKS.md)
+#   preinit the pre-initializer (placement-policy-preinit); ARGS go to it
+#           (--settings S --input M --output OUT; policy-wasm/preinit.sh runs it)
 #
 # `test` uses the `wapc-test` profile (opt-level 1, no LTO; see Cargo.toml): the module's code
 # runs as Cranelift compiles it whatever the host's opt-level, and the host builds fast cold.
@@ -28,7 +30,7 @@ export CARGO_TARGET_DIR="${PLACEMENT_WAPC_HOST_TARGET:-$PLACEMENT_TOOLS/target-w
 MODULE="${PLACEMENT_POLICY_WASM:-$ROOT/dist/policy/placement-policy.wasm}"
 LEAN_MODULE="${PLACEMENT_POLICY_LEAN_WASM:-$ROOT/dist/policy/placement-policy-lean.wasm}"
 
-for m in "$MODULE" "$LEAN_MODULE"; do
+[ "${1:-}" = preinit ] || for m in "$MODULE" "$LEAN_MODULE"; do
     [ -f "$m" ] || {
         echo "tests/wapc-host: $m not found: run 'make policy' first" >&2
         exit 1
@@ -50,8 +52,12 @@ bench)
     shift
     cargo run --release -q "${manifest[@]}" --bin bench-policy -- "$@"
     ;;
+preinit)
+    shift
+    cargo run --profile wapc-test -q "${manifest[@]}" --bin placement-policy-preinit -- "$@"
+    ;;
 *)
-    sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -308,6 +308,53 @@ impl RawHost {
     pub fn memory_bytes(&self) -> usize {
         self.memory.data_size(&self.store)
     }
+
+    /// The exported memory's contents: between calls, the instance's whole state.
+    pub fn memory_image(&self) -> Vec<u8> {
+        self.memory.data(&self.store).to_vec()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pre-initialized modules
+
+/// Settings as requests carry them: compact JSON, every mapping's keys sorted. That is the
+/// text policy-server sends (it reads the settings from the policies file the Kubewarden
+/// controller writes from the policy's `spec.settings`, a Go map marshalled with its keys
+/// sorted, and serializes them with serde_json); a module is pre-initialized for that text.
+pub fn canonical_settings(settings: &Value) -> Vec<u8> {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    serde_json::to_vec(&sorted(settings)).unwrap_or_default()
+}
+
+/// A pre-initialized module: the module's memory after it read and compiled `settings`
+/// (`placement_preinitialize`), as its initial memory. Its answers to requests with exactly
+/// these settings skip reading them; any other settings are read as by the module itself.
+#[derive(Debug)]
+pub struct Preinitialized {
+    pub bytes: Vec<u8>,
+    /// The instance's memory when it was snapshotted, in bytes.
+    pub memory: usize,
+}
+
+/// Pre-initializes `module` (annotated: its custom sections are kept) for `settings` (the
+/// exact text of [`canonical_settings`]). An invalid setting is the module's own error.
+pub fn preinitialize(module: &[u8], settings: &[u8]) -> Result<Preinitialized, String> {
+    let mut host = RawHost::new(module).map_err(|e| format!("cannot instantiate the module: {e}"))?;
+    host.call(placement_policy::PREINITIALIZE, settings)?;
+    let image = host.memory_image();
+    let bytes = placement_policy::wasm::with_memory_image(module, &image).map_err(|e| e.to_string())?;
+    Ok(Preinitialized { bytes, memory: image.len() })
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ use placement_core::input::documents::parse_manifests;
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
 use placement_wapc_host::{
-    artifacts, example_cluster, fixture, ingress_cluster, lean_module_bytes, module_bytes, payload, repo_root,
-    wapc_host, Host, Instances, RawHost,
+    artifacts, canonical_settings, example_cluster, fixture, ingress_cluster, lean_module_bytes, module_bytes, payload,
+    preinitialize, repo_root, wapc_host, Host, Instances, RawHost,
 };
 use serde_json::{json, Value};
 
@@ -266,6 +266,16 @@ fn gatekeeper_inventory_through_host_capabilities() {
 
 /// The cases of `cases.json` (the Gatekeeper ones only when `gatekeeper`); returns how many ran.
 fn testcases(bytes: &[u8], gatekeeper: bool, instances: Instances) -> usize {
+    testcases_with(bytes, gatekeeper, instances, &payload)
+}
+
+/// [`testcases`] with the payloads `payload_of(request, settings)` writes.
+fn testcases_with(
+    bytes: &[u8],
+    gatekeeper: bool,
+    instances: Instances,
+    payload_of: &dyn Fn(&Value, &Value) -> Vec<u8>,
+) -> usize {
     let host = Host::new(bytes, instances);
     let cases = fixture("cases.json");
     let (mut mutated_seen, mut ran) = (0, 0);
@@ -278,9 +288,9 @@ fn testcases(bytes: &[u8], gatekeeper: bool, instances: Instances) -> usize {
         ran += 1;
         let settings = fixture(settings_file);
         let request = fixture(case["fixture"].as_str().unwrap());
-        let resp = call_in(&host, "validate", &payload(&request, &settings));
+        let resp = call_in(&host, "validate", &payload_of(&request, &settings));
         // The wasm answer is byte-for-byte the native one.
-        let native = placement_core::admission::validate(&payload(&request, &settings));
+        let native = placement_core::admission::validate(&payload_of(&request, &settings));
         assert_eq!(resp, serde_json::to_value(&native).unwrap(), "{name} ({instances:?}): wasm and native differ");
         let ctx = format!("case {name:?} ({instances:?} instances): {resp:#}");
         assert_eq!(resp["accepted"], case["accepted"], "{ctx}");
@@ -321,6 +331,73 @@ impl Rng {
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pre-initialized modules (`make policy SETTINGS=...`)
+
+/// A payload whose settings are the exact text a module is pre-initialized for.
+fn canonical_payload(request: &Value, settings: &Value) -> Vec<u8> {
+    let request = serde_json::to_string(request).unwrap();
+    format!("{{\"request\":{request},\"settings\":{}}}", String::from_utf8(canonical_settings(settings)).unwrap())
+        .into_bytes()
+}
+
+/// Each module pre-initialized for the test settings (and the full one for the Gatekeeper
+/// settings too) answers every case as the native core does, in fresh and reused instances:
+/// the cases with the baked settings from the snapshot, the others (other settings) as
+/// the module itself reads them.
+#[test]
+fn preinitialized_modules_answer_every_case() {
+    for a in artifacts() {
+        let mut bakes = vec!["settings.json"];
+        if a.gatekeeper {
+            bakes.push("settings-gatekeeper.json");
+        }
+        for settings in bakes {
+            let baked = preinitialize(&a.bytes, &canonical_settings(&fixture(settings))).unwrap();
+            eprintln!("{} for {settings}: {} bytes (from {})", a.name, baked.bytes.len(), a.bytes.len());
+            assert_eq!(imports(&baked.bytes).unwrap(), imports(&a.bytes).unwrap(), "{}", a.name);
+            assert_eq!(
+                custom_sections(&baked.bytes, KUBEWARDEN_METADATA).unwrap(),
+                custom_sections(&a.bytes, KUBEWARDEN_METADATA).unwrap(),
+                "{}: the metadata is kept",
+                a.name
+            );
+            for instances in Instances::BOTH {
+                testcases_with(&baked.bytes, a.gatekeeper, instances, &canonical_payload);
+            }
+            garbage_never_traps_in(&baked.bytes);
+        }
+    }
+}
+
+/// Settings the module refuses are the module's own error, and no module is written; the lean
+/// module refuses a `gatekeeper` setting.
+#[test]
+fn preinitialize_refuses_invalid_settings() {
+    let err = preinitialize(&module_bytes(), br#"{"nodes": 1}"#).unwrap_err();
+    assert!(err.starts_with("invalid settings: settings.nodes"), "{err}");
+    let err =
+        preinitialize(&lean_module_bytes(), &canonical_settings(&fixture("settings-gatekeeper.json"))).unwrap_err();
+    assert!(err.contains("gatekeeper"), "{err}");
+}
+
+/// A template whose evaluation would not end is still stopped by the work budget in a module
+/// pre-initialized with it (its Rego compiled into the snapshot).
+#[test]
+fn hostile_template_is_stopped_in_a_preinitialized_module() {
+    let template = library("pod-security-policy/privileged-containers/template.yaml").replace(
+        "c.securityContext.privileged == true",
+        "count([1 | numbers.range(1, 3000)[_]; numbers.range(1, 3000)[_]; numbers.range(1, 3000)[_]]) > 0",
+    );
+    let mut settings = privileged_settings("");
+    settings["gatekeeper"]["templates"][0] = json!(template);
+    let baked = preinitialize(&module_bytes(), &canonical_settings(&settings)).unwrap();
+    let host = Host::new(&baked.bytes, Instances::Fresh);
+    let resp = call_in(&host, "validate", &canonical_payload(&fixture("pod-privileged.json"), &settings));
+    assert_eq!(resp["code"], 500, "{resp}");
+    assert!(resp["message"].as_str().unwrap().contains("work budget"), "{resp}");
 }
 
 #[test]

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use placement_wapc_host::provider::EngineProviderPre;
 use placement_wapc_host::{
-    bench_settings, fixture, lean_module_bytes, lean_module_path, module_bytes, module_path, payload, percentile,
-    pod_security_request, pod_security_settings, time_calls, Host, Instances,
+    bench_settings, canonical_settings, fixture, lean_module_bytes, lean_module_path, module_bytes, module_path,
+    payload, percentile, pod_security_request, pod_security_settings, preinitialize, time_calls, Host, Instances,
 };
 use serde_json::{json, Value};
 use wapc::WapcHost;
@@ -135,12 +135,87 @@ fn fresh_loop(case: &str, calls: usize) {
     );
 }
 
+/// Best of 3 compiles of a module with Cranelift (policy-server's start), in ms.
+fn cold_start_ms(bytes: &[u8]) -> f64 {
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            drop(EngineProviderPre::new(bytes).expect("compile"));
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+        .as_secs_f64()
+        * 1e3
+}
+
+/// `--preinit`: issue 31's table. For each case, the module pre-initialized for the case's
+/// settings against the plain module, in the same run: fresh p50 of both, reused p50 of the
+/// plain one, and the target (1.3 x reused + the floor, the plain module's fresh p50 of a
+/// request without inventory); then module sizes and cold starts. Printed as Markdown.
+fn preinit_table() {
+    let deployment = fixture("deployment-web.json");
+    let tolerations_only = json!({
+        "disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}
+    });
+    let full = module_bytes();
+    let lean = lean_module_bytes();
+    let floor = {
+        let plain = Modules::new(&full);
+        time(&plain.fresh, &payload(&deployment, &tolerations_only), 2_000).p50
+    };
+    let cases: Vec<(&str, &[u8], Value, Value, usize)> = vec![
+        ("Deployment, all four policies, 100 nodes", &full, deployment.clone(), bench_settings(100), 2_000),
+        ("Deployment, all four policies, 1,000 nodes", &full, deployment.clone(), bench_settings(1_000), 500),
+        ("Pod, 10 pod-security constraints", &full, pod_security_request(), pod_security_settings(), 500),
+        ("lean: Deployment, all four policies, 100 nodes", &lean, deployment.clone(), bench_settings(100), 2_000),
+    ];
+    let mut md = String::from(
+        "| case | plain fresh p50 µs | plain reused p50 µs | pre-initialized fresh p50 µs | target µs | met | \
+         pre-initialized module bytes (plain) | cold start ms, pre-initialized (plain) |\n|---|---:|---:|---:|---:|---|---:|---:|\n",
+    );
+    for (case, module, request, settings, calls) in cases {
+        let baked = preinitialize(module, &canonical_settings(&settings)).expect("pre-initialize");
+        // The payload as policy-server sends it: the settings' canonical text.
+        let p = format!(
+            "{{\"request\":{},\"settings\":{}}}",
+            serde_json::to_string(&request).expect("JSON"),
+            String::from_utf8_lossy(&canonical_settings(&settings))
+        )
+        .into_bytes();
+        let plain = Modules::new(module);
+        let pre = Modules::new(&baked.bytes);
+        let want = plain.reused.call("validate", &p).expect("validate");
+        assert_eq!(pre.fresh.call("validate", &p).expect("validate"), want, "{case}: the same answer");
+        let (plain_fresh, plain_reused) = (time(&plain.fresh, &p, calls), time(&plain.reused, &p, calls * 5));
+        let pre_fresh = time(&pre.fresh, &p, calls);
+        let target = 1.3 * plain_reused.p50 + floor;
+        md.push_str(&format!(
+            "| {case} | {:.1} | {:.1} | {:.1} | {target:.0} | {} | {} ({}) | {:.0} ({:.0}) |\n",
+            plain_fresh.p50,
+            plain_reused.p50,
+            pre_fresh.p50,
+            if pre_fresh.p50 <= target { "yes" } else { "NOT met" },
+            baked.bytes.len(),
+            module.len(),
+            cold_start_ms(&baked.bytes),
+            cold_start_ms(module),
+        ));
+    }
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into());
+    md.push_str(&format!("\nFloor (plain module, fresh, no inventory): {floor:.1} µs p50; load average {load}.\n"));
+    print!("{md}");
+}
+
 fn main() {
     let mut markdown_out = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--update" => markdown_out = args.next(),
+            "--preinit" => return preinit_table(),
             "--fresh-loop" => {
                 let case = args.next().unwrap_or_default();
                 let calls = args.next().and_then(|n| n.parse().ok()).unwrap_or(20_000);
@@ -148,7 +223,7 @@ fn main() {
             }
             other => {
                 eprintln!(
-                    "bench-policy: unknown argument {other:?}; usage: bench-policy [--update FILE] | --fresh-loop noinv|inv100|inv1000 [CALLS]"
+                    "bench-policy: unknown argument {other:?}; usage: bench-policy [--update FILE] | --preinit | --fresh-loop noinv|inv100|inv1000 [CALLS]"
                 );
                 std::process::exit(2);
             }
