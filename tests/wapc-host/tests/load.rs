@@ -1,9 +1,9 @@
 //! Load: 100,000 validations in a row, no failure, and the instance's memory stops growing
-//! after warm-up.
+//! after warm-up, in the plain module and in a pre-initialized one.
 
 use std::time::Instant;
 
-use placement_wapc_host::{fixture, module_bytes, payload, wapc_host, RawHost};
+use placement_wapc_host::{canonical_settings, fixture, module_bytes, payload, preinitialize, wapc_host, RawHost};
 use serde_json::Value;
 
 const CALLS: usize = 100_000;
@@ -11,13 +11,18 @@ const WARMUP: usize = 2_000;
 
 /// Every case's request, with its settings, round-robin: all policies, accept/reject/mutate.
 fn workload() -> Vec<(Vec<u8>, bool)> {
+    workload_with(&payload)
+}
+
+/// [`workload`] with the payloads `payload_of(request, settings)` writes.
+fn workload_with(payload_of: &dyn Fn(&Value, &Value) -> Vec<u8>) -> Vec<(Vec<u8>, bool)> {
     fixture("cases.json")
         .as_array()
         .unwrap()
         .iter()
         .map(|c| {
             let settings = fixture(c.get("settings").and_then(Value::as_str).unwrap_or("settings.json"));
-            (payload(&fixture(c["fixture"].as_str().unwrap()), &settings), c["accepted"].as_bool().unwrap())
+            (payload_of(&fixture(c["fixture"].as_str().unwrap()), &settings), c["accepted"].as_bool().unwrap())
         })
         .collect()
 }
@@ -38,8 +43,25 @@ fn hundred_thousand_validations_in_the_wapc_host() {
 
 #[test]
 fn memory_does_not_grow_after_warmup() {
-    let mut raw = RawHost::new(&module_bytes()).unwrap();
-    let inputs = workload();
+    memory_stays_flat(&module_bytes(), &workload());
+}
+
+/// The same in a module pre-initialized for the test settings, with the settings as
+/// policy-server sends them: the baked cache is used, then replaced by the Gatekeeper cases'
+/// settings and back, 100,000 times, in one instance.
+#[test]
+fn memory_does_not_grow_in_a_preinitialized_module() {
+    let baked = preinitialize(&module_bytes(), &canonical_settings(&fixture("settings.json"))).unwrap();
+    let canonical = |request: &Value, settings: &Value| {
+        let request = serde_json::to_string(request).unwrap();
+        let settings = String::from_utf8(canonical_settings(settings)).unwrap();
+        format!("{{\"request\":{request},\"settings\":{settings}}}").into_bytes()
+    };
+    memory_stays_flat(&baked.bytes, &workload_with(&canonical));
+}
+
+fn memory_stays_flat(module: &[u8], inputs: &[(Vec<u8>, bool)]) {
+    let mut raw = RawHost::new(module).unwrap();
     let initial = raw.memory_bytes();
     let mut after_warmup = 0;
     let mut peak = 0;
