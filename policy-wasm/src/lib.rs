@@ -58,12 +58,18 @@ pub fn dispatch_payload(operation: &[u8], payload: Cow<'_, [u8]>) -> Result<Vec<
             .to_json()),
         b"validate_settings" => Ok(admission::validate_settings(&payload).to_json()),
         b"protocol_version" => Ok(admission::protocol_version()),
-        op if op == PREINITIALIZE.as_bytes() => VALIDATOR
-            .with(|v| {
+        op if op == PREINITIALIZE.as_bytes() => {
+            // Freed blocks are zeroed while the settings are read, so that the snapshot's
+            // data holds the live state and not the garbage of reading it.
+            #[cfg(target_arch = "wasm32")]
+            heap::zero_freed(true);
+            let done = VALIDATOR.with(|v| {
                 v.try_borrow_mut().map_err(|_| "placement-policy: validator busy".to_string())?.preinitialize(&payload)
-            })
-            .map(|()| b"{\"preinitialized\":true}".to_vec())
-            .map_err(String::into_bytes),
+            });
+            #[cfg(target_arch = "wasm32")]
+            heap::zero_freed(false);
+            done.map(|()| b"{\"preinitialized\":true}".to_vec()).map_err(String::into_bytes)
+        }
         other => Err(format!(
             "placement-policy: unknown operation {:?}: this module answers {}",
             String::from_utf8_lossy(other),
@@ -201,13 +207,21 @@ mod guest {
 #[cfg(target_arch = "wasm32")]
 mod heap {
     use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     struct Counting;
 
     static LIVE: AtomicUsize = AtomicUsize::new(0);
+    static ZERO_FREED: AtomicBool = AtomicBool::new(false);
 
-    // SAFETY: every call is forwarded to `System` unchanged; only the count is added.
+    /// While on, a freed block is zeroed before it goes back to the allocator (only the
+    /// pre-initializing call turns it on).
+    pub fn zero_freed(on: bool) {
+        ZERO_FREED.store(on, Ordering::Relaxed);
+    }
+
+    // SAFETY: every call is forwarded to `System` unchanged; only the count is added (and a
+    // freed block zeroed while `ZERO_FREED` is on, before `System` has it back).
     unsafe impl GlobalAlloc for Counting {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             let p = System.alloc(layout);
@@ -226,11 +240,27 @@ mod heap {
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            if ZERO_FREED.load(Ordering::Relaxed) {
+                // SAFETY: the block is `layout.size()` bytes the caller owns until this call.
+                std::ptr::write_bytes(ptr, 0, layout.size());
+            }
             System.dealloc(ptr, layout);
             LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            if ZERO_FREED.load(Ordering::Relaxed) {
+                // A move frees the old block: through `alloc` and `dealloc`, which zero it.
+                let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
+                    return std::ptr::null_mut();
+                };
+                let p = self.alloc(new_layout);
+                if !p.is_null() {
+                    std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                    self.dealloc(ptr, layout);
+                }
+                return p;
+            }
             let p = System.realloc(ptr, layout, new_size);
             if !p.is_null() {
                 LIVE.fetch_add(new_size, Ordering::Relaxed);

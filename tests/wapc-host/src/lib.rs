@@ -347,11 +347,26 @@ pub struct Preinitialized {
     pub memory: usize,
 }
 
+/// The requests a pre-initialized module answers once before its snapshot: a Deployment, a
+/// DaemonSet and a Pod, the kinds whose first request builds the most.
+const WARM_UP_REQUESTS: [&str; 3] = [
+    include_str!("../../../core/src/admission/testdata/deployment-web.json"),
+    include_str!("../../../core/src/admission/testdata/daemonset-defender.json"),
+    include_str!("../../../core/src/admission/testdata/pod-privileged.json"),
+];
+
 /// Pre-initializes `module` (annotated: its custom sections are kept) for `settings` (the
 /// exact text of [`canonical_settings`]). An invalid setting is the module's own error.
 pub fn preinitialize(module: &[u8], settings: &[u8]) -> Result<Preinitialized, String> {
     let mut host = RawHost::new(module).map_err(|e| format!("cannot instantiate the module: {e}"))?;
     host.call(placement_policy::PREINITIALIZE, settings)?;
+    // Warm-up requests with these settings: what the settings build lazily on a first request
+    // (the views every request of a kind reads) is then in the snapshot too, as it is in an
+    // instance policy-server would reuse. Their answers are not kept.
+    for request in WARM_UP_REQUESTS {
+        let payload = format!("{{\"request\":{request},\"settings\":{}}}", String::from_utf8_lossy(settings));
+        host.call("validate", payload.as_bytes())?;
+    }
     let image = host.memory_image();
     let bytes = placement_policy::wasm::with_memory_image(module, &image).map_err(|e| e.to_string())?;
     Ok(Preinitialized { bytes, memory: image.len() })

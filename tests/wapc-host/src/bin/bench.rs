@@ -172,7 +172,8 @@ fn preinit_table() {
     ];
     let mut md = String::from(
         "| case | plain fresh p50 µs | plain reused p50 µs | pre-initialized fresh p50 µs | target µs | met | \
-         pre-initialized module bytes (plain) | cold start ms, pre-initialized (plain) |\n|---|---:|---:|---:|---:|---|---:|---:|\n",
+         page faults per call, pre-initialized (plain) | pre-initialized module bytes (plain) | \
+         cold start ms, pre-initialized (plain) |\n|---|---:|---:|---:|---:|---|---:|---:|---:|\n",
     );
     for (case, module, request, settings, calls) in cases {
         let baked = preinitialize(module, &canonical_settings(&settings)).expect("pre-initialize");
@@ -191,11 +192,13 @@ fn preinit_table() {
         let pre_fresh = time(&pre.fresh, &p, calls);
         let target = 1.3 * plain_reused.p50 + floor;
         md.push_str(&format!(
-            "| {case} | {:.1} | {:.1} | {:.1} | {target:.0} | {} | {} ({}) | {:.0} ({:.0}) |\n",
+            "| {case} | {:.1} | {:.1} | {:.1} | {target:.0} | {} | {:.0} ({:.0}) | {} ({}) | {:.0} ({:.0}) |\n",
             plain_fresh.p50,
             plain_reused.p50,
             pre_fresh.p50,
             if pre_fresh.p50 <= target { "yes" } else { "NOT met" },
+            pre_fresh.faults.unwrap_or(f64::NAN),
+            plain_fresh.faults.unwrap_or(f64::NAN),
             baked.bytes.len(),
             module.len(),
             cold_start_ms(&baked.bytes),
