@@ -337,6 +337,17 @@ pub fn canonical_settings(settings: &Value) -> Vec<u8> {
     serde_json::to_vec(&sorted(settings)).unwrap_or_default()
 }
 
+/// Kubewarden's `validate` payload with the settings as policy-server sends them
+/// ([`canonical_settings`]): the text a pre-initialized module compares with its own.
+pub fn canonical_payload(request: &Value, settings: &Value) -> Vec<u8> {
+    let mut out = br#"{"request":"#.to_vec();
+    out.extend(serde_json::to_vec(request).unwrap_or_default());
+    out.extend_from_slice(br#","settings":"#);
+    out.extend(canonical_settings(settings));
+    out.push(b'}');
+    out
+}
+
 /// A pre-initialized module: the module's memory after it read and compiled `settings`
 /// (`placement_preinitialize`), as its initial memory. Its answers to requests with exactly
 /// these settings skip reading them; any other settings are read as by the module itself.

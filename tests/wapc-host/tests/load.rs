@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use placement_wapc_host::{canonical_settings, fixture, module_bytes, payload, preinitialize, wapc_host, RawHost};
+use placement_wapc_host::{
+    canonical_payload, canonical_settings, fixture, module_bytes, payload, preinitialize, wapc_host, RawHost,
+};
 use serde_json::Value;
 
 const CALLS: usize = 100_000;
@@ -52,12 +54,7 @@ fn memory_does_not_grow_after_warmup() {
 #[test]
 fn memory_does_not_grow_in_a_preinitialized_module() {
     let baked = preinitialize(&module_bytes(), &canonical_settings(&fixture("settings.json"))).unwrap();
-    let canonical = |request: &Value, settings: &Value| {
-        let request = serde_json::to_string(request).unwrap();
-        let settings = String::from_utf8(canonical_settings(settings)).unwrap();
-        format!("{{\"request\":{request},\"settings\":{settings}}}").into_bytes()
-    };
-    memory_stays_flat(&baked.bytes, &workload_with(&canonical));
+    memory_stays_flat(&baked.bytes, &workload_with(&canonical_payload));
 }
 
 fn memory_stays_flat(module: &[u8], inputs: &[(Vec<u8>, bool)]) {

@@ -10,8 +10,8 @@ use placement_core::input::documents::parse_manifests;
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
 use placement_wapc_host::{
-    artifacts, canonical_settings, example_cluster, fixture, ingress_cluster, lean_module_bytes, module_bytes, payload,
-    preinitialize, repo_root, wapc_host, Host, Instances, RawHost,
+    artifacts, canonical_payload, canonical_settings, example_cluster, fixture, ingress_cluster, lean_module_bytes,
+    module_bytes, payload, preinitialize, repo_root, wapc_host, Host, Instances, RawHost,
 };
 use serde_json::{json, Value};
 
@@ -335,13 +335,6 @@ impl Rng {
 
 // ---------------------------------------------------------------------------------------------
 // Pre-initialized modules (`make policy SETTINGS=...`)
-
-/// A payload whose settings are the exact text a module is pre-initialized for.
-fn canonical_payload(request: &Value, settings: &Value) -> Vec<u8> {
-    let request = serde_json::to_string(request).unwrap();
-    format!("{{\"request\":{request},\"settings\":{}}}", String::from_utf8(canonical_settings(settings)).unwrap())
-        .into_bytes()
-}
 
 /// Each module pre-initialized for the test settings (and the full one for the Gatekeeper
 /// settings too) answers every case as the native core does, in fresh and reused instances:

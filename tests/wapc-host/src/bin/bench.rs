@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use placement_wapc_host::provider::EngineProviderPre;
 use placement_wapc_host::{
-    bench_settings, canonical_settings, fixture, lean_module_bytes, lean_module_path, module_bytes, module_path,
-    payload, percentile, pod_security_request, pod_security_settings, preinitialize, time_calls, Host, Instances,
+    bench_settings, canonical_payload, canonical_settings, fixture, lean_module_bytes, lean_module_path, module_bytes,
+    module_path, payload, percentile, pod_security_request, pod_security_settings, preinitialize, time_calls, Host,
+    Instances,
 };
 use serde_json::{json, Value};
 use wapc::WapcHost;
@@ -178,12 +179,7 @@ fn preinit_table() {
     for (case, module, request, settings, calls) in cases {
         let baked = preinitialize(module, &canonical_settings(&settings)).expect("pre-initialize");
         // The payload as policy-server sends it: the settings' canonical text.
-        let p = format!(
-            "{{\"request\":{},\"settings\":{}}}",
-            serde_json::to_string(&request).expect("JSON"),
-            String::from_utf8_lossy(&canonical_settings(&settings))
-        )
-        .into_bytes();
+        let p = canonical_payload(&request, &settings);
         let plain = Modules::new(module);
         let pre = Modules::new(&baked.bytes);
         let want = plain.reused.call("validate", &p).expect("validate");

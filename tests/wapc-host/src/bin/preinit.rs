@@ -10,7 +10,7 @@
 
 use std::process::ExitCode;
 
-use placement_wapc_host::{canonical_settings, preinitialize, RawHost};
+use placement_wapc_host::{canonical_payload, canonical_settings, preinitialize, RawHost};
 use serde_json::{json, Value};
 
 fn main() -> ExitCode {
@@ -56,14 +56,10 @@ fn run(args: Vec<String>) -> Result<(), String> {
         serde_json::from_str(include_str!("../../../../core/src/admission/testdata/deployment-web.json"))
             .map_err(|e| e.to_string())?;
     for s in [value.clone(), json!({})] {
-        let payload = format!(
-            "{{\"request\":{},\"settings\":{}}}",
-            serde_json::to_string(&request).map_err(|e| e.to_string())?,
-            String::from_utf8_lossy(&canonical_settings(&s))
-        );
+        let payload = canonical_payload(&request, &s);
         let mut plain = RawHost::new(&module).map_err(|e| e.to_string())?;
         let mut copy = RawHost::new(&baked.bytes).map_err(|e| format!("the pre-initialized copy: {e}"))?;
-        let (want, got) = (plain.call("validate", payload.as_bytes()), copy.call("validate", payload.as_bytes()));
+        let (want, got) = (plain.call("validate", &payload), copy.call("validate", &payload));
         if want != got {
             return Err(format!("the pre-initialized copy answers {got:?} where the module answers {want:?}"));
         }
