@@ -123,10 +123,7 @@ impl WhatIfView {
                     (Some((f, why)), _) if *f == i => CommandStatus::Failed(why.clone()),
                     (Some((f, _)), _) if i > *f => CommandStatus::NotApplied,
                     (_, Some(outcome)) => {
-                        let blocked = outcome.blocked.iter().map(|b| match b.unblock.as_slice() {
-                            _ if b.evicted_on_retry => b.summary(),
-                            ways => format!("{}. Unblock: {}", b.summary(), ways.join("; ")),
-                        });
+                        let blocked = outcome.blocked.iter().map(|b| b.with_unblock());
                         CommandStatus::Applied {
                             output: outcome.output.clone(),
                             refused: outcome.refused.clone(),

@@ -483,9 +483,9 @@ impl Settings {
         // sequence of their fields (`[]` would read as the defaults), which settings are not.
         let mapping = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let fast = if mapping { serde_json::from_slice::<FastSettings<'_>>(text).ok() } else { None };
-        match fast.ok_or(()) {
-            Ok(fast) => Some(Self::read_parts(fast.parts(), None, compile)),
-            Err(_) => serde_json::from_slice::<Value>(text).ok().map(|v| Self::read(&v, None, compile)),
+        match fast {
+            Some(fast) => Some(Self::read_parts(fast.parts(), None, compile)),
+            None => serde_json::from_slice::<Value>(text).ok().map(|v| Self::read(&v, None, compile)),
         }
     }
 

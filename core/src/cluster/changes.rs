@@ -81,6 +81,23 @@ pub struct BlockedEviction {
 }
 
 impl BlockedEviction {
+    /// `Blocked`, or `Retried` for a pod kubectl's retries got through.
+    pub fn label(&self) -> &'static str {
+        if self.evicted_on_retry {
+            "Retried"
+        } else {
+            "Blocked"
+        }
+    }
+
+    /// [`Self::summary`], then what would unblock it (`. Unblock: a; b`) for a pod that stays.
+    pub fn with_unblock(&self) -> String {
+        if self.evicted_on_retry {
+            return self.summary();
+        }
+        format!("{}. Unblock: {}", self.summary(), self.unblock.join("; "))
+    }
+
     /// The eviction in a sentence: `pod shop/web-2 stays on node a: PodDisruptionBudget
     /// shop/web allows 0 disruptions (needs 2 healthy pods, has 2)`, or that it went on a retry.
     pub fn summary(&self) -> String {

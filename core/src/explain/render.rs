@@ -436,8 +436,7 @@ fn changes_text(out: &mut String, c: &Changes, opts: &Options) {
             let _ = writeln!(out, "  Note: {note}");
         }
         for b in &cmd.blocked {
-            let label = if b.evicted_on_retry { "Retried" } else { "Blocked" };
-            let _ = writeln!(out, "  {label}: {}", b.summary());
+            let _ = writeln!(out, "  {}: {}", b.label(), b.summary());
             for way in b.unblock.iter().filter(|_| !b.evicted_on_retry) {
                 let _ = writeln!(out, "    unblock: {way}");
             }
@@ -532,10 +531,7 @@ fn changes_markdown(out: &mut String, c: &Changes) {
             let _ = writeln!(out, "> **Note:** {note}\n");
         }
         for b in &cmd.blocked {
-            let unblock =
-                if b.evicted_on_retry { String::new() } else { format!(" Unblock: {}.", b.unblock.join("; ")) };
-            let label = if b.evicted_on_retry { "Retried" } else { "Blocked" };
-            let _ = writeln!(out, "> **{label}:** {}.{unblock}\n", b.summary());
+            let _ = writeln!(out, "> **{}:** {}.\n", b.label(), b.with_unblock());
         }
     }
     if !c.evicted.is_empty() {

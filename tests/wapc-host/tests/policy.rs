@@ -376,16 +376,23 @@ fn preinitialize_refuses_invalid_settings() {
     assert!(err.contains("gatekeeper"), "{err}");
 }
 
-/// A template whose evaluation would not end is still stopped by the work budget in a module
-/// pre-initialized with it (its Rego compiled into the snapshot).
-#[test]
-fn hostile_template_is_stopped_in_a_preinitialized_module() {
+/// The privileged-container constraint with a template whose Rego would run for a very long
+/// time (27 billion iterations).
+fn hostile_template_settings() -> Value {
     let template = library("pod-security-policy/privileged-containers/template.yaml").replace(
         "c.securityContext.privileged == true",
         "count([1 | numbers.range(1, 3000)[_]; numbers.range(1, 3000)[_]; numbers.range(1, 3000)[_]]) > 0",
     );
     let mut settings = privileged_settings("");
     settings["gatekeeper"]["templates"][0] = json!(template);
+    settings
+}
+
+/// A template whose evaluation would not end is still stopped by the work budget in a module
+/// pre-initialized with it (its Rego compiled into the snapshot).
+#[test]
+fn hostile_template_is_stopped_in_a_preinitialized_module() {
+    let settings = hostile_template_settings();
     let baked = preinitialize(&module_bytes(), &canonical_settings(&settings)).unwrap();
     let host = Host::new(&baked.bytes, Instances::Fresh);
     let resp = call_in(&host, "validate", &canonical_payload(&fixture("pod-privileged.json"), &settings));
@@ -509,12 +516,7 @@ fn gatekeeper_settings_errors_in_the_wasm_host() {
 #[test]
 fn hostile_template_is_stopped_by_the_work_budget() {
     // wasm32 has no clock: the counting clock bounds the evaluation instead.
-    let template = library("pod-security-policy/privileged-containers/template.yaml").replace(
-        "c.securityContext.privileged == true",
-        "count([1 | numbers.range(1, 3000)[_]; numbers.range(1, 3000)[_]; numbers.range(1, 3000)[_]]) > 0",
-    );
-    let mut settings = privileged_settings("");
-    settings["gatekeeper"]["templates"][0] = json!(template);
+    let settings = hostile_template_settings();
     let mut raw = RawHost::new(&module_bytes()).unwrap();
     let start = std::time::Instant::now();
     let out = raw.call("validate", &payload(&fixture("pod-privileged.json"), &settings)).expect("no trap");

@@ -11,8 +11,8 @@
 //! is counted evicted (with the delay). A drain evicts through the Eviction API's
 //! PodDisruptionBudget checks ([`drain::EvictionBudgets`]): a pod its budget does not let go
 //! stays on its cordoned node, as kubectl's retries leave it (without `--timeout`, kubectl
-//! never returns, and the nodes after it are not drained); the retries that would succeed once
-//! the replacements of pods evicted earlier are ready are not replayed.
+//! never returns, and the nodes after it are not drained). The retries that succeed once the
+//! replacements of pods evicted earlier are bound are replayed ([`run_what_if`]).
 
 use crate::cluster::changes::{self, BlockedEviction, CommandOutcome, EvictedPod, NodeSets};
 use crate::cluster::pools::PoolLabel;
@@ -212,13 +212,7 @@ fn apply(
             // runs (a read-back status, else counted from the bound pods); what it admits is
             // written back to a read-back status, so a later drain sees it.
             let pdbs: Vec<_> = m.scheduling.disruption_budgets.iter().map(|(_, b)| b.clone()).collect();
-            let bound_labels = m
-                .workloads
-                .iter()
-                .filter(|w| w.kind == WorkloadKind::Pod && !w.template.spec.node_name.is_empty())
-                .filter(|w| !w.pod_status.is_terminal())
-                .map(|w| (w.namespace.as_str(), &w.template.metadata.labels));
-            let mut budgets = drain::EvictionBudgets::new(pdbs.iter(), bound_labels);
+            let mut budgets = drain::EvictionBudgets::new(pdbs.iter(), bound_pod_labels(&m.workloads));
             let mut refusals = Vec::new();
             // A node whose evictions kubectl retries forever (no `--timeout`): the command
             // never gets past it.
@@ -245,12 +239,16 @@ fn apply(
                 for k in plan.removed() {
                     let Some((p, pod)) = on_node.get(k) else { continue };
                     let ns = pod.metadata.namespace_or_default();
-                    if options.disable_eviction {
+                    let cause = if options.disable_eviction {
                         done.push(format!("pod/{} deleted", pod.metadata.name));
+                        "drain"
                     } else {
                         outcome.output.push(format!("evicting pod {ns}/{}", pod.metadata.name));
                         match budgets.evict(pod) {
-                            drain::EvictionAnswer::Evicted => done.push(format!("pod/{} evicted", pod.metadata.name)),
+                            drain::EvictionAnswer::Evicted => {
+                                done.push(format!("pod/{} evicted", pod.metadata.name));
+                                "drain"
+                            }
                             drain::EvictionAnswer::Blocked { budget, health } => {
                                 let Some(pdb) = budgets.budget(budget) else { continue };
                                 retried.push(drain::retry_line(pod));
@@ -268,15 +266,13 @@ fn apply(
                                     evicted_on_retry: on_retry,
                                     allowed_at_start,
                                 });
-                                if on_retry {
-                                    done.push(format!("pod/{} evicted", pod.metadata.name));
-                                    outcome.notes.extend(local_volume_notes(m, pod, &name));
-                                    removals.push(*p, "drain (on a retry)".into(), None);
+                                if !on_retry {
+                                    let error = format!("global timeout reached: {}", options.timeout);
+                                    failed.push((pod.metadata.name.clone(), drain::eviction_error(pod, &error)));
                                     continue;
                                 }
-                                let error = format!("global timeout reached: {}", options.timeout);
-                                failed.push((pod.metadata.name.clone(), drain::eviction_error(pod, &error)));
-                                continue;
+                                done.push(format!("pod/{} evicted", pod.metadata.name));
+                                "drain (on a retry)"
                             }
                             drain::EvictionAnswer::MoreThanOneBudget => {
                                 let error = drain::eviction_error(pod, drain::MORE_THAN_ONE_BUDGET);
@@ -284,9 +280,9 @@ fn apply(
                                 continue;
                             }
                         }
-                    }
+                    };
                     outcome.notes.extend(local_volume_notes(m, pod, &name));
-                    removals.push(*p, "drain".into(), None);
+                    removals.push(*p, cause.into(), None);
                 }
                 outcome.output.extend(retried);
                 outcome.output.extend(done);
@@ -447,15 +443,9 @@ fn retries_through(before: &Manifests, after: &Manifests, outcomes: &[CommandOut
             Some((wr.namespace.as_str(), *labels))
         })
         .collect();
-    let bound_before: Vec<(&str, &crate::model::Labels)> = before
-        .workloads
-        .iter()
-        .filter(|w| w.kind == WorkloadKind::Pod && !w.template.spec.node_name.is_empty() && !w.pod_status.is_terminal())
-        .map(|w| (w.namespace.as_str(), &w.template.metadata.labels))
-        .collect();
+    let bound_before: Vec<(&str, &crate::model::Labels)> = bound_pod_labels(&before.workloads).collect();
     let mut through = Vec::new();
-    let mut budgets: Vec<&str> = waiting.iter().map(|b| b.budget.as_str()).collect();
-    budgets.dedup();
+    let budgets: BTreeSet<&str> = waiting.iter().map(|b| b.budget.as_str()).collect();
     for key in budgets {
         let Some((_, pdb)) = before.scheduling.disruption_budgets.iter().find(|(_, b)| b.key() == key) else {
             continue;
@@ -471,6 +461,15 @@ fn retries_through(before: &Manifests, after: &Manifests, outcomes: &[CommandOut
         through.extend(of_budget.iter().take(allowed).map(|b| b.pod.clone()));
     }
     through
+}
+
+/// `(namespace, labels)` of the snapshot's pods bound to a node and not finished: what a
+/// PodDisruptionBudget's health is counted over.
+fn bound_pod_labels(workloads: &[Arc<Workload>]) -> impl Iterator<Item = (&str, &crate::model::Labels)> + Clone {
+    workloads
+        .iter()
+        .filter(|w| w.kind == WorkloadKind::Pod && !w.template.spec.node_name.is_empty() && !w.pod_status.is_terminal())
+        .map(|w| (w.namespace.as_str(), &w.template.metadata.labels))
 }
 
 /// For a pod evicted from `node`: each claim bound to a PersistentVolume tied to that node (a
