@@ -13,7 +13,8 @@
 //! 1,000 nodes, every policy on), `noinv` (the same Deployment with `disallowedTolerations`
 //! only: a request's fixed part), `gk` (the 10 pod-security constraints on a Pod; `gkobj`, the
 //! same with the templates as objects instead of YAML text), `ds CALLS
-//! NODES` (the DaemonSet that is mutated). One call more than CALLS is made (the first
+//! NODES` (the DaemonSet that is mutated), `cluster1000` (`inventory: cluster`, the host
+//! listing 1,000 Nodes as the API server does). One call more than CALLS is made (the first
 //! prints the answer). With `--validator` anywhere in the arguments each call goes through a
 //! new `admission::Validator` instead, which is what a fresh instance of the wasm module runs
 //! (its `validate` is a `Validator` that starts empty in every instance).
@@ -21,7 +22,20 @@ use serde_json::{json, Value};
 
 #[path = "../../tests/wapc-host/src/bench_inputs.rs"]
 mod bench_inputs;
-use bench_inputs::{bench_settings, pod_security_request, pod_security_settings};
+use bench_inputs::{bench_settings, cluster_nodes, pod_security_request, pod_security_settings};
+
+/// A host that lists `0` for every `list_resources_all`.
+struct ListHost(Vec<u8>);
+
+impl placement_core::admission::host::HostCapabilities for ListHost {
+    fn list_resources_all(&self, _: &[u8]) -> Result<Vec<u8>, String> {
+        Ok(self.0.clone())
+    }
+
+    fn list_resources_by_namespace(&self, _: &[u8]) -> Result<Vec<u8>, String> {
+        Err("not listed".into())
+    }
+}
 
 fn root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -35,14 +49,17 @@ fn main() {
     let all: Vec<String> = std::env::args().collect();
     let fresh_validator = all.iter().any(|a| a == "--validator");
     let args: Vec<String> = all.into_iter().filter(|a| a != "--validator").collect();
+    let case = args.get(1).map(String::as_str).unwrap_or("inv100");
+    let host = ListHost(
+        serde_json::to_vec(&json!({"apiVersion": "v1", "kind": "List", "items": cluster_nodes(1_000)})).unwrap(),
+    );
     let call = |payload: &[u8]| {
         if fresh_validator {
-            placement_core::admission::Validator::new().validate(payload)
+            placement_core::admission::Validator::new().validate_with(payload, &host)
         } else {
-            placement_core::admission::validate(payload)
+            placement_core::admission::validate_with(payload, &host)
         }
     };
-    let case = args.get(1).map(String::as_str).unwrap_or("inv100");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
     let payload = match case {
         "gk" => {
@@ -63,6 +80,11 @@ fn main() {
             // request.
             let r = read_json("core/src/admission/testdata/deployment-web.json");
             let settings = json!({"disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}});
+            serde_json::to_vec(&json!({"request": r, "settings": settings})).unwrap()
+        }
+        "cluster1000" => {
+            let r = read_json("core/src/admission/testdata/deployment-web.json");
+            let settings = read_json("policy-wasm/examples/cluster/settings.json");
             serde_json::to_vec(&json!({"request": r, "settings": settings})).unwrap()
         }
         "ds" => {

@@ -74,7 +74,7 @@ pub fn validate_with(payload: &[u8], host: &dyn HostCapabilities) -> ValidationR
     };
     match Settings::for_requests(&req.settings) {
         Ok(s) if s.needs_cluster_nodes() && needs_inventory(&req.request) => {
-            review_with_cluster_nodes(req.request, &req.settings, &host)
+            review_with_cluster_nodes(req.request, &s, &host)
         }
         Ok(s) => review_owned(req.request, &s, &host),
         Err(e) => invalid_settings(&e),
@@ -93,10 +93,11 @@ fn needs_inventory(request: &AdmissionRequest) -> bool {
         && kind.and_then(crate::input::documents::WorkloadKind::parse).is_some()
 }
 
-/// `inventory: cluster`: list the cluster's Nodes through the host, then review over them.
+/// `inventory: cluster`: list the cluster's Nodes through the host, then review over them
+/// (the settings' other parts as they were read, Gatekeeper's compiled templates included).
 fn review_with_cluster_nodes(
     request: AdmissionRequest,
-    settings: &serde_json::Value,
+    settings: &Settings,
     host: &dyn HostCapabilities,
 ) -> ValidationResponse {
     let nodes = match host::list_nodes(host) {
@@ -108,7 +109,7 @@ fn review_with_cluster_nodes(
             )
         }
     };
-    match Settings::with_cluster_nodes(settings, &nodes) {
+    match settings.with_listed_nodes(nodes) {
         Ok(s) => review_owned(request, &s, host),
         Err(e) => invalid_settings(&e),
     }
@@ -247,11 +248,7 @@ impl Validator {
         };
         match &cached.read {
             Ok(s) if s.needs_cluster_nodes() && needs_inventory(&request) => {
-                match serde_json::from_slice::<serde_json::Value>(cached.settings_text()) {
-                    Ok(value) => review_with_cluster_nodes(request, &value, &memo),
-                    // Not reached: the settings were read from this text.
-                    Err(e) => invalid_request(&e),
-                }
+                review_with_cluster_nodes(request, s, &memo)
             }
             Ok(s) => review_owned(request, s, &memo),
             Err(e) => invalid_settings(e),

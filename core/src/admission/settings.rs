@@ -26,6 +26,7 @@ use serde_json::Value;
 
 #[cfg(feature = "admission-gatekeeper")]
 use super::gatekeeper;
+use super::host;
 use super::{daemonset_coverage, disallowed_tolerations, required_placement, schedulable};
 use crate::cluster::simulate::SimulateOptions;
 pub use crate::gatekeeper::Compile;
@@ -381,10 +382,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for FastEntry<'a> {
 }
 
 /// The inventory as given: a settings value, or [`FastNodes`].
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum NodesInput<'v> {
     Value(&'v Value),
     Fast(&'v FastNodes<'v>),
+    /// The cluster's Nodes, read by the host's listing ([`host::ListedNodes::Read`]).
+    Read(Vec<Node>),
 }
 
 /// Where the node inventory comes from: `settings` (default: `nodes`) or `cluster` (the
@@ -412,16 +415,54 @@ pub struct Settings {
     pub required_placement: Option<required_placement::Policy>,
     pub schedulable: Option<schedulable::Policy>,
     pub daemonset_coverage: Option<daemonset_coverage::Policy>,
-    /// Gatekeeper ConstraintTemplates and Constraints, compiled.
+    /// Gatekeeper ConstraintTemplates and Constraints, compiled (shared by the settings
+    /// [`Settings::with_listed_nodes`] makes for each request).
     #[cfg(feature = "admission-gatekeeper")]
-    pub gatekeeper: Option<gatekeeper::Policy>,
+    pub gatekeeper: Option<Arc<gatekeeper::Policy>>,
+    /// With `inventory: cluster`, before the Nodes are listed: the settings of the policies
+    /// that read the inventory, read again over each request's Nodes.
+    inventory_policies: Option<Arc<InventoryPolicies>>,
+}
+
+/// The settings of the policies that are read against the node inventory (pools named in
+/// them must exist, ...), and the pool label the inventory is grouped by.
+#[derive(Debug, Default)]
+struct InventoryPolicies {
+    pool_label: Option<String>,
+    required_placement: Option<Value>,
+    schedulable: Option<Value>,
+    daemonset_coverage: Option<Value>,
+}
+
+/// What [`InventoryPolicies`] read as over one inventory.
+type ReadInventoryPolicies =
+    (Option<required_placement::Policy>, Option<schedulable::Policy>, Option<daemonset_coverage::Policy>);
+
+/// Reads the policies that read the inventory: one home for [`Settings::read_parts`] and
+/// [`Settings::with_listed_nodes`].
+fn read_inventory_policies(
+    required_placement: Option<&Value>,
+    schedulable: Option<&Value>,
+    daemonset_coverage: Option<&Value>,
+    inventory: &NodeInventory,
+    options: &SimulateOptions,
+) -> Result<ReadInventoryPolicies, SettingsError> {
+    let required_placement = required_placement
+        .map(|v| required_placement::Policy::from_settings(v, &path("requiredPlacement"), inventory, options))
+        .transpose()?;
+    let schedulable =
+        schedulable.map(|v| schedulable::Policy::from_settings(v, &path("schedulable"), inventory)).transpose()?;
+    let daemonset_coverage = daemonset_coverage
+        .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), inventory))
+        .transpose()?;
+    Ok((required_placement, schedulable, daemonset_coverage))
 }
 
 impl Settings {
     /// Reads and checks settings JSON (`null` reads as `{}`). With `inventory: cluster`, the
     /// checks that need the nodes wait for them ([`Settings::with_cluster_nodes`]).
     pub fn from_value(value: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, None, Compile::Now)
+        Self::read(value, Compile::Now)
     }
 
     /// [`Settings::from_value`] for answering requests: Gatekeeper templates are compiled when
@@ -431,14 +472,52 @@ impl Settings {
     /// Kubewarden's policy-server checks the settings with `validate_settings`
     /// ([`Settings::from_value`]) before it serves a request.
     pub fn for_requests(value: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, None, Compile::WhenUsed)
+        Self::read(value, Compile::WhenUsed)
     }
 
     /// The settings with `inventory: cluster`, over the cluster's Nodes (`items` of the List
     /// the host answered).
     /// Read as [`Settings::for_requests`] reads them.
     pub fn with_cluster_nodes(value: &Value, nodes: &Value) -> Result<Settings, SettingsError> {
-        Self::read(value, Some(nodes), Compile::WhenUsed)
+        Self::for_requests(value)?.with_listed_nodes(host::ListedNodes::Items(nodes.clone()))
+    }
+
+    /// These settings (`inventory: cluster`, read without Nodes) over the cluster's Nodes
+    /// (`items` of the List the host answered): only the inventory and the policies that read
+    /// it are read; the rest, Gatekeeper's compiled templates included, is shared. Settings of
+    /// any other kind come back as they are.
+    pub fn with_listed_nodes(&self, nodes: host::ListedNodes) -> Result<Settings, SettingsError> {
+        let Some(parts) = &self.inventory_policies else { return Ok(self.clone()) };
+        let at = "the cluster's Nodes";
+        let items;
+        let input = match nodes {
+            host::ListedNodes::Read(read) => NodesInput::Read(read),
+            host::ListedNodes::Items(value) => {
+                items = value;
+                NodesInput::Value(&items)
+            }
+        };
+        let inventory = parse_inventory(input, at)?.into_inventory(at.to_string(), parts.pool_label.clone(), true);
+        let (required_placement, schedulable, daemonset_coverage) = read_inventory_policies(
+            parts.required_placement.as_ref(),
+            parts.schedulable.as_ref(),
+            parts.daemonset_coverage.as_ref(),
+            &inventory,
+            &self.options,
+        )?;
+        Ok(Settings {
+            inventory,
+            options: self.options.clone(),
+            scheduler: self.scheduler.clone(),
+            node_infos: Default::default(),
+            disallowed_tolerations: self.disallowed_tolerations.clone(),
+            required_placement,
+            schedulable,
+            daemonset_coverage,
+            #[cfg(feature = "admission-gatekeeper")]
+            gatekeeper: self.gatekeeper.clone(),
+            inventory_policies: None,
+        })
     }
 
     /// The inventory's nodes as the scheduler sees them (empty), built on first use.
@@ -484,12 +563,12 @@ impl Settings {
         let mapping = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let fast = if mapping { serde_json::from_slice::<FastSettings<'_>>(text).ok() } else { None };
         match fast {
-            Some(fast) => Some(Self::read_parts(fast.parts(), None, compile)),
-            None => serde_json::from_slice::<Value>(text).ok().map(|v| Self::read(&v, None, compile)),
+            Some(fast) => Some(Self::read_parts(fast.parts(), compile)),
+            None => serde_json::from_slice::<Value>(text).ok().map(|v| Self::read(&v, compile)),
         }
     }
 
-    fn read(value: &Value, cluster_nodes: Option<&Value>, compile: Compile) -> Result<Settings, SettingsError> {
+    fn read(value: &Value, compile: Compile) -> Result<Settings, SettingsError> {
         if !(value.is_object() || value.is_null()) {
             return Err(SettingsError::new(
                 "settings",
@@ -511,12 +590,12 @@ impl Settings {
             daemonset_coverage: member(raw.daemonset_coverage, "daemonsetCoverage"),
             gatekeeper: member(raw.gatekeeper, "gatekeeper"),
         };
-        Self::read_parts(parts, cluster_nodes, compile)
+        Self::read_parts(parts, compile)
     }
 
     /// The settings from their members, however they were decoded ([`Settings::read`] from a
     /// value, [`Settings::for_requests_from_slice`] from the text).
-    fn read_parts(raw: Parts<'_>, cluster_nodes: Option<&Value>, compile: Compile) -> Result<Settings, SettingsError> {
+    fn read_parts(raw: Parts<'_>, compile: Compile) -> Result<Settings, SettingsError> {
         let mut options = match &raw.kube_version {
             None => SimulateOptions::default(),
             Some(v) => SimulateOptions::for_version(
@@ -551,35 +630,38 @@ impl Settings {
                 "inventory: cluster reads the cluster's Nodes: leave out nodes (or set inventory: settings)",
             ));
         }
-        let (read, source) = match (cluster_nodes, &raw.nodes) {
-            (Some(items), _) if from_cluster => {
-                let at = "the cluster's Nodes";
-                (parse_inventory(NodesInput::Value(items), at)?, at.to_string())
-            }
-            (_, Some(nodes)) => (parse_inventory(*nodes, &path("nodes"))?, path("nodes")),
-            (_, None) => (ReadInventory::default(), path("nodes")),
+        let read = match raw.nodes {
+            Some(nodes) => parse_inventory(nodes, &path("nodes"))?,
+            None => ReadInventory::default(),
         };
-        let inventory = read.into_inventory(source, pool_label, from_cluster);
+        // `inventory: cluster`: the Nodes are listed for each request that needs them
+        // (`with_listed_nodes`), which reads these again over them.
+        let inventory_policies = from_cluster.then(|| {
+            Arc::new(InventoryPolicies {
+                pool_label: pool_label.clone(),
+                required_placement: raw.required_placement.cloned(),
+                schedulable: raw.schedulable.cloned(),
+                daemonset_coverage: raw.daemonset_coverage.cloned(),
+            })
+        });
+        let inventory = read.into_inventory(path("nodes"), pool_label, from_cluster);
 
         let disallowed_tolerations = raw
             .disallowed_tolerations
             .map(|v| disallowed_tolerations::Policy::from_settings(v, &path("disallowedTolerations")))
             .transpose()?;
-        let required_placement = raw
-            .required_placement
-            .map(|v| required_placement::Policy::from_settings(v, &path("requiredPlacement"), &inventory, &options))
-            .transpose()?;
-        let schedulable = raw
-            .schedulable
-            .map(|v| schedulable::Policy::from_settings(v, &path("schedulable"), &inventory))
-            .transpose()?;
-        let daemonset_coverage = raw
-            .daemonset_coverage
-            .map(|v| daemonset_coverage::Policy::from_settings(v, &path("daemonsetCoverage"), &inventory))
-            .transpose()?;
+        let (required_placement, schedulable, daemonset_coverage) = read_inventory_policies(
+            raw.required_placement,
+            raw.schedulable,
+            raw.daemonset_coverage,
+            &inventory,
+            &options,
+        )?;
         #[cfg(feature = "admission-gatekeeper")]
-        let gatekeeper =
-            raw.gatekeeper.map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"), compile)).transpose()?;
+        let gatekeeper = raw
+            .gatekeeper
+            .map(|v| gatekeeper::Policy::from_settings(v, &path("gatekeeper"), compile).map(Arc::new))
+            .transpose()?;
         #[cfg(not(feature = "admission-gatekeeper"))]
         let _ = compile; // nothing to compile without Gatekeeper
         #[cfg(not(feature = "admission-gatekeeper"))]
@@ -599,6 +681,7 @@ impl Settings {
             daemonset_coverage,
             #[cfg(feature = "admission-gatekeeper")]
             gatekeeper,
+            inventory_policies,
         };
         if !settings.any_active() {
             // `{}` (what `kwctl scaffold manifest` writes): the safe default, which never
@@ -956,10 +1039,11 @@ impl EntryAt {
 }
 
 /// An item of the inventory: a compact string (a list item or a line), or any other value.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 enum Entry<'v> {
     Text(&'v str),
     Value(&'v Value),
+    Node(Box<Node>),
 }
 
 /// The lines of the multi-line string form that name a node (comments and blank lines left out).
@@ -986,6 +1070,7 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<ReadInventory, Set
                 (EntryAt::Index(i), entry)
             })
             .collect(),
+        NodesInput::Read(nodes) => nodes.into_iter().enumerate().map(|(i, n)| (EntryAt::Index(i), Entry::Node(Box::new(n)))).collect(),
         NodesInput::Value(Value::Null) => Vec::new(),
         NodesInput::Value(Value::String(text)) => text_entries(text),
         NodesInput::Value(Value::Array(items)) => items
@@ -1045,14 +1130,9 @@ fn parse_inventory(nodes: NodesInput<'_>, at: &str) -> Result<ReadInventory, Set
             }
             Entry::Value(value @ Value::Object(_)) => {
                 let where_ = entry_at.path(at);
-                let node = node_object(value, &where_)?;
-                if let Some(first) = validate_node(&node).into_iter().next() {
-                    return Err(SettingsError::new(&where_, format!("node {:?}: {first}", node.metadata.name)));
-                }
-                let name = Cow::Owned(node.metadata.name.clone());
-                out.push_named(node);
-                name
+                out.push_checked(node_object(value, &where_)?, &where_)?
             }
+            Entry::Node(node) => out.push_checked(*node, &entry_at.path(at))?,
             Entry::Value(other) => {
                 return Err(SettingsError::new(
                     entry_at.path(at),
@@ -1083,6 +1163,17 @@ struct ReadInventory {
 }
 
 impl ReadInventory {
+    /// A whole node (the item at `at`), its own shape, once `validate_node` accepts it; its
+    /// name.
+    fn push_checked(&mut self, node: Node, at: &str) -> Result<Cow<'static, str>, SettingsError> {
+        if let Some(first) = validate_node(&node).into_iter().next() {
+            return Err(SettingsError::new(at, format!("node {:?}: {first}", node.metadata.name)));
+        }
+        let name = Cow::Owned(node.metadata.name.clone());
+        self.push_named(node);
+        Ok(name)
+    }
+
     /// A whole node, its own shape.
     fn push_named(&mut self, node: Node) {
         let name = node.metadata.name.as_str().into();

@@ -1058,6 +1058,33 @@ fn cluster_inventory_answers_as_the_settings_inventory() {
     assert!(e.message.unwrap().starts_with("settings.nodes: inventory: cluster reads the cluster's Nodes"));
 }
 
+/// Each request's listed Nodes are read into the settings read once without them: the
+/// inventory and the policies that read it are new, Gatekeeper's compiled templates are the
+/// same ones (a pre-initialized module keeps them in its snapshot), and settings that do not
+/// list the cluster are not read again.
+#[cfg(feature = "admission-gatekeeper")]
+#[test]
+fn listed_nodes_are_read_into_the_settings_read_before() {
+    let mut with_gatekeeper: Value =
+        serde_json::from_str(include_str!("../../../policy-wasm/examples/cluster/settings.json")).unwrap();
+    with_gatekeeper["gatekeeper"] = json_of("settings-gatekeeper.json")["gatekeeper"].clone();
+    let read = Settings::for_requests(&with_gatekeeper).unwrap();
+    assert!(read.needs_cluster_nodes() && read.inventory.is_empty());
+    let nodes: Value = serde_json::from_slice::<Value>(&example_cluster_nodes()).unwrap()["items"].clone();
+    let listed = read.with_listed_nodes(host::ListedNodes::Items(nodes.clone())).unwrap();
+    assert_eq!(listed.inventory.len(), 7);
+    assert!(!listed.needs_cluster_nodes());
+    let (before, after) = (read.gatekeeper.as_ref().unwrap(), listed.gatekeeper.as_ref().unwrap());
+    assert!(std::sync::Arc::ptr_eq(before, after), "the compiled templates are shared");
+    let bad = json!([{"metadata": {"name": "n"}, "spec": {"taints": [{"key": "k", "effect": "Bad"}]}}]);
+    let e = read.with_listed_nodes(host::ListedNodes::Items(bad)).unwrap_err().to_string();
+    assert!(e.starts_with("the cluster's Nodes[0]: "), "{e}");
+
+    let in_settings = Settings::for_requests(&json_of("settings.json")).unwrap();
+    let same = in_settings.with_listed_nodes(host::ListedNodes::Items(nodes)).unwrap();
+    assert_eq!(same.inventory.len(), in_settings.inventory.len());
+}
+
 // ---------------------------------------------------------------------------------------------
 // `gatekeeper.inventory`: data.inventory from the cluster
 

@@ -113,3 +113,85 @@ pub fn pod_security_request(root: &Path) -> Value {
         "object": pod
     })
 }
+
+/// `n` Nodes as the API server lists them, the pools and shapes of [`inventory`] (70%
+/// general, 15% gpu, 10% infra, 5% control plane, three zones), each as a kubelet reports it
+/// without its image list and managed fields: labels, taints, capacity and allocatable, the
+/// five conditions, addresses and nodeInfo, about 1.9 kB of JSON.
+pub fn cluster_nodes(n: usize) -> Vec<Value> {
+    (0..n)
+        .map(|i| {
+            let zone = ["a", "b", "c"][i % 3];
+            let (name, pool, taints, cpu, memory, gpu) = match i * 100 / n.max(1) {
+                0..=69 => (format!("general-{i}"), "general", json!([]), "8", "32Gi", None),
+                70..=84 => (
+                    format!("gpu-{i}"),
+                    "gpu",
+                    json!([{"key": "sku", "value": "gpu", "effect": "NoSchedule"}]),
+                    "16",
+                    "64Gi",
+                    Some("4"),
+                ),
+                85..=94 => (
+                    format!("infra-{i}"),
+                    "infra",
+                    json!([{"key": "dedicated", "value": "infra", "effect": "NoExecute"}]),
+                    "4",
+                    "16Gi",
+                    None,
+                ),
+                _ => (
+                    format!("cp-{i}"),
+                    "control-plane",
+                    json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]),
+                    "4",
+                    "16Gi",
+                    None,
+                ),
+            };
+            let mut resources = json!({"cpu": cpu, "memory": memory, "pods": "110", "ephemeral-storage": "100Gi"});
+            if let Some(g) = gpu {
+                resources["nvidia.com/gpu"] = json!(g);
+            }
+            let condition = |t: &str, status: &str, reason: &str, message: &str| {
+                json!({"type": t, "status": status, "reason": reason, "message": message,
+                       "lastHeartbeatTime": "2026-12-07T10:00:00Z", "lastTransitionTime": "2026-11-01T08:00:00Z"})
+            };
+            json!({
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {
+                    "name": name,
+                    "uid": format!("5b3c1d2e-0000-4000-8000-{i:012}"),
+                    "resourceVersion": format!("{}", 100_000 + i),
+                    "creationTimestamp": "2026-11-01T08:00:00Z",
+                    "labels": {
+                        "beta.kubernetes.io/arch": "amd64", "beta.kubernetes.io/os": "linux",
+                        "kubernetes.io/arch": "amd64", "kubernetes.io/os": "linux", "kubernetes.io/hostname": name,
+                        "node.kubernetes.io/instance-type": "m6i.2xlarge", "pool": pool,
+                        "topology.kubernetes.io/region": "eu-west-1", "topology.kubernetes.io/zone": format!("eu-west-1{zone}"),
+                    },
+                    "annotations": {"node.alpha.kubernetes.io/ttl": "0", "volumes.kubernetes.io/controller-managed-attach-detach": "true"},
+                },
+                "spec": {"podCIDR": format!("10.{}.{}.0/24", i / 256, i % 256), "providerID": format!("aws:///eu-west-1{zone}/i-{i:017x}"), "taints": taints},
+                "status": {
+                    "capacity": resources.clone(),
+                    "allocatable": resources,
+                    "conditions": [
+                        condition("MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"),
+                        condition("DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"),
+                        condition("PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"),
+                        condition("Ready", "True", "KubeletReady", "kubelet is posting ready status"),
+                    ],
+                    "addresses": [{"type": "InternalIP", "address": format!("10.0.{}.{}", i / 256, i % 256)}, {"type": "Hostname", "address": name}],
+                    "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+                    "nodeInfo": {
+                        "architecture": "amd64", "bootID": format!("b-{i}"), "containerRuntimeVersion": "containerd://2.1.4",
+                        "kernelVersion": "6.8.0-1024-aws", "kubeProxyVersion": "", "kubeletVersion": "v1.35.4",
+                        "machineID": format!("m-{i}"), "operatingSystem": "linux", "osImage": "Ubuntu 24.04.3 LTS", "systemUUID": format!("u-{i}"),
+                    },
+                },
+            })
+        })
+        .collect()
+}
