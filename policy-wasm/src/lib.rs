@@ -34,6 +34,12 @@ pub const OPERATIONS: [&str; 3] = ["validate", "validate_settings", "protocol_ve
 /// fills that instance's cache, which requests use only when their settings are those bytes.
 pub const PREINITIALIZE: &str = "placement_preinitialize";
 
+/// The last build-time call before the snapshot of a pre-initialized module: from then on,
+/// small allocations come from memory grown after the snapshot, not from the free blocks
+/// pre-initialization left scattered through the heap (`heap` says why). Kubewarden never
+/// calls it; in any other instance it changes where blocks come from, not what it answers.
+pub const SEAL: &str = "placement_seal";
+
 thread_local! {
     /// The instance's validator: it keeps the compiled settings (and node inventory) between
     /// calls, as Kubewarden sends the same settings with every request.
@@ -69,6 +75,11 @@ pub fn dispatch_payload(operation: &[u8], payload: Cow<'_, [u8]>) -> Result<Vec<
             #[cfg(target_arch = "wasm32")]
             heap::zero_freed(false);
             done.map(|()| b"{\"preinitialized\":true}".to_vec()).map_err(String::into_bytes)
+        }
+        op if op == SEAL.as_bytes() => {
+            #[cfg(target_arch = "wasm32")]
+            heap::seal();
+            Ok(b"{\"sealed\":true}".to_vec())
         }
         other => Err(format!(
             "placement-policy: unknown operation {:?}: this module answers {}",
@@ -199,86 +210,8 @@ mod guest {
     }
 }
 
-/// The module's allocator: the default one (dlmalloc), counting the live heap bytes so that a
-/// Rego evaluation can be stopped when it grows the heap by more than
-/// `placement_core::gatekeeper::HEAP_LIMIT_PER_EVALUATION` (the evaluation reads the count
-/// with its work clock). policy-server's own limits on a wasm instance are not the policy's
-/// to set, so the module bounds itself; a limit error is a response, never a trap.
 #[cfg(target_arch = "wasm32")]
-mod heap {
-    use std::alloc::{GlobalAlloc, Layout, System};
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-
-    struct Counting;
-
-    static LIVE: AtomicUsize = AtomicUsize::new(0);
-    static ZERO_FREED: AtomicBool = AtomicBool::new(false);
-
-    /// While on, a freed block is zeroed before it goes back to the allocator (only the
-    /// pre-initializing call turns it on).
-    pub fn zero_freed(on: bool) {
-        ZERO_FREED.store(on, Ordering::Relaxed);
-    }
-
-    // SAFETY: every call is forwarded to `System` unchanged; only the count is added (and a
-    // freed block zeroed while `ZERO_FREED` is on, before `System` has it back).
-    unsafe impl GlobalAlloc for Counting {
-        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            let p = System.alloc(layout);
-            if !p.is_null() {
-                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-            }
-            p
-        }
-
-        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            let p = System.alloc_zeroed(layout);
-            if !p.is_null() {
-                LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-            }
-            p
-        }
-
-        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            if ZERO_FREED.load(Ordering::Relaxed) {
-                // SAFETY: the block is `layout.size()` bytes the caller owns until this call.
-                std::ptr::write_bytes(ptr, 0, layout.size());
-            }
-            System.dealloc(ptr, layout);
-            LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        }
-
-        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            if ZERO_FREED.load(Ordering::Relaxed) {
-                // A move frees the old block: through `alloc` and `dealloc`, which zero it.
-                let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
-                    return std::ptr::null_mut();
-                };
-                let p = self.alloc(new_layout);
-                if !p.is_null() {
-                    std::ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
-                    self.dealloc(ptr, layout);
-                }
-                return p;
-            }
-            let p = System.realloc(ptr, layout, new_size);
-            if !p.is_null() {
-                LIVE.fetch_add(new_size, Ordering::Relaxed);
-                LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-            }
-            p
-        }
-    }
-
-    #[global_allocator]
-    static ALLOCATOR: Counting = Counting;
-
-    /// The bytes allocated and not yet freed.
-    #[cfg_attr(not(feature = "gatekeeper"), allow(dead_code))]
-    pub fn live_bytes() -> usize {
-        LIVE.load(Ordering::Relaxed)
-    }
-}
+mod heap;
 
 #[cfg(test)]
 mod tests {

@@ -313,6 +313,42 @@ impl RawHost {
     pub fn memory_image(&self) -> Vec<u8> {
         self.memory.data(&self.store).to_vec()
     }
+
+    /// The pages of the exported memory that are mapped in this process now, from the
+    /// kernel's `/proc/self/pagemap` (`None` where it cannot be read): those still mapped
+    /// from the module's image (read, or mapped around a read by the kernel's fault-around),
+    /// and those the instance owns (written: copied from the image, or zero pages beyond it).
+    /// In a fresh instance, each was a page fault.
+    pub fn resident_pages(&self) -> Option<ResidentPages> {
+        use std::io::{Read, Seek, SeekFrom};
+        const PAGE: usize = 4096;
+        let start = self.memory.data_ptr(&self.store) as usize / PAGE;
+        let pages = self.memory.data_size(&self.store).div_ceil(PAGE);
+        let mut file = std::fs::File::open("/proc/self/pagemap").ok()?;
+        file.seek(SeekFrom::Start((start * 8) as u64)).ok()?;
+        let mut entries = vec![0u8; pages * 8];
+        file.read_exact(&mut entries).ok()?;
+        let mut out = ResidentPages::default();
+        for (i, e) in entries.chunks_exact(8).enumerate() {
+            let e = u64::from_le_bytes(e.try_into().ok()?);
+            // Bit 63: present; bit 61: a file page (the image's memfd) or shared.
+            match (e >> 63 & 1, e >> 61 & 1) {
+                (1, 1) => out.image += 1,
+                (1, _) => out.owned.push(i),
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+}
+
+/// [`RawHost::resident_pages`]: 4 KiB pages of an instance's memory mapped in the process.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct ResidentPages {
+    /// How many are mapped read-only from the module's image.
+    pub image: usize,
+    /// The instance's own (written), by index in the memory.
+    pub owned: Vec<usize>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,6 +414,8 @@ pub fn preinitialize(module: &[u8], settings: &[u8]) -> Result<Preinitialized, S
         let payload = format!("{{\"request\":{request},\"settings\":{}}}", String::from_utf8_lossy(settings));
         host.call("validate", payload.as_bytes())?;
     }
+    // Requests then allocate from memory grown after the snapshot (`placement_seal`).
+    host.call(placement_policy::SEAL, b"")?;
     let image = host.memory_image();
     let bytes = placement_policy::wasm::with_memory_image(module, &image).map_err(|e| e.to_string())?;
     Ok(Preinitialized { bytes, memory: image.len() })
@@ -417,7 +455,7 @@ pub fn time_calls(warmup: usize, n: usize, mut f: impl FnMut()) -> (Vec<Duration
 
 #[path = "bench_inputs.rs"]
 mod bench_inputs;
-pub use bench_inputs::{bench_settings, inventory, POD_SECURITY};
+pub use bench_inputs::{bench_settings, cluster_nodes, inventory, POD_SECURITY};
 
 /// [`bench_inputs::pod_security_settings`] from this repository.
 pub fn pod_security_settings() -> Value {
@@ -427,4 +465,26 @@ pub fn pod_security_settings() -> Value {
 /// [`bench_inputs::pod_security_request`] from this repository.
 pub fn pod_security_request() -> Value {
     bench_inputs::pod_security_request(&repo_root())
+}
+
+// ---------------------------------------------------------------------------------------------
+// `inventory: cluster` inputs
+
+/// A kwctl session that answers `inventory: cluster`'s one host call with `nodes`.
+pub fn cluster_session(nodes: Vec<Value>) -> Arc<Replay> {
+    let list = json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": nodes});
+    let session = json!([{
+        "type": "Exchange",
+        "request": "!KubernetesListResourceAll\napi_version: v1\nkind: Node\nlabel_selector: null\nfield_selector: null\n",
+        "response": {"type": "Success", "payload": list.to_string()},
+    }]);
+    let text = serde_yaml::to_string(&session).expect("YAML");
+    Arc::new(Replay::parse(&text).expect("a kwctl session"))
+}
+
+/// The settings of `policy-wasm/examples/cluster/` (`inventory: cluster`, all four policies).
+pub fn cluster_settings() -> Value {
+    let path = repo_root().join("policy-wasm/examples/cluster/settings.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -10,8 +10,8 @@ use placement_core::input::documents::parse_manifests;
 use placement_policy::metadata::metadata_json;
 use placement_policy::wasm::{custom_sections, imports, unexpected_imports, KUBEWARDEN_METADATA};
 use placement_wapc_host::{
-    artifacts, canonical_payload, canonical_settings, example_cluster, fixture, ingress_cluster, lean_module_bytes,
-    module_bytes, payload, preinitialize, repo_root, wapc_host, Host, Instances, RawHost,
+    artifacts, canonical_payload, canonical_settings, cluster_settings, example_cluster, fixture, ingress_cluster,
+    lean_module_bytes, module_bytes, payload, preinitialize, repo_root, wapc_host, Host, Instances, RawHost,
 };
 use serde_json::{json, Value};
 
@@ -160,34 +160,37 @@ fn kubewarden_testcases_in_the_wasm_host() {
 /// instances, on both modules. A host that cannot answer makes it a clear error, not a trap.
 #[test]
 fn cluster_inventory_through_host_capabilities() {
-    let cluster_settings: Value = serde_json::from_str(
-        &std::fs::read_to_string(repo_root().join("policy-wasm/examples/cluster/settings.json")).unwrap(),
-    )
-    .unwrap();
-    let cases = fixture("cases.json");
     for a in artifacts() {
-        for instances in Instances::BOTH {
-            let host = Host::with_cluster(&a.bytes, instances, Some(example_cluster()));
-            let mut compared = 0;
-            for case in cases.as_array().unwrap().iter().filter(|c| c.get("settings").is_none()) {
-                let name = case["name"].as_str().unwrap();
-                let request = fixture(case["fixture"].as_str().unwrap());
-                let want = placement_core::admission::validate(&payload(&request, &fixture("settings.json")));
-                let got = call_in(&host, "validate", &payload(&request, &cluster_settings));
-                assert_eq!(got, serde_json::to_value(&want).unwrap(), "{} ({instances:?}): {name}", a.name);
-                compared += 1;
-            }
-            assert!(compared >= 15, "{compared}");
-        }
-        let no_cluster = Host::new(&a.bytes, Instances::Fresh);
-        let resp = call_in(&no_cluster, "validate", &payload(&fixture("deployment-web.json"), &cluster_settings));
-        assert_eq!(resp["code"], 500, "{resp}");
-        let m = resp["message"].as_str().unwrap();
-        assert!(
-            m.starts_with("placement policy: inventory: cluster: cannot list the cluster's Nodes (kubewarden/kubernetes/list_resources_all v1 Node): "),
-            "{m}"
-        );
+        cluster_cases_in(&a.bytes, a.name, &payload);
     }
+}
+
+/// [`cluster_inventory_through_host_capabilities`] for one module, its payloads made by
+/// `payload_of`.
+fn cluster_cases_in(bytes: &[u8], name: &str, payload_of: &dyn Fn(&Value, &Value) -> Vec<u8>) {
+    let cluster_settings = cluster_settings();
+    let cases = fixture("cases.json");
+    for instances in Instances::BOTH {
+        let host = Host::with_cluster(bytes, instances, Some(example_cluster()));
+        let mut compared = 0;
+        for case in cases.as_array().unwrap().iter().filter(|c| c.get("settings").is_none()) {
+            let case_name = case["name"].as_str().unwrap();
+            let request = fixture(case["fixture"].as_str().unwrap());
+            let want = placement_core::admission::validate(&payload(&request, &fixture("settings.json")));
+            let got = call_in(&host, "validate", &payload_of(&request, &cluster_settings));
+            assert_eq!(got, serde_json::to_value(&want).unwrap(), "{name} ({instances:?}): {case_name}");
+            compared += 1;
+        }
+        assert!(compared >= 15, "{compared}");
+    }
+    let no_cluster = Host::new(bytes, Instances::Fresh);
+    let resp = call_in(&no_cluster, "validate", &payload_of(&fixture("deployment-web.json"), &cluster_settings));
+    assert_eq!(resp["code"], 500, "{resp}");
+    let m = resp["message"].as_str().unwrap();
+    assert!(
+        m.starts_with("placement policy: inventory: cluster: cannot list the cluster's Nodes (kubewarden/kubernetes/list_resources_all v1 Node): "),
+        "{m}"
+    );
 }
 
 /// `gatekeeper.inventory`: the kwctl example of `policy-wasm/examples/cluster/` (a template
@@ -362,6 +365,10 @@ fn preinitialized_modules_answer_every_case() {
             }
             garbage_never_traps_in(&baked.bytes);
         }
+        // `inventory: cluster`: everything but the listed Nodes is in the snapshot; each
+        // request lists them.
+        let baked = preinitialize(&a.bytes, &canonical_settings(&cluster_settings())).unwrap();
+        cluster_cases_in(&baked.bytes, a.name, &canonical_payload);
     }
 }
 

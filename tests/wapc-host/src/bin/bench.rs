@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use placement_wapc_host::provider::EngineProviderPre;
 use placement_wapc_host::{
-    bench_settings, canonical_payload, canonical_settings, fixture, lean_module_bytes, lean_module_path, module_bytes,
-    module_path, payload, percentile, pod_security_request, pod_security_settings, preinitialize, time_calls, Host,
-    Instances,
+    bench_settings, canonical_payload, canonical_settings, cluster_nodes, cluster_session, cluster_settings, fixture,
+    lean_module_bytes, lean_module_path, module_bytes, module_path, payload, percentile, pod_security_request,
+    pod_security_settings, preinitialize, time_calls, Host, Instances,
 };
 use serde_json::{json, Value};
 use wapc::WapcHost;
@@ -105,34 +105,154 @@ struct Modules {
 }
 
 impl Modules {
-    fn new(bytes: &[u8]) -> Self {
-        Self { fresh: Host::new(bytes, Instances::Fresh), reused: Host::new(bytes, Instances::Reused) }
+    /// Host calls answered from `cluster` (none: every host call fails).
+    fn new(bytes: &[u8], cluster: Option<std::sync::Arc<placement_wapc_host::Replay>>) -> Self {
+        Self {
+            fresh: Host::with_cluster(bytes, Instances::Fresh, cluster.clone()),
+            reused: Host::with_cluster(bytes, Instances::Reused, cluster),
+        }
     }
 }
 
-/// `--fresh-loop CASE CALLS`: only fresh-instance calls of one request, for a profiler
-/// (`perf record ... bench-policy --fresh-loop inv100`): `noinv` (the Deployment with
-/// disallowedTolerations only), `inv100`, `inv1000` (all four policies over that many nodes).
-fn fresh_loop(case: &str, calls: usize) {
-    let settings = match case {
-        "noinv" => json!({
-            "disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}
-        }),
-        "inv100" => bench_settings(100),
-        "inv1000" => bench_settings(1_000),
-        other => {
-            eprintln!("bench-policy: --fresh-loop: unknown case {other:?} (noinv, inv100, inv1000)");
-            std::process::exit(2);
+/// A request of `--fresh-loop` and `--touched`, by name: `noinv` (the Deployment with
+/// disallowedTolerations only), `noinv-<N>k` (the same, the review padded with N kB: the floor
+/// at a payload size), `inv100`, `inv1000` (all four policies over that many nodes), `podsec`
+/// (the 10 pod-security constraints), `cluster1000` (`inventory: cluster`, the host listing
+/// 1,000 Nodes); `pre-` before a name runs the module pre-initialized for its settings.
+struct Case {
+    preinit: bool,
+    request: Value,
+    settings: Value,
+    cluster: Option<std::sync::Arc<placement_wapc_host::Replay>>,
+}
+
+impl Case {
+    fn named(case: &str) -> Case {
+        let (preinit, name) = match case.strip_prefix("pre-") {
+            Some(rest) => (true, rest),
+            None => (false, case),
+        };
+        let mut request = fixture("deployment-web.json");
+        let mut cluster = None;
+        let settings = match name {
+            "noinv" => tolerations_only(),
+            padded if padded.starts_with("noinv-") && padded.ends_with('k') => {
+                let kb: usize = padded["noinv-".len()..padded.len() - 1].parse().unwrap_or(0);
+                request["padding"] = Value::String("x".repeat(kb * 1000));
+                tolerations_only()
+            }
+            "inv100" => bench_settings(100),
+            "inv1000" => bench_settings(1_000),
+            "podsec" => {
+                request = pod_security_request();
+                pod_security_settings()
+            }
+            "cluster1000" => {
+                cluster = Some(cluster_session(cluster_nodes(1_000)));
+                cluster_settings()
+            }
+            other => {
+                eprintln!(
+                    "bench-policy: unknown case {other:?} ([pre-]noinv, noinv-<N>k, inv100, inv1000, podsec, cluster1000)"
+                );
+                std::process::exit(2);
+            }
+        };
+        Case { preinit, request, settings, cluster }
+    }
+
+    /// The module the case runs: the full one, pre-initialized when asked.
+    fn module(&self) -> Vec<u8> {
+        match self.preinit {
+            true => preinitialize(&module_bytes(), &canonical_settings(&self.settings)).expect("pre-initialize").bytes,
+            false => module_bytes(),
         }
-    };
-    let p = payload(&fixture("deployment-web.json"), &settings);
-    let host = Host::new(&module_bytes(), Instances::Fresh);
+    }
+}
+
+/// The settings of the floor: disallowedTolerations only, no inventory.
+fn tolerations_only() -> Value {
+    json!({"disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}})
+}
+
+/// `--fresh-loop CASE CALLS`: only fresh-instance calls of one request ([`Case`]), for a
+/// profiler (`perf record ... bench-policy --fresh-loop pre-inv1000`).
+fn fresh_loop(case: &str, calls: usize) {
+    let c = Case::named(case);
+    let p = canonical_payload(&c.request, &c.settings);
+    let host = Host::with_cluster(&c.module(), Instances::Fresh, c.cluster.clone());
     let t = time(&host, &p, calls);
     println!(
         "{case}: {calls} fresh calls, p50 {:.1} µs, p99 {:.1} µs, {:.0} page faults per call",
         t.p50,
         t.p99,
         t.faults.unwrap_or(f64::NAN)
+    );
+}
+
+/// `--touched [pre-]CASE`: the 4 KiB pages of linear memory one request maps and writes in a
+/// fresh instance, from the kernel's page map (each is a page fault there: mapped from the
+/// module's image on a read, copied or a zero page on a write), with the written ones by page
+/// number; then which pages it changed, by region: the shadow stack (the first MiB: Rust's
+/// wasm32 layout puts the stack first), the rest of the initial memory (data and heap), and
+/// memory grown by the request. A page written but not changed is a reference count raised
+/// and lowered, or a lock taken and released.
+fn touched(case: &str) {
+    let c = Case::named(case);
+    if c.cluster.is_some() {
+        eprintln!("bench-policy: --touched: {case} needs host calls, which this host does not answer");
+        std::process::exit(2);
+    }
+    let (module, p) = (c.module(), canonical_payload(&c.request, &c.settings));
+    let resident = {
+        let mut host = placement_wapc_host::RawHost::new(&module).expect("instantiate");
+        let before = host.resident_pages();
+        host.call("validate", &p).expect("validate");
+        before.zip(host.resident_pages())
+    };
+    if let Some((before, after)) = resident {
+        // The written pages as runs of page numbers, to see where they are.
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for &p in &after.owned {
+            match runs.last_mut() {
+                Some((_, end)) if *end + 1 == p => *end = p,
+                _ => runs.push((p, p)),
+            }
+        }
+        let runs: Vec<String> =
+            runs.iter().map(|(a, b)| if a == b { format!("{a}") } else { format!("{a}-{b}") }).collect();
+        println!(
+            "{case}: pages mapped before the call: {} from the image, {} written; after: {} from the image, {} written: {}",
+            before.image,
+            before.owned.len(),
+            after.image,
+            after.owned.len(),
+            runs.join(" ")
+        );
+    }
+    let mut host = placement_wapc_host::RawHost::new(&module).expect("instantiate");
+    let before = host.memory_image();
+    host.call("validate", &p).expect("validate");
+    let after = host.memory_image();
+    const PAGE: usize = 4096;
+    let (mut stack, mut initial, mut grown) = (0, 0, 0);
+    for (i, page) in after.chunks(PAGE).enumerate() {
+        let start = i * PAGE;
+        let was = before.get(start..(start + PAGE).min(before.len()));
+        if was == Some(page) {
+            continue;
+        }
+        match start {
+            s if s < 1 << 20 => stack += 1,
+            s if s < before.len() => initial += 1,
+            _ => grown += usize::from(page.iter().any(|b| *b != 0)),
+        }
+    }
+    println!(
+        "{case}: payload {} bytes; memory {} -> {} KiB; pages changed: stack {stack}, initial memory {initial}, grown (non-zero) {grown}",
+        p.len(),
+        before.len() / 1024,
+        after.len() / 1024
     );
 }
 
@@ -153,46 +273,72 @@ fn cold_start_ms(bytes: &[u8]) -> f64 {
 /// `--preinit`: issue 31's table. For each case, the module pre-initialized for the case's
 /// settings against the plain module, in the same run: fresh p50 of both, reused p50 of the
 /// plain one, and the target (1.3 x reused + the floor, the plain module's fresh p50 of a
-/// request without inventory); then module sizes and cold starts. Printed as Markdown.
-fn preinit_table() {
+/// request without inventory); then the floor at the case's payload size (the same request
+/// without inventory, padded to as many bytes as the case's payload and host answers: what
+/// copying them into a fresh instance costs, whatever the module does with them), the target
+/// with that floor, the pages, module sizes and cold starts, as Markdown.
+fn preinit_table() -> String {
     let deployment = fixture("deployment-web.json");
-    let tolerations_only = json!({
-        "disallowedTolerations": {"keyPrefixes": ["node-role.kubernetes.io/"], "exemptNamespaces": ["kube-system"]}
-    });
     let full = module_bytes();
     let lean = lean_module_bytes();
     let floor = {
-        let plain = Modules::new(&full);
-        time(&plain.fresh, &payload(&deployment, &tolerations_only), 2_000).p50
+        let plain = Modules::new(&full, None);
+        time(&plain.fresh, &payload(&deployment, &tolerations_only()), 2_000).p50
     };
-    let cases: Vec<(&str, &[u8], Value, Value, usize)> = vec![
-        ("Deployment, all four policies, 100 nodes", &full, deployment.clone(), bench_settings(100), 2_000),
-        ("Deployment, all four policies, 1,000 nodes", &full, deployment.clone(), bench_settings(1_000), 500),
-        ("Pod, 10 pod-security constraints", &full, pod_security_request(), pod_security_settings(), 500),
-        ("lean: Deployment, all four policies, 100 nodes", &lean, deployment.clone(), bench_settings(100), 2_000),
+    let listed = serde_json::to_vec(&json!({"items": cluster_nodes(1_000)})).expect("JSON").len();
+    let cluster = || Some(cluster_session(cluster_nodes(1_000)));
+    #[allow(clippy::type_complexity)]
+    let cases: Vec<(&str, &[u8], Value, Value, Option<std::sync::Arc<placement_wapc_host::Replay>>, usize, usize)> = vec![
+        ("Deployment, all four policies, 100 nodes", &full, deployment.clone(), bench_settings(100), None, 0, 2_000),
+        ("Deployment, all four policies, 1,000 nodes", &full, deployment.clone(), bench_settings(1_000), None, 0, 500),
+        ("Pod, 10 pod-security constraints", &full, pod_security_request(), pod_security_settings(), None, 0, 500),
+        (
+            "lean: Deployment, all four policies, 100 nodes",
+            &lean,
+            deployment.clone(),
+            bench_settings(100),
+            None,
+            0,
+            2_000,
+        ),
+        (
+            "inventory: cluster, 1,000 listed Nodes",
+            &full,
+            deployment.clone(),
+            cluster_settings(),
+            cluster(),
+            listed,
+            40,
+        ),
     ];
     let mut md = String::from(
         "| case | plain fresh p50 µs | plain reused p50 µs | pre-initialized fresh p50 µs | target µs | met | \
+         payload + host answers, bytes | floor at that size µs | target with it µs | met | \
          page faults per call, pre-initialized (plain) | pre-initialized module bytes (plain) | \
-         cold start ms, pre-initialized (plain) |\n|---|---:|---:|---:|---:|---|---:|---:|---:|\n",
+         cold start ms, pre-initialized (plain) |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|\n",
     );
-    for (case, module, request, settings, calls) in cases {
+    for (case, module, request, settings, cluster, answers, calls) in cases {
         let baked = preinitialize(module, &canonical_settings(&settings)).expect("pre-initialize");
         // The payload as policy-server sends it: the settings' canonical text.
         let p = canonical_payload(&request, &settings);
-        let plain = Modules::new(module);
-        let pre = Modules::new(&baked.bytes);
+        let plain = Modules::new(module, cluster.clone());
+        let pre = Modules::new(&baked.bytes, cluster);
         let want = plain.reused.call("validate", &p).expect("validate");
         assert_eq!(pre.fresh.call("validate", &p).expect("validate"), want, "{case}: the same answer");
         let (plain_fresh, plain_reused) = (time(&plain.fresh, &p, calls), time(&plain.reused, &p, calls * 5));
         let pre_fresh = time(&pre.fresh, &p, calls);
         let target = 1.3 * plain_reused.p50 + floor;
+        let bytes = p.len() + answers;
+        let sized_floor = padded_floor(&full, bytes, calls.max(500));
+        let sized_target = 1.3 * plain_reused.p50 + sized_floor;
+        let met = |t: f64| if pre_fresh.p50 <= t { "yes" } else { "NOT met" };
         md.push_str(&format!(
-            "| {case} | {:.1} | {:.1} | {:.1} | {target:.0} | {} | {:.0} ({:.0}) | {} ({}) | {:.0} ({:.0}) |\n",
+            "| {case} | {:.1} | {:.1} | {:.1} | {target:.0} | {} | {bytes} | {sized_floor:.1} | {sized_target:.0} | {} | {:.0} ({:.0}) | {} ({}) | {:.0} ({:.0}) |\n",
             plain_fresh.p50,
             plain_reused.p50,
             pre_fresh.p50,
-            if pre_fresh.p50 <= target { "yes" } else { "NOT met" },
+            met(target),
+            met(sized_target),
             pre_fresh.faults.unwrap_or(f64::NAN),
             plain_fresh.faults.unwrap_or(f64::NAN),
             baked.bytes.len(),
@@ -205,7 +351,18 @@ fn preinit_table() {
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "unknown".into());
     md.push_str(&format!("\nFloor (plain module, fresh, no inventory): {floor:.1} µs p50; load average {load}.\n"));
-    print!("{md}");
+    md
+}
+
+/// The plain module's fresh p50 for the floor's request (no inventory) padded so that its
+/// payload has `bytes` bytes.
+fn padded_floor(module: &[u8], bytes: usize, calls: usize) -> f64 {
+    let mut request = fixture("deployment-web.json");
+    let base = canonical_payload(&request, &tolerations_only()).len();
+    // `"padding":"..."` and its comma: 14 bytes around the padding.
+    request["padding"] = Value::String("x".repeat(bytes.saturating_sub(base + 14)));
+    let p = canonical_payload(&request, &tolerations_only());
+    time(&Modules::new(module, None).fresh, &p, calls).p50
 }
 
 fn main() {
@@ -214,7 +371,8 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--update" => markdown_out = args.next(),
-            "--preinit" => return preinit_table(),
+            "--preinit" => return print!("{}", preinit_table()),
+            "--touched" => return touched(&args.next().unwrap_or_default()),
             "--fresh-loop" => {
                 let case = args.next().unwrap_or_default();
                 let calls = args.next().and_then(|n| n.parse().ok()).unwrap_or(20_000);
@@ -222,7 +380,7 @@ fn main() {
             }
             other => {
                 eprintln!(
-                    "bench-policy: unknown argument {other:?}; usage: bench-policy [--update FILE] | --preinit | --fresh-loop noinv|inv100|inv1000 [CALLS]"
+                    "bench-policy: unknown argument {other:?}; usage: bench-policy [--update FILE] | --preinit | --fresh-loop|--touched [pre-]CASE [CALLS]"
                 );
                 std::process::exit(2);
             }
@@ -250,7 +408,7 @@ fn main() {
     });
     let warm_p50 = percentile(&warm, 0.5);
 
-    let full = Modules::new(&bytes);
+    let full = Modules::new(&bytes, None);
     let deployment = fixture("deployment-web.json");
     let mut rows = Vec::new();
     for (nodes, calls, target) in [(100usize, 10_000usize, 100.0), (1_000, 2_000, 1_000.0)] {
@@ -300,7 +458,7 @@ fn main() {
         })
         .min()
         .unwrap_or_default();
-    let lean = Modules::new(&lean_bytes);
+    let lean = Modules::new(&lean_bytes, None);
     let lean_row = bench(
         &lean,
         "lean module: Deployment, 3 replicas, all four policies",
@@ -431,9 +589,12 @@ fn main() {
          pod-security set of `core/benches/gatekeeper.rs` (10 library templates, one constraint each, \
          a Pod with 2 containers and 2 volumes; {gk_violations} violations). The native row's \
          \"fresh\" columns are `admission::validate` (settings decoded on every call), its \"reused\" \
-         ones `admission::Validator` (settings cached).\n{END_MARK}\n",
+         ones `admission::Validator` (settings cached).\n",
         rows[0].fresh.calls, rows[0].reused.calls,
     ));
+    md.push_str("\n### Pre-initialized modules (issue 31: `bench-policy --preinit`, in the same run)\n\n");
+    md.push_str(&preinit_table());
+    md.push_str(&format!("{END_MARK}\n"));
     print!("{md}");
     if let Some(path) = markdown_out {
         let old = std::fs::read_to_string(&path).unwrap_or_default();
