@@ -129,19 +129,22 @@ pub fn live_bytes() -> usize {
     LIVE.load(Ordering::Relaxed)
 }
 
-/// Size classes of powers of two, 16 B to 64 KiB, over wasm pages grown for them: a block is
-/// carved at the end of the last grown run (aligned to its size, so that any layout of its
-/// class fits it when it is reused) or taken from its class's free list, and goes back to
-/// that list when freed. No coalescing: an instance's heap grows to the peak of each class
-/// and is then reused (the host tests run 100,000 requests in one instance with flat memory).
-/// The instance is single-threaded; the atomics are only a safe way to have mutable statics.
+/// Size classes (`size_classes`: 16 B to 256 B by 16, then four per power of two to 64 KiB;
+/// powers of two alone left a third unused and made a request with a 2 MB host answer fault
+/// more pages than dlmalloc) over wasm pages grown for them: a block is
+/// carved at the end of the last grown run or taken from its class's free list, and goes back
+/// to that list when freed. Every class size is a multiple of 16, so every block is 16-byte
+/// aligned; a layout that needs more goes to dlmalloc. No coalescing: an instance's heap grows
+/// to the peak of each class and is then reused (the host tests run 100,000 requests in one
+/// instance with flat memory). The instance is single-threaded; the atomics are only a safe
+/// way to have mutable statics.
 mod requests {
-    use std::alloc::Layout;
     use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 
+    pub use crate::size_classes::class;
+    use crate::size_classes::{class_size, CLASSES};
+
     const WASM_PAGE: usize = 64 * 1024;
-    const MIN_SHIFT: u32 = 4;
-    const CLASSES: usize = 13; // 16 B .. 64 KiB
     /// Pages grown at a time: 1 MiB of address space, touched only as blocks are carved.
     const GROW_PAGES: usize = 16;
 
@@ -151,13 +154,6 @@ mod requests {
     static END: AtomicUsize = AtomicUsize::new(0);
     /// The wasm pages grown here, one bit each (4 GiB of 64 KiB pages).
     static OWNED: [AtomicU32; 65536 / 32] = [const { AtomicU32::new(0) }; 65536 / 32];
-
-    /// The class of `layout`: `None` above 64 KiB.
-    pub fn class(layout: Layout) -> Option<usize> {
-        let size = layout.size().max(layout.align()).max(1 << MIN_SHIFT).checked_next_power_of_two()?;
-        let class = (size.trailing_zeros() - MIN_SHIFT) as usize;
-        (class < CLASSES).then_some(class)
-    }
 
     /// Whether `ptr` is in memory grown here.
     pub fn owns(ptr: *mut u8) -> bool {
@@ -173,8 +169,8 @@ mod requests {
             FREE[class].store(*(head as *const usize), Relaxed);
             return head as *mut u8;
         }
-        let size = 1usize << (class as u32 + MIN_SHIFT);
-        let mut start = NEXT.load(Relaxed).next_multiple_of(size);
+        let size = class_size(class);
+        let mut start = NEXT.load(Relaxed);
         if NEXT.load(Relaxed) == 0 || start + size > END.load(Relaxed) {
             let pages = size.div_ceil(WASM_PAGE).max(GROW_PAGES);
             let old = core::arch::wasm32::memory_grow(0, pages);
@@ -190,7 +186,7 @@ mod requests {
                 NEXT.store(base, Relaxed);
             }
             END.store(base + pages * WASM_PAGE, Relaxed);
-            start = NEXT.load(Relaxed).next_multiple_of(size);
+            start = NEXT.load(Relaxed);
         }
         NEXT.store(start + size, Relaxed);
         start as *mut u8
@@ -198,7 +194,7 @@ mod requests {
 
     /// Gives a block of `class` back to its free list.
     pub unsafe fn dealloc(ptr: *mut u8, class: usize) {
-        // SAFETY: the block is at least 16 bytes, aligned to its size, and the caller's.
+        // SAFETY: the block is at least 16 bytes, 16-byte aligned, and the caller's.
         *(ptr as *mut usize) = FREE[class].load(Relaxed);
         FREE[class].store(ptr as usize, Relaxed);
     }

@@ -212,6 +212,8 @@ mod guest {
 
 #[cfg(target_arch = "wasm32")]
 mod heap;
+#[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+mod size_classes;
 
 #[cfg(test)]
 mod tests {
