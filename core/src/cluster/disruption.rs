@@ -5,9 +5,11 @@
 //! A budget read back from a cluster carries what the controller last wrote
 //! (`status.disruptionsAllowed`) and is believed. A budget written by hand has no status:
 //! Placement computes it from the pods bound in the simulated cluster as the controller
-//! would, counting every bound pod the selector matches as healthy (the simulation has no
-//! readiness) and as expected (the controller reads its controllers' scale for percentages
-//! and `maxUnavailable`; Placement counts the matching pods).
+//! would (`countHealthyPods`, `getExpectedPodCount`, `updatePdbStatus`): healthy, the matching
+//! pods that are ready and not being deleted (a snapshot's pod with `Ready: False` or a
+//! `deletionTimestamp`; the pods the simulation binds are ready); expected, every matching
+//! pod (the controller reads its controllers' scale for percentages and `maxUnavailable`;
+//! Placement counts the matching pods, which is that scale outside a rollout).
 //!
 //! ```
 //! use placement_core::cluster::disruption::disruptions_allowed;
@@ -18,7 +20,8 @@
 //! pdb.spec.min_available = Some(IntOrString::Int(2));
 //! let web: Labels = [("app".to_string(), "web".to_string())].into_iter().collect();
 //! pdb.spec.selector = Some(LabelSelector { match_labels: web.clone(), ..Default::default() });
-//! let pods = vec![("default", &web); 3];
+//! // (namespace, labels, healthy) of each bound pod: three ready web pods.
+//! let pods = vec![("default", &web, true); 3];
 //! assert_eq!(disruptions_allowed(&pdb, pods.into_iter()), 1);
 //! ```
 
@@ -58,10 +61,11 @@ pub struct Health {
 }
 
 /// `status.disruptionsAllowed`: the status's when the budget has one, else computed from the
-/// bound pods given (`(namespace, labels)` of each).
+/// bound pods given (`(namespace, labels, healthy)` of each: healthy, ready and not being
+/// deleted).
 pub fn disruptions_allowed<'p, L: LabelLookup + ?Sized + 'p>(
     pdb: &PodDisruptionBudget,
-    pods: impl Iterator<Item = (&'p str, &'p L)>,
+    pods: impl Iterator<Item = (&'p str, &'p L, bool)>,
 ) -> i32 {
     health(pdb, pods).allowed
 }
@@ -70,7 +74,7 @@ pub fn disruptions_allowed<'p, L: LabelLookup + ?Sized + 'p>(
 /// else computed from the bound pods given as the controller would.
 pub fn health<'p, L: LabelLookup + ?Sized + 'p>(
     pdb: &PodDisruptionBudget,
-    pods: impl Iterator<Item = (&'p str, &'p L)>,
+    pods: impl Iterator<Item = (&'p str, &'p L, bool)>,
 ) -> Health {
     if let Some(status) = &pdb.status {
         return Health {
@@ -80,21 +84,32 @@ pub fn health<'p, L: LabelLookup + ?Sized + 'p>(
         };
     }
     let selector = selector(pdb);
-    let healthy = pods.filter(|(ns, labels)| covers(pdb, &selector, ns, *labels)).count();
-    computed(pdb, i32::try_from(healthy).unwrap_or(i32::MAX))
+    let (mut healthy, mut expected) = (0usize, 0usize);
+    for (ns, labels, ready) in pods {
+        if covers(pdb, &selector, ns, labels) {
+            expected += 1;
+            healthy += usize::from(ready);
+        }
+    }
+    let count = |n: usize| i32::try_from(n).unwrap_or(i32::MAX);
+    computed(pdb, count(healthy), count(expected))
 }
 
-/// `updatePdbStatus` for `healthy` pods, all of them expected.
-pub fn computed(pdb: &PodDisruptionBudget, healthy: i32) -> Health {
-    // `getExpectedPodCount` and `updatePdbStatus`: desiredHealthy from minAvailable, or
-    // expected minus maxUnavailable (percentages of the expected count rounded up).
+/// `updatePdbStatus` for `healthy` pods of `expected`.
+pub fn computed(pdb: &PodDisruptionBudget, healthy: i32, expected: i32) -> Health {
+    // `getExpectedPodCount`: desiredHealthy is an integer minAvailable, a percentage of the
+    // expected count (rounded up), or the expected count less maxUnavailable (a percentage of
+    // it rounded up), at least 0.
     let desired = match (&pdb.spec.min_available, &pdb.spec.max_unavailable) {
-        (Some(min), _) => min.scaled_value(healthy, true).unwrap_or(healthy),
-        (None, Some(max)) => healthy - max.scaled_value(healthy, true).unwrap_or(0),
+        (_, Some(max)) => expected - max.scaled_value(expected, true).unwrap_or(0),
+        (Some(min), None) => min.scaled_value(expected, true).unwrap_or(expected),
         // Neither (the API requires one): nothing may be disrupted.
-        (None, None) => healthy,
-    };
-    Health { allowed: (healthy - desired).max(0), current: healthy, desired: desired.max(0) }
+        (None, None) => expected,
+    }
+    .max(0);
+    // `updatePdbStatus`: nothing is allowed without expected pods or below the desired count.
+    let allowed = if expected <= 0 { 0 } else { (healthy - desired).max(0) };
+    Health { allowed, current: healthy, desired }
 }
 
 #[cfg(test)]
@@ -121,7 +136,13 @@ mod tests {
             },
             status: status.map(|d| PodDisruptionBudgetStatus { disruptions_allowed: d, ..Default::default() }),
         };
-        let pods = [("shop", &web), ("shop", &web), ("shop", &web), ("shop", &db), ("other", &web)];
+        let pods = [
+            ("shop", &web, true),
+            ("shop", &web, true),
+            ("shop", &web, true),
+            ("shop", &db, true),
+            ("other", &web, true),
+        ];
         let s = |v: &str| Some(IntOrString::String(v.into()));
         let cases = [
             ("minAvailable 2 of 3", budget(Some(IntOrString::Int(2)), None, None), 1),
@@ -134,8 +155,23 @@ mod tests {
             ("the status is believed", budget(Some(IntOrString::Int(0)), None, Some(0)), 0),
         ];
         for (name, pdb, want) in cases {
-            assert_eq!(disruptions_allowed(&pdb, pods.iter().map(|(n, l)| (*n, *l))), want, "{name}");
+            assert_eq!(disruptions_allowed(&pdb, pods.iter().copied()), want, "{name}");
         }
+        // One of the three web pods unready (or being deleted): not healthy, still expected.
+        let unready = [("shop", &web, true), ("shop", &web, true), ("shop", &web, false)];
+        let cases = [
+            ("minAvailable 2: 2 healthy", budget(Some(IntOrString::Int(2)), None, None), (0, 2, 2)),
+            ("minAvailable 1: 2 healthy", budget(Some(IntOrString::Int(1)), None, None), (1, 2, 1)),
+            ("minAvailable 50% of 3 expected", budget(s("50%"), None, None), (0, 2, 2)),
+            ("maxUnavailable 1 of 3 expected", budget(None, Some(IntOrString::Int(1)), None), (0, 2, 2)),
+            ("maxUnavailable 2 of 3 expected", budget(None, Some(IntOrString::Int(2)), None), (1, 2, 1)),
+        ];
+        for (name, pdb, (allowed, current, desired)) in cases {
+            assert_eq!(health(&pdb, unready.iter().copied()), Health { allowed, current, desired }, "{name}");
+        }
+        let none: [(&str, &Labels, bool); 0] = [];
+        let zero = budget(Some(IntOrString::Int(0)), None, None);
+        assert_eq!(disruptions_allowed(&zero, none.iter().copied()), 0, "no expected pods: nothing allowed");
         let mut empty = budget(Some(IntOrString::Int(0)), None, None);
         empty.spec.selector = Some(LabelSelector::default());
         assert!(!covers(&empty, &selector(&empty), "shop", &web), "an empty selector matches nothing");

@@ -227,6 +227,13 @@ impl PodStatus {
         self.phase == Self::SUCCEEDED || self.phase == Self::FAILED
     }
 
+    /// `IsPodReady`, as far as a snapshot tells: a pod is unready when its `Ready` condition
+    /// says `False` (the only `Ready` condition a snapshot's pods keep). A pod without one
+    /// (written by hand, bound by the simulation, or read back ready) is ready.
+    pub fn is_ready(&self) -> bool {
+        !self.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "False")
+    }
+
     /// The `PodScheduled` condition, when it says the pod could not be scheduled.
     pub fn unschedulable(&self) -> Option<&Condition> {
         self.conditions.iter().find(|c| c.type_ == "PodScheduled" && c.status == "False")

@@ -459,10 +459,10 @@ pub struct EvictionBudgets<'b> {
 
 impl<'b> EvictionBudgets<'b> {
     /// The budgets with their health now: the status of a budget read back, else counted
-    /// over `bound` (`(namespace, labels)` of every pod bound in the cluster).
+    /// over `bound` (`(namespace, labels, healthy)` of every pod bound in the cluster).
     pub fn new<'p, L: LabelLookup + ?Sized + 'p>(
         pdbs: impl Iterator<Item = &'b PodDisruptionBudget>,
-        bound: impl Iterator<Item = (&'p str, &'p L)> + Clone,
+        bound: impl Iterator<Item = (&'p str, &'p L, bool)> + Clone,
     ) -> Self {
         let budgets = pdbs
             .map(|pdb| {
@@ -511,7 +511,7 @@ impl<'b> EvictionBudgets<'b> {
             return EvictionAnswer::MoreThanOneBudget;
         }
         let Some((pdb, _, _, health)) = self.budgets.get_mut(index) else { return EvictionAnswer::Evicted };
-        if !is_ready(pod) {
+        if !pod.status.is_ready() {
             let always = pdb.spec.unhealthy_pod_eviction_policy.as_deref() == Some("AlwaysAllow");
             // An unready pod is not counted healthy: deleting it disrupts nothing the budget
             // guards while the budget is met.
@@ -530,14 +530,6 @@ impl<'b> EvictionBudgets<'b> {
 /// `canIgnorePDB`: a Pending, finished or terminating pod is deleted without a budget check.
 fn can_ignore_budget(pod: &Pod) -> bool {
     pod.status.phase == "Pending" || pod.status.is_terminal() || pod.metadata.deletion_timestamp.is_some()
-}
-
-/// `IsPodReady`, read as its negation: a pod is unready when its `Ready` condition says
-/// `False` (the only `Ready` condition a snapshot's pods keep). A pod without one (written
-/// by hand, bound by the simulation, or read back ready) is ready, as the simulation counts
-/// it healthy.
-fn is_ready(pod: &Pod) -> bool {
-    !pod.status.conditions.iter().any(|c| c.type_ == "Ready" && c.status == "False")
 }
 
 /// What would let an eviction `pdb` blocks through, most direct first. `health` is the

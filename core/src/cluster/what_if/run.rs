@@ -212,7 +212,7 @@ fn apply(
             // runs (a read-back status, else counted from the bound pods); what it admits is
             // written back to a read-back status, so a later drain sees it.
             let pdbs: Vec<_> = m.scheduling.disruption_budgets.iter().map(|(_, b)| b.clone()).collect();
-            let mut budgets = drain::EvictionBudgets::new(pdbs.iter(), bound_pod_labels(&m.workloads));
+            let mut budgets = drain::EvictionBudgets::new(pdbs.iter(), budget_pods(&m.workloads));
             let mut refusals = Vec::new();
             // A node whose evictions kubectl retries forever (no `--timeout`): the command
             // never gets past it.
@@ -408,68 +408,84 @@ fn apply(
 }
 
 /// The evictions kubectl's retries get through after `report`: for each budget that refused
-/// some after this drain's own evictions used what it allowed, as many as it allows again once
-/// the evicted pods' replacements are bound (`disruptionsAllowed` at the start, less the
-/// budget's pods that are gone and not replaced). A budget that allowed nothing at the start
-/// stays so: nothing of it was evicted to be replaced.
+/// some, as many as it allows once the evicted pods' replacements are bound. A budget written
+/// by hand is counted again over the pods bound then (`disruption::health`: the snapshot's pods
+/// by their readiness, the simulation's as ready), so an unready pod that went without the
+/// budget and whose replacement runs lets a refused one through. A budget read back is believed
+/// at its `disruptionsAllowed`, less the budget's pods that are gone and not replaced; one
+/// that allowed nothing at the start stays so.
 fn retries_through(before: &Manifests, after: &Manifests, outcomes: &[CommandOutcome], report: &Report) -> Vec<String> {
     let waiting: Vec<&BlockedEviction> =
-        outcomes.iter().flat_map(|o| &o.blocked).filter(|b| !b.evicted_on_retry && b.allowed_at_start > 0).collect();
+        outcomes.iter().flat_map(|o| &o.blocked).filter(|b| !b.evicted_on_retry).collect();
     if waiting.is_empty() {
         return Vec::new();
     }
-    // Labels of the pods bound after the commands: a pod of the snapshot by its own, a pod
-    // the simulation created by its controller's template.
-    let pod_labels: std::collections::HashMap<(&str, &str), &crate::model::Labels> = after
+    // Labels and health of the pods bound after the commands: a pod of the snapshot by its
+    // own, a pod the simulation created by its controller's template (and ready).
+    let snapshot_pods: std::collections::HashMap<(&str, &str), (&crate::model::Labels, bool)> = after
         .workloads
         .iter()
         .filter(|w| w.kind == WorkloadKind::Pod)
-        .map(|w| ((w.namespace.as_str(), w.name.as_str()), &w.template.metadata.labels))
+        .map(|w| {
+            let healthy = w.pod_status.is_ready() && w.template.metadata.deletion_timestamp.is_none();
+            ((w.namespace.as_str(), w.name.as_str()), (&w.template.metadata.labels, healthy))
+        })
         .collect();
     let template_labels: std::collections::HashMap<(&str, &str, &str), &crate::model::Labels> = after
         .workloads
         .iter()
         .map(|w| ((w.kind.as_str(), w.namespace.as_str(), w.name.as_str()), &w.template.metadata.labels))
         .collect();
-    let bound_after: Vec<(&str, &crate::model::Labels)> = report
+    // Every pod after the commands, pending ones too (expected, not healthy).
+    let pods_after: Vec<(&str, &crate::model::Labels, bool)> = report
         .workloads
         .iter()
         .flat_map(|wr| wr.pods.iter().map(move |p| (wr, p)))
-        .filter(|(_, p)| p.node.is_some() && p.preempted.is_none())
+        .filter(|(_, p)| p.preempted.is_none())
         .filter_map(|(wr, p)| {
-            let labels = pod_labels
-                .get(&(wr.namespace.as_str(), p.name.as_str()))
-                .or_else(|| template_labels.get(&(wr.kind, wr.namespace.as_str(), wr.name.as_str())))?;
-            Some((wr.namespace.as_str(), *labels))
+            let (labels, healthy) =
+                snapshot_pods.get(&(wr.namespace.as_str(), p.name.as_str())).copied().or_else(|| {
+                    template_labels.get(&(wr.kind, wr.namespace.as_str(), wr.name.as_str())).map(|l| (*l, true))
+                })?;
+            Some((wr.namespace.as_str(), labels, healthy && p.node.is_some()))
         })
         .collect();
-    let bound_before: Vec<(&str, &crate::model::Labels)> = bound_pod_labels(&before.workloads).collect();
+    let pods_before: Vec<(&str, &crate::model::Labels, bool)> = budget_pods(&before.workloads).collect();
     let mut through = Vec::new();
     let budgets: BTreeSet<&str> = waiting.iter().map(|b| b.budget.as_str()).collect();
     for key in budgets {
         let Some((_, pdb)) = before.scheduling.disruption_budgets.iter().find(|(_, b)| b.key() == key) else {
             continue;
         };
-        let selector = crate::cluster::disruption::selector(pdb);
-        let count = |pods: &[(&str, &crate::model::Labels)]| {
-            pods.iter().filter(|(ns, l)| crate::cluster::disruption::covers(pdb, &selector, ns, *l)).count()
-        };
-        let lost = count(&bound_before).saturating_sub(count(&bound_after));
         let of_budget: Vec<&&BlockedEviction> = waiting.iter().filter(|b| b.budget == key).collect();
-        let start = of_budget.first().map_or(0, |b| b.allowed_at_start);
-        let allowed = usize::try_from(start).unwrap_or(0).saturating_sub(lost);
-        through.extend(of_budget.iter().take(allowed).map(|b| b.pod.clone()));
+        let allowed = if pdb.status.is_none() {
+            crate::cluster::disruption::health(pdb, pods_after.iter().copied()).allowed
+        } else {
+            let selector = crate::cluster::disruption::selector(pdb);
+            let healthy = |pods: &[(&str, &crate::model::Labels, bool)]| {
+                pods.iter()
+                    .filter(|(ns, l, h)| *h && crate::cluster::disruption::covers(pdb, &selector, ns, *l))
+                    .count()
+            };
+            let lost = healthy(&pods_before).saturating_sub(healthy(&pods_after));
+            let start = of_budget.first().map_or(0, |b| b.allowed_at_start);
+            i32::try_from(usize::try_from(start).unwrap_or(0).saturating_sub(lost)).unwrap_or(0)
+        };
+        through.extend(of_budget.iter().take(usize::try_from(allowed).unwrap_or(0)).map(|b| b.pod.clone()));
     }
     through
 }
 
-/// `(namespace, labels)` of the snapshot's pods bound to a node and not finished: what a
-/// PodDisruptionBudget's health is counted over.
-fn bound_pod_labels(workloads: &[Arc<Workload>]) -> impl Iterator<Item = (&str, &crate::model::Labels)> + Clone {
-    workloads
-        .iter()
-        .filter(|w| w.kind == WorkloadKind::Pod && !w.template.spec.node_name.is_empty() && !w.pod_status.is_terminal())
-        .map(|w| (w.namespace.as_str(), &w.template.metadata.labels))
+/// `(namespace, labels, healthy)` of the snapshot's pods not finished: what a
+/// PodDisruptionBudget's health is counted over (`getPodsForPdb`, `countHealthyPods`): every
+/// one is expected; healthy, one bound to a node, ready and not being deleted.
+fn budget_pods(workloads: &[Arc<Workload>]) -> impl Iterator<Item = (&str, &crate::model::Labels, bool)> + Clone {
+    workloads.iter().filter(|w| w.kind == WorkloadKind::Pod && !w.pod_status.is_terminal()).map(|w| {
+        let healthy = !w.template.spec.node_name.is_empty()
+            && w.pod_status.is_ready()
+            && w.template.metadata.deletion_timestamp.is_none();
+        (w.namespace.as_str(), &w.template.metadata.labels, healthy)
+    })
 }
 
 /// For a pod evicted from `node`: each claim bound to a PersistentVolume tied to that node (a
@@ -1075,11 +1091,31 @@ mod budget_tests {
                 Some("There are pending nodes to be drained:\n node-a"),
             ),
             (
-                "an unready pod goes without taking the budget's disruption",
+                // `countHealthyPods`: the unready pod is expected, not healthy, so the budget
+                // allows nothing; the eviction API lets the unready one go (the budget is met)
+                // and holds the ready one.
+                "an unready pod goes without the budget; the ready one waits, no room for a replacement",
                 snapshot("0", ready_false, &budget("web", "minAvailable: 1")),
                 "kubectl drain node-a",
-                vec!["pod/web-1 evicted", "pod/web-2 evicted", "node/node-a drained"],
-                vec!["shop/web-1 drain", "shop/web-2 drain"],
+                vec![
+                    "error when evicting pods/\"web-1\" -n \"shop\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.",
+                    "pod/web-2 evicted",
+                ],
+                vec!["shop/web-2 drain"],
+                vec!["shop/web-1"],
+                None,
+            ),
+            (
+                "an unready pod goes without the budget; the ready one on a retry, once the replacement runs",
+                snapshot("4", ready_false, &budget("web", "minAvailable: 1")),
+                "kubectl drain node-a",
+                vec![
+                    "error when evicting pods/\"web-1\" -n \"shop\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget.",
+                    "pod/web-1 evicted",
+                    "pod/web-2 evicted",
+                    "node/node-a drained",
+                ],
+                vec!["shop/web-1 drain (on a retry)", "shop/web-2 drain"],
                 vec![],
                 None,
             ),

@@ -134,7 +134,10 @@ impl<'b> Budget<'b> {
     pub fn all(pdbs: &'b [PodDisruptionBudget], nodes: &[NodeInfo]) -> Vec<Budget<'b>> {
         pdbs.iter()
             .map(|pdb| {
-                let bound = nodes.iter().flat_map(|n| n.pods()).map(|p| (&*p.namespace, &*p.labels));
+                // Every pod the scheduler's cache holds counts healthy: a node's pods carry no
+                // readiness here (a snapshot's budgets carry the controller's status, which
+                // is believed instead).
+                let bound = nodes.iter().flat_map(|n| n.pods()).map(|p| (&*p.namespace, &*p.labels, true));
                 Budget {
                     pdb,
                     selector: disruption::selector(pdb),
