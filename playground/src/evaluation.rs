@@ -123,6 +123,8 @@ pub struct Cell {
     /// (`db-0 cannot mount claim ...`). The scheduler does not check it; the pod stays
     /// ContainerCreating.
     pub cannot_mount: Vec<String>,
+    /// How many of the pods here have a claim they cannot mount (a pod may have several).
+    pub pods_cannot_mount: usize,
     /// Indices into the workload's fixes that reach this node.
     pub fixes: Vec<usize>,
 }
@@ -769,6 +771,7 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
                 pods: Vec::new(),
                 volumes: Vec::new(),
                 cannot_mount: Vec::new(),
+                pods_cannot_mount: 0,
                 fixes: Vec::new(),
             })
             .collect();
@@ -805,6 +808,7 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
             cells[i].pods.push(p.name.clone());
             cells[i].volumes.extend(p.claims.iter().map(|c| format!("{}: {c}", p.name)));
             cells[i].cannot_mount.extend(p.cannot_mount.iter().map(|c| format!("{} {}", p.name, c.text())));
+            cells[i].pods_cannot_mount += usize::from(!p.cannot_mount.is_empty());
             if cells[i].state == CellState::Unknown {
                 cells[i].state = CellState::Placed;
             }
@@ -1034,6 +1038,7 @@ mod tests {
             pods: vec![],
             volumes: vec![],
             cannot_mount: vec![],
+            pods_cannot_mount: 0,
             fixes: vec![],
         };
         let eval = Evaluation::of(&synthetic(1, 2));
@@ -1215,6 +1220,21 @@ mod tests {
         assert_eq!(eval2.misplaced, 0);
         assert_eq!(eval2.nodes.len(), 2);
         assert_eq!(eval2.workloads[0].desired, eval.workloads[0].desired);
+    }
+
+    /// A pod with two claims its node cannot mount is one pod that cannot mount (the cell
+    /// says how many pods), with both claims in its warnings.
+    #[test]
+    fn a_cell_counts_the_pods_that_cannot_mount() {
+        let text = include_str!("../../tests/fixtures/snapshots/csi-node-plugin-skips-storage-pool.yaml").replace(
+            "  volumeClaimTemplates:\n",
+            "  volumeClaimTemplates:\n  - metadata: {name: logs}\n    spec:\n      accessModes: [ReadWriteOnce]\n      storageClassName: rook-ceph-block\n      resources: {requests: {storage: 1Gi}}\n",
+        );
+        let eval = Evaluation::of(&SharedState { workloads: text, ..Default::default() });
+        assert!(eval.is_ok(), "{:?}", eval.errors);
+        let db = eval.workloads.iter().find(|w| w.label() == "StatefulSet default/db").unwrap();
+        let cell = db.cells.iter().find(|c| &*c.node == "storage-1").unwrap();
+        assert_eq!((cell.pods.len(), cell.pods_cannot_mount, cell.cannot_mount.len()), (1, 1, 2), "{cell:#?}");
     }
 
     /// A whole `kubectl get nodes,pods,deploy,rs,ds -A -o yaml` pasted into either editor

@@ -1517,7 +1517,7 @@ fn cell_text(c: &Cell) -> String {
     // A pod here cannot mount a claim (its CSI node plugin is not on the node): scheduled, yet
     // stuck in ContainerCreating.
     if !c.cannot_mount.is_empty() {
-        return format!("⚠ {} cannot mount", c.pods.len().max(1));
+        return format!("⚠ {} cannot mount", c.pods_cannot_mount.max(1));
     }
     match c.state {
         CellState::Fits if c.pods.len() == 1 => "✓ 1 pod".into(),
