@@ -795,6 +795,7 @@ struct PreFilterOutcome {
 #[derive(Debug, Clone, Default)]
 struct VolumeStates {
     restrictions: volume_restrictions::PreFilterState,
+    limits: node_volume_limits::PodVolumes,
     binding: volume_binding::PreFilterState,
     zones: Vec<volume_zone::PvTopology>,
 }
@@ -839,7 +840,13 @@ fn run_pre_filters(
                 out.volumes.restrictions = state;
                 (status, None)
             }
-            (FilterPlugin::NodeVolumeLimits, Some(_)) => (node_volume_limits::pre_filter(pod), None),
+            (FilterPlugin::NodeVolumeLimits, Some(storage)) => {
+                let status = node_volume_limits::pre_filter(pod);
+                if status.is_success() {
+                    out.volumes.limits = node_volume_limits::PodVolumes::of(pod, storage);
+                }
+                (status, None)
+            }
             (FilterPlugin::VolumeBinding, Some(storage)) => {
                 let (status, mut state) = volume_binding::pre_filter(pod, storage, &cfg.gates);
                 // Its PreFilterResult: the nodes the bound claims' local PVs name (Filter does
@@ -1022,7 +1029,9 @@ fn run_dynamic_filters(
                 (volume_restrictions::filter(&ctx.volumes.restrictions, ctx.pod, node), Vec::new())
             }
             FilterPlugin::NodeVolumeLimits if !ctx.skip_volume_limits => match cfg.storage.as_deref() {
-                Some(storage) => (node_volume_limits::filter(ctx.pod, node, storage), Vec::new()),
+                Some(storage) => {
+                    (node_volume_limits::filter_with(&ctx.volumes.limits, ctx.pod, node, storage), Vec::new())
+                }
                 None => continue,
             },
             FilterPlugin::VolumeBinding if !ctx.skip_volume_binding => match cfg.storage.as_deref() {
