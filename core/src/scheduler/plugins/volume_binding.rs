@@ -194,7 +194,7 @@ fn candidates(
         crate::model::labels::Selector::from_label_selector(Some(s), &crate::input::field::FieldPath::root(""))
     });
     let mut out: Vec<(Quantity, Arc<PersistentVolume>)> = Vec::new();
-    for pv in storage.volumes_of_class(class) {
+    for pv in storage.volumes_for_claim(class, claim.namespace(), &claim.metadata.name) {
         if pv.spec.claim_ref.is_some() && !pv.is_bound_to(claim) {
             continue;
         }
