@@ -460,7 +460,7 @@ fn read_inventory_policies(
 
 impl Settings {
     /// Reads and checks settings JSON (`null` reads as `{}`). With `inventory: cluster`, the
-    /// checks that need the nodes wait for them ([`Settings::with_cluster_nodes`]).
+    /// checks that need the nodes wait for them ([`Settings::with_listed_nodes`]).
     pub fn from_value(value: &Value) -> Result<Settings, SettingsError> {
         Self::read(value, Compile::Now)
     }
@@ -473,13 +473,6 @@ impl Settings {
     /// ([`Settings::from_value`]) before it serves a request.
     pub fn for_requests(value: &Value) -> Result<Settings, SettingsError> {
         Self::read(value, Compile::WhenUsed)
-    }
-
-    /// The settings with `inventory: cluster`, over the cluster's Nodes (`items` of the List
-    /// the host answered).
-    /// Read as [`Settings::for_requests`] reads them.
-    pub fn with_cluster_nodes(value: &Value, nodes: &Value) -> Result<Settings, SettingsError> {
-        Self::for_requests(value)?.with_listed_nodes(host::ListedNodes::Items(nodes.clone()))
     }
 
     /// These settings (`inventory: cluster`, read without Nodes) over the cluster's Nodes
