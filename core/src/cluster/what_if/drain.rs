@@ -415,15 +415,20 @@ pub fn pending_nodes(plans: &[DrainPlan]) -> Option<String> {
     if refused.is_empty() {
         return None;
     }
-    let mut out = String::from("There are pending nodes to be drained:");
-    for plan in &refused {
-        out.push_str(&format!("\n {}", plan.node));
-    }
+    let mut out = pending_nodes_header(refused.iter().map(|p| p.node.as_str()));
     match refused.as_slice() {
         [one] => one.errors().iter().for_each(|e| out.push_str(&format!("\n{e}"))),
         many => many.iter().filter_map(|p| p.error()).for_each(|e| out.push_str(&format!("\n{e}"))),
     }
     Some(out)
+}
+
+/// `There are pending nodes to be drained:` and the nodes, one per line: the head of what
+/// kubectl prints last when a node is left undrained (refused, or its evictions failed).
+pub fn pending_nodes_header<'n>(nodes: impl Iterator<Item = &'n str>) -> String {
+    let mut out = String::from("There are pending nodes to be drained:");
+    nodes.for_each(|n| out.push_str(&format!("\n {n}")));
+    out
 }
 
 /// The Eviction API's 429 (`checkAndDecrement`): the budget allows no disruption now.

@@ -343,8 +343,7 @@ fn apply(
                 }
             }
             if !pending_nodes.is_empty() && stuck.is_none() {
-                let nodes: String = pending_nodes.iter().map(|n| format!("\n {n}")).collect();
-                refusals.push(format!("There are pending nodes to be drained:{nodes}"));
+                refusals.push(drain::pending_nodes_header(pending_nodes.iter().map(String::as_str)));
             }
             if !refusals.is_empty() {
                 outcome.refused = Some(refusals.join("\n"));
