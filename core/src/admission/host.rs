@@ -192,8 +192,7 @@ fn read_node_list(bytes: &[u8]) -> Option<Vec<Node>> {
         spec: crate::model::NodeSpec,
         status: crate::model::NodeStatus,
     }
-    // A struct also reads from a JSON array; a List is an object.
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    if !super::starts_an_object(bytes) {
         return None;
     }
     let list: List = serde_json::from_slice(bytes).ok()?;

@@ -343,6 +343,13 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         })
 }
 
+/// Whether JSON text `b` is an object (its first byte past whitespace is `{`): serde's
+/// derived structs also read a sequence of their fields, which a payload, a settings document
+/// or a List never is.
+pub(crate) fn starts_an_object(b: &[u8]) -> bool {
+    b.get(skip_ws(b, 0)) == Some(&b'{')
+}
+
 fn skip_ws(b: &[u8], mut i: usize) -> usize {
     while b.get(i).is_some_and(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r')) {
         i += 1;

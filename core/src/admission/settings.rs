@@ -551,10 +551,9 @@ impl Settings {
     }
 
     fn from_slice(text: &[u8], compile: Compile) -> Option<Result<Settings, SettingsError>> {
-        // Only a mapping takes the fast reading: serde's derived structs also accept a
-        // sequence of their fields (`[]` would read as the defaults), which settings are not.
-        let mapping = text.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
-        let fast = if mapping { serde_json::from_slice::<FastSettings<'_>>(text).ok() } else { None };
+        // Only a mapping takes the fast reading (`[]` would read as the defaults).
+        let fast =
+            if super::starts_an_object(text) { serde_json::from_slice::<FastSettings<'_>>(text).ok() } else { None };
         match fast {
             Some(fast) => Some(Self::read_parts(fast.parts(), compile)),
             None => serde_json::from_slice::<Value>(text).ok().map(|v| Self::read(&v, compile)),
