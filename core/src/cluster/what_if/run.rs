@@ -425,10 +425,7 @@ fn retries_through(before: &Manifests, after: &Manifests, outcomes: &[CommandOut
         .workloads
         .iter()
         .filter(|w| w.kind == WorkloadKind::Pod)
-        .map(|w| {
-            let healthy = w.pod_status.is_ready() && w.template.metadata.deletion_timestamp.is_none();
-            ((w.namespace.as_str(), w.name.as_str()), (&w.template.metadata.labels, healthy))
-        })
+        .map(|w| ((w.namespace.as_str(), w.name.as_str()), (&w.template.metadata.labels, ready_and_staying(w))))
         .collect();
     let template_labels: std::collections::HashMap<(&str, &str, &str), &crate::model::Labels> = after
         .workloads
@@ -480,11 +477,14 @@ fn retries_through(before: &Manifests, after: &Manifests, outcomes: &[CommandOut
 /// one is expected; healthy, one bound to a node, ready and not being deleted.
 fn budget_pods(workloads: &[Arc<Workload>]) -> impl Iterator<Item = (&str, &crate::model::Labels, bool)> + Clone {
     workloads.iter().filter(|w| w.kind == WorkloadKind::Pod && !w.pod_status.is_terminal()).map(|w| {
-        let healthy = !w.template.spec.node_name.is_empty()
-            && w.pod_status.is_ready()
-            && w.template.metadata.deletion_timestamp.is_none();
+        let healthy = !w.template.spec.node_name.is_empty() && ready_and_staying(w);
         (w.namespace.as_str(), &w.template.metadata.labels, healthy)
     })
+}
+
+/// A snapshot's pod that `countHealthyPods` counts once bound: ready, and not being deleted.
+fn ready_and_staying(w: &Workload) -> bool {
+    w.pod_status.is_ready() && w.template.metadata.deletion_timestamp.is_none()
 }
 
 /// For a pod evicted from `node`: each claim bound to a PersistentVolume tied to that node (a
