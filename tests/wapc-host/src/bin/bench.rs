@@ -124,6 +124,8 @@ struct Case {
     request: Value,
     settings: Value,
     cluster: Option<std::sync::Arc<placement_wapc_host::Replay>>,
+    /// The bytes of the host's answers (the listed Nodes), copied into the instance too.
+    answers: usize,
 }
 
 impl Case {
@@ -133,7 +135,7 @@ impl Case {
             None => (false, case),
         };
         let mut request = fixture("deployment-web.json");
-        let mut cluster = None;
+        let (mut cluster, mut answers) = (None, 0);
         let settings = match name {
             "noinv" => tolerations_only(),
             padded if padded.starts_with("noinv-") && padded.ends_with('k') => {
@@ -148,7 +150,9 @@ impl Case {
                 pod_security_settings()
             }
             "cluster1000" => {
-                cluster = Some(cluster_session(cluster_nodes(1_000)));
+                let nodes = cluster_nodes(1_000);
+                answers = serde_json::to_vec(&json!({"items": &nodes})).map_or(0, |b| b.len());
+                cluster = Some(cluster_session(nodes));
                 cluster_settings()
             }
             other => {
@@ -158,7 +162,7 @@ impl Case {
                 std::process::exit(2);
             }
         };
-        Case { preinit, request, settings, cluster }
+        Case { preinit, request, settings, cluster, answers }
     }
 
     /// The module the case runs: the full one, pre-initialized when asked.
@@ -285,31 +289,13 @@ fn preinit_table() -> String {
         let plain = Modules::new(&full, None);
         time(&plain.fresh, &payload(&deployment, &tolerations_only()), 2_000).p50
     };
-    let listed = serde_json::to_vec(&json!({"items": cluster_nodes(1_000)})).expect("JSON").len();
-    let cluster = || Some(cluster_session(cluster_nodes(1_000)));
-    #[allow(clippy::type_complexity)]
-    let cases: Vec<(&str, &[u8], Value, Value, Option<std::sync::Arc<placement_wapc_host::Replay>>, usize, usize)> = vec![
-        ("Deployment, all four policies, 100 nodes", &full, deployment.clone(), bench_settings(100), None, 0, 2_000),
-        ("Deployment, all four policies, 1,000 nodes", &full, deployment.clone(), bench_settings(1_000), None, 0, 500),
-        ("Pod, 10 pod-security constraints", &full, pod_security_request(), pod_security_settings(), None, 0, 500),
-        (
-            "lean: Deployment, all four policies, 100 nodes",
-            &lean,
-            deployment.clone(),
-            bench_settings(100),
-            None,
-            0,
-            2_000,
-        ),
-        (
-            "inventory: cluster, 1,000 listed Nodes",
-            &full,
-            deployment.clone(),
-            cluster_settings(),
-            cluster(),
-            listed,
-            40,
-        ),
+    // (row, module, case of `Case::named`, fresh calls)
+    let cases: [(&str, &[u8], &str, usize); 5] = [
+        ("Deployment, all four policies, 100 nodes", &full, "inv100", 2_000),
+        ("Deployment, all four policies, 1,000 nodes", &full, "inv1000", 500),
+        ("Pod, 10 pod-security constraints", &full, "podsec", 500),
+        ("lean: Deployment, all four policies, 100 nodes", &lean, "inv100", 2_000),
+        ("inventory: cluster, 1,000 listed Nodes", &full, "cluster1000", 40),
     ];
     let mut md = String::from(
         "| case | plain fresh p50 µs | plain reused p50 µs | pre-initialized fresh p50 µs | target µs | met | \
@@ -317,7 +303,8 @@ fn preinit_table() -> String {
          page faults per call, pre-initialized (plain) | pre-initialized module bytes (plain) | \
          cold start ms, pre-initialized (plain) |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---|---:|---:|---:|\n",
     );
-    for (case, module, request, settings, cluster, answers, calls) in cases {
+    for (case, module, name, calls) in cases {
+        let Case { request, settings, cluster, answers, .. } = Case::named(name);
         let baked = preinitialize(module, &canonical_settings(&settings)).expect("pre-initialize");
         // The payload as policy-server sends it: the settings' canonical text.
         let p = canonical_payload(&request, &settings);
