@@ -80,8 +80,12 @@ pub fn artifacts() -> [Artifact; 2] {
 
 /// A fixture from `core/src/admission/testdata`.
 pub fn fixture(name: &str) -> Value {
-    let path = repo_root().join("core/src/admission/testdata").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    json_file(&repo_root().join("core/src/admission/testdata").join(name))
+}
+
+/// A JSON file of this repository, read (a missing or invalid file is the test's panic).
+fn json_file(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -484,7 +488,5 @@ pub fn cluster_session(nodes: Vec<Value>) -> Arc<Replay> {
 
 /// The settings of `policy-wasm/examples/cluster/` (`inventory: cluster`, all four policies).
 pub fn cluster_settings() -> Value {
-    let path = repo_root().join("policy-wasm/examples/cluster/settings.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    json_file(&repo_root().join("policy-wasm/examples/cluster/settings.json"))
 }
