@@ -1313,20 +1313,191 @@ pub fn write_kubectl_get_nodes_and_pods_yaml(
     nodes: usize,
     pods_per_node: usize,
 ) -> std::io::Result<()> {
+    write_kubectl_get_storage_nodes_and_pods_yaml(out, nodes, pods_per_node, 0)
+}
+
+/// `kubectl get pv,pvc,sc,csinodes,nodes,pods -A -o yaml` of [`write_kubectl_get_nodes_and_pods_yaml`]'s
+/// cluster with `claims` PersistentVolumeClaims: one in four of the Deployment pods (in the
+/// List's order) mounts a claim `data-<pod>` until `claims` pods do, half of them of the
+/// Immediate class `zonal`, half of the WaitForFirstConsumer class `wffc` (provisioned for the
+/// pod's node: `volume.kubernetes.io/selected-node`), each bound to its PV pinned to the
+/// node's zone. Both classes are `disk.csi.azure.com`'s, whose CSINode on every node allows 64
+/// attachments. With `claims` 0, no storage objects at all.
+pub fn write_kubectl_get_storage_nodes_and_pods_yaml(
+    out: &mut impl std::io::Write,
+    nodes: usize,
+    pods_per_node: usize,
+    claims: usize,
+) -> std::io::Result<()> {
     out.write_all(b"apiVersion: v1\nitems:\n")?;
     let mut node_order: Vec<(String, usize)> = (0..nodes).map(|i| (snapshot_node_name(i), i)).collect();
     node_order.sort();
-    for (_, i) in node_order {
-        write_list_item(out, &kubectl_snapshot_node_value(i))?;
-    }
     let mut pod_order: Vec<((String, String), usize, usize)> = (0..nodes)
         .flat_map(|node| (0..pods_per_node).map(move |slot| (kubectl_pod_key(slot, node), slot, node)))
         .collect();
     pod_order.sort();
-    for (_, slot, node) in pod_order {
-        write_list_item(out, &kubectl_pod_value(slot, node))?;
+    // Which pods mount a claim: every fourth Deployment pod, in the order they are listed.
+    let mut users: Vec<bool> = vec![false; pod_order.len()];
+    let mut apps = 0usize;
+    let mut claimed = Vec::new();
+    for (k, (key, slot_index, node)) in pod_order.iter().enumerate() {
+        if claimed.len() == claims {
+            break;
+        }
+        if matches!(slot(*slot_index, *node), Slot::App(_)) {
+            apps += 1;
+            if apps.is_multiple_of(4) {
+                users[k] = true;
+                claimed.push((key.clone(), *node));
+            }
+        }
+    }
+    if claims > 0 {
+        for (i, ((namespace, pod), node)) in claimed.iter().enumerate() {
+            write_list_item(out, &kubectl_order(claim_pv_value(i, namespace, pod, *node)))?;
+        }
+        for (i, ((namespace, pod), node)) in claimed.iter().enumerate() {
+            write_list_item(out, &kubectl_order(claim_value(i, namespace, pod, *node)))?;
+        }
+        for (name, mode) in [("wffc", "WaitForFirstConsumer"), ("zonal", "Immediate")] {
+            write_list_item(out, &kubectl_order(storage_class_value(name, mode)))?;
+        }
+        for (name, _) in &node_order {
+            write_list_item(out, &kubectl_order(csi_node_value(name)))?;
+        }
+    }
+    for (_, i) in &node_order {
+        write_list_item(out, &kubectl_snapshot_node_value(*i))?;
+    }
+    for (k, (_, slot, node)) in pod_order.into_iter().enumerate() {
+        let mut pod = kubectl_pod_value(slot, node);
+        if users[k] {
+            let name = pod["metadata"]["name"].as_str().unwrap_or_default().to_string();
+            if let Some(volumes) = pod["spec"]["volumes"].as_array_mut() {
+                volumes
+                    .insert(0, json!({"name": "data", "persistentVolumeClaim": {"claimName": format!("data-{name}")}}));
+            }
+        }
+        write_list_item(out, &pod)?;
     }
     out.write_all(b"kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+}
+
+/// The class of the volumes snapshot's claim `i`: even ones `zonal`, odd ones `wffc`.
+fn claim_class(i: usize) -> &'static str {
+    if i.is_multiple_of(2) {
+        "zonal"
+    } else {
+        "wffc"
+    }
+}
+
+const CSI_DRIVER: &str = "disk.csi.azure.com";
+
+/// The PV `pvc-<i>` bound to claim `data-<pod>`, pinned to `node`'s zone.
+fn claim_pv_value(i: usize, namespace: &str, pod: &str, node: usize) -> Value {
+    json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {
+            "annotations": {"pv.kubernetes.io/provisioned-by": CSI_DRIVER},
+            "creationTimestamp": "2024-05-02T11:07:44Z",
+            "finalizers": ["kubernetes.io/pv-protection"],
+            "name": format!("pvc-{i:06}"),
+            "resourceVersion": format!("{}", 200_000 + i),
+            "uid": format!("pv-{i:06}"),
+        },
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "capacity": {"storage": "32Gi"},
+            "claimRef": {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "name": format!("data-{pod}"),
+                "namespace": namespace,
+                "uid": format!("pvc-{i:06}"),
+            },
+            "csi": {
+                "driver": CSI_DRIVER,
+                "volumeHandle": format!("/subscriptions/x/resourceGroups/mc/providers/Microsoft.Compute/disks/pvc-{i:06}"),
+            },
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                {"key": "topology.kubernetes.io/zone", "operator": "In", "values": [ZONES[node % 3]]},
+            ]}]}},
+            "persistentVolumeReclaimPolicy": "Delete",
+            "storageClassName": claim_class(i),
+            "volumeMode": "Filesystem",
+        },
+        "status": {"phase": "Bound"},
+    })
+}
+
+/// The claim `data-<pod>` of [`claim_pv_value`]'s PV, bound to it.
+fn claim_value(i: usize, namespace: &str, pod: &str, node: usize) -> Value {
+    let mut annotations = json!({
+        "pv.kubernetes.io/bind-completed": "yes",
+        "pv.kubernetes.io/bound-by-controller": "yes",
+        "volume.kubernetes.io/storage-provisioner": CSI_DRIVER,
+    });
+    if claim_class(i) == "wffc" {
+        annotations["volume.kubernetes.io/selected-node"] = json!(snapshot_node_name(node));
+    }
+    json!({
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {
+            "annotations": annotations,
+            "creationTimestamp": "2024-05-02T11:07:44Z",
+            "finalizers": ["kubernetes.io/pvc-protection"],
+            "name": format!("data-{pod}"),
+            "namespace": namespace,
+            "resourceVersion": format!("{}", 100_000 + i),
+            "uid": format!("pvc-{i:06}"),
+        },
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": "32Gi"}},
+            "storageClassName": claim_class(i),
+            "volumeMode": "Filesystem",
+            "volumeName": format!("pvc-{i:06}"),
+        },
+        "status": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "32Gi"}, "phase": "Bound"},
+    })
+}
+
+fn storage_class_value(name: &str, binding_mode: &str) -> Value {
+    json!({
+        "allowVolumeExpansion": true,
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"creationTimestamp": "2024-05-02T11:07:44Z", "name": name, "resourceVersion": "100", "uid": format!("sc-{name}")},
+        "parameters": {"skuname": "Premium_LRS"},
+        "provisioner": CSI_DRIVER,
+        "reclaimPolicy": "Delete",
+        "volumeBindingMode": binding_mode,
+    })
+}
+
+/// The CSINode of node `name`: the disk driver, 64 attachments, zonal topology.
+fn csi_node_value(name: &str) -> Value {
+    json!({
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "CSINode",
+        "metadata": {
+            "annotations": {"storage.alpha.kubernetes.io/migrated-plugins": "kubernetes.io/azure-disk,kubernetes.io/azure-file"},
+            "creationTimestamp": "2024-05-02T11:07:44Z",
+            "name": name,
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": format!("node-{name}")}],
+            "resourceVersion": "300",
+            "uid": format!("csinode-{name}"),
+        },
+        "spec": {"drivers": [{
+            "allocatable": {"count": 64},
+            "name": CSI_DRIVER,
+            "nodeID": name,
+            "topologyKeys": ["topology.kubernetes.io/zone"],
+        }]},
+    })
 }
 
 /// [`write_kubectl_get_nodes_and_pods_yaml`] into a String.

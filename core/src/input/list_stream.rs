@@ -270,15 +270,38 @@ mod tests {
         read_with(Trickle { bytes: text.as_bytes(), step }, "src", part_bytes, workers).expect("no IO error")
     }
 
-    /// A generated snapshot (nodes and pods as kubectl prints them) reads as the whole text
-    /// does, whatever the part size, the reads' sizes and the number of workers.
+    /// A generated snapshot (nodes and pods as kubectl prints them, and with storage objects
+    /// and pods mounting claims) reads as the whole text does, whatever the part size, the
+    /// reads' sizes and the number of workers.
     #[test]
     fn a_snapshot_streams_as_it_reads_whole() {
-        let text = crate::testing::bench_common::kubectl_get_nodes_and_pods_yaml(12, 5);
-        let whole = format!("{:?}", parse_manifests(&text, "src").unwrap());
-        for (part_bytes, step, workers) in [(64, 999, 1), (4096, 1000, 2), (20_000, 65536, 3), (1 << 30, 1 << 20, 2)] {
-            let read = streamed_list(&text, part_bytes, step, workers).expect("streamed");
-            assert_eq!(format!("{read:?}"), whole, "parts of {part_bytes} bytes, reads of {step}, {workers} workers");
+        let mut with_storage = Vec::new();
+        crate::testing::bench_common::write_kubectl_get_storage_nodes_and_pods_yaml(&mut with_storage, 12, 8, 6)
+            .expect("writing to a Vec");
+        let with_storage = String::from_utf8(with_storage).expect("UTF-8");
+        for (text, claims) in
+            [(crate::testing::bench_common::kubectl_get_nodes_and_pods_yaml(12, 5), 0), (with_storage, 6)]
+        {
+            let whole = parse_manifests(&text, "src").unwrap();
+            let with_claims = whole
+                .workloads
+                .iter()
+                .filter(|w| w.template.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some()));
+            assert_eq!(
+                (with_claims.count(), whole.storage.claims.len(), whole.storage.volumes.len()),
+                (claims, claims, claims)
+            );
+            let whole = format!("{whole:?}");
+            for (part_bytes, step, workers) in
+                [(64, 999, 1), (4096, 1000, 2), (20_000, 65536, 3), (1 << 30, 1 << 20, 2)]
+            {
+                let read = streamed_list(&text, part_bytes, step, workers).expect("streamed");
+                assert_eq!(
+                    format!("{read:?}"),
+                    whole,
+                    "parts of {part_bytes} bytes, reads of {step}, {workers} workers"
+                );
+            }
         }
     }
 
