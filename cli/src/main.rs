@@ -21,7 +21,7 @@ use placement_core::input::documents::{
 };
 use placement_core::input::list_stream;
 use placement_core::input::text::decode_text;
-use placement_core::model::version::KubeVersion;
+use placement_core::model::version::{FeatureGates, KubeVersion};
 use placement_core::{conformance, explain::render};
 
 #[derive(Parser)]
@@ -47,9 +47,11 @@ struct SimulateArgs {
     recursive: bool,
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Output::Text)]
     output: Output,
-    /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30).
-    #[arg(long = "kube-version", default_value_t = KubeVersion::DEFAULT.to_string())]
-    kube_version: String,
+    /// Kubernetes release whose scheduler wording and defaults to use (e.g. 1.30). Default:
+    /// the newest `status.nodeInfo.kubeletVersion` of the input's Nodes (within the modelled
+    /// releases, said at the top of the report), else 1.35.
+    #[arg(long = "kube-version")]
+    kube_version: Option<String>,
     /// Leave out admission defaults (DefaultTolerationSeconds).
     #[arg(long)]
     no_admission_defaults: bool,
@@ -151,13 +153,11 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
         Ok(commands) => commands,
         Err(e) => return fail(&e),
     };
-    let version = match args.kube_version.parse::<KubeVersion>() {
+    let given_version = match args.kube_version.as_deref().map(str::parse::<KubeVersion>).transpose() {
         Ok(v) => v,
         Err(e) => return fail(&format!("--kube-version: {e}")),
     };
-    let mut opts = SimulateOptions::for_version(version);
-    opts.admission_defaults = !no_admission;
-    opts.percentage_of_nodes_to_score = args.percentage_of_nodes_to_score;
+    let mut gate_values = Vec::new();
     for g in gates {
         let Some((name, value)) = g.split_once('=') else {
             return fail(&format!("--feature-gate {g:?}: expected NAME=true|false"));
@@ -167,9 +167,11 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
             "false" => false,
             other => return fail(&format!("--feature-gate {name}: expected true or false, got {other:?}")),
         };
-        if let Err(e) = opts.gates.set(name, value) {
+        // Checked now, set once the release is known (it may come from the input's Nodes).
+        if let Err(e) = FeatureGates::default().set(name, value) {
             return fail(&format!("--feature-gate: {e}"));
         }
+        gate_values.push((name, value));
     }
 
     let policy = if policy_files.is_empty() {
@@ -237,6 +239,14 @@ fn run_simulate(args: &SimulateArgs) -> ExitCode {
                 Ok(docs) => objects.extend(docs.into_iter().map(|d| d.value)),
                 Err(e) => errors.push(e),
             }
+        }
+    }
+    let mut opts = SimulateOptions::for_release(manifests.release(given_version));
+    opts.admission_defaults = !no_admission;
+    opts.percentage_of_nodes_to_score = args.percentage_of_nodes_to_score;
+    for (name, value) in gate_values {
+        if let Err(e) = opts.gates.set(name, value) {
+            return fail(&format!("--feature-gate: {e}"));
         }
     }
     if !errors.is_empty() {

@@ -507,10 +507,11 @@ impl Evaluation {
 
     fn evaluate(state: &SharedState, cache: &mut ParseCache, strict: bool) -> Evaluation {
         let mut eval = Evaluation::default();
-        let mut opts = SimulateOptions::default();
+        // Not given: the newest kubelet of the pasted Nodes, as the CLI chooses it (below).
+        let mut given_version = None;
         if !state.kube_version.trim().is_empty() {
             match state.kube_version.trim().parse::<KubeVersion>() {
-                Ok(v) => opts = SimulateOptions::for_version(v),
+                Ok(v) => given_version = Some(v),
                 Err(e) => eval.errors.push(EditorError {
                     editor: Editor::Options,
                     line: None,
@@ -520,10 +521,6 @@ impl Evaluation {
                 }),
             }
         }
-        opts.admission_defaults = state.admission_defaults;
-        // The page re-evaluates on every edit: four re-checked fixes (each a whole
-        // simulation again) rather than the CLI's sixteen.
-        opts.max_fix_resimulations = PAGE_FIX_RESIMULATIONS;
 
         // Every invalid document gets its marker, not only the first of each editor; unknown
         // and duplicate fields are warnings, as `kubectl apply --validate=warn` gives them.
@@ -548,6 +545,11 @@ impl Evaluation {
                 }
             }
         }
+        let mut opts = SimulateOptions::for_release(manifests.release(given_version));
+        opts.admission_defaults = state.admission_defaults;
+        // The page re-evaluates on every edit: four re-checked fixes (each a whole
+        // simulation again) rather than the CLI's sixteen.
+        opts.max_fix_resimulations = PAGE_FIX_RESIMULATIONS;
         if !eval.errors.is_empty() {
             // The documents that did read are validated too: every invalid one gets its marker.
             if let Err(more) = placement_core::cluster::simulate::validate(&manifests, &opts) {
@@ -1235,6 +1237,22 @@ mod tests {
         let db = eval.workloads.iter().find(|w| w.label() == "StatefulSet default/db").unwrap();
         let cell = db.cells.iter().find(|c| &*c.node == "storage-1").unwrap();
         assert_eq!((cell.pods.len(), cell.pods_cannot_mount, cell.cannot_mount.len()), (1, 1, 2), "{cell:#?}");
+    }
+
+    /// Without a release chosen, the page simulates the release the pasted Nodes' kubelets
+    /// show, as the CLI does without `--kube-version`; a chosen one wins.
+    #[test]
+    fn the_release_comes_from_the_pasted_nodes_unless_chosen() {
+        let text = include_str!("../../examples/cluster-snapshot.yaml");
+        let release = |kube_version: &str| {
+            let state = SharedState { workloads: text.into(), kube_version: kube_version.into(), ..Default::default() };
+            let eval = Evaluation::of(&state);
+            assert!(eval.is_ok(), "{:?}", eval.errors);
+            let report = eval.report.as_ref().unwrap();
+            (report.kube_version.clone(), report.kube_version_note.is_some())
+        };
+        assert_eq!(release(""), ("1.33".to_string(), true));
+        assert_eq!(release("1.35"), ("1.35".to_string(), false));
     }
 
     /// A whole `kubectl get nodes,pods,deploy,rs,ds -A -o yaml` pasted into either editor

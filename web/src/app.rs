@@ -621,35 +621,42 @@ fn Inputs(pg: Pg) -> impl IntoView {
 
 #[component]
 fn Options(pg: Pg) -> impl IntoView {
-    use placement_core::model::version::KubeVersion;
+    use placement_core::model::version::{KubeVersion, ReleaseSource};
     let versions: Vec<String> =
         (KubeVersion::OLDEST.minor..=KubeVersion::LATEST.minor).rev().map(|m| format!("1.{m}")).collect();
-    // An empty setting means the default version, and keeps share links short.
-    let default = KubeVersion::DEFAULT.to_string();
-    let default_shown = default.clone();
+    // An empty setting: the release the pasted Nodes' kubelets show, else the default (as the
+    // CLI without --kube-version); it keeps share links short.
+    let chosen = move || {
+        pg.with(|p| {
+            p.eval.report.as_ref().map_or_else(
+                || format!("default: {}", KubeVersion::DEFAULT),
+                |r| match &r.kube_version_source {
+                    ReleaseSource::Nodes { kubelet_version } => {
+                        format!("from the nodes: {} (newest kubelet {kubelet_version})", r.kube_version)
+                    }
+                    _ => format!("default: {}", r.kube_version),
+                },
+            )
+        })
+    };
     view! {
         <div class="options">
             <label>
                 "Kubernetes "
                 <select
                     aria-label="Kubernetes version whose wording to reproduce"
-                    on:change=move |e| {
-                        let v = event_target_value(&e);
-                        pg.update(|p| p.set_kube_version(if v == default { String::new() } else { v }))
-                    }
-                    prop:value=move || {
-                        pg.with(|p| {
-                            if p.state.kube_version.is_empty() {
-                                default_shown.clone()
-                            } else {
-                                p.state.kube_version.clone()
-                            }
-                        })
-                    }
+                    on:change=move |e| pg.update(|p| p.set_kube_version(event_target_value(&e)))
+                    prop:value=move || pg.with(|p| p.state.kube_version.clone())
                 >
+                    <option value="">{chosen}</option>
                     {versions.into_iter().map(|v| view! { <option value=v.clone()>{v.clone()}</option> }).collect_view()}
                 </select>
             </label>
+            <Show when=move || pg.with(|p| p.eval.report.as_ref().is_some_and(|r| r.kube_version_note.is_some()))>
+                <span class="release-note" role="note">
+                    {move || pg.with(|p| p.eval.report.as_ref().and_then(|r| r.kube_version_note.clone()).unwrap_or_default())}
+                </span>
+            </Show>
             <label class="check">
                 <input
                     type="checkbox"

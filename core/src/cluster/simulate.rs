@@ -23,7 +23,7 @@ use crate::input::documents::{DocRef, InputError, Manifests, Workload, WorkloadK
 use crate::input::validation::{self, validate_node, validate_workload};
 use crate::model::storage::{ephemeral_claim_name, stateful_set_claim_name, PersistentVolumeClaim};
 use crate::model::taints::{no_execute_eviction, NoExecuteEviction, NO_EXECUTE};
-use crate::model::version::{FeatureGates, KubeVersion};
+use crate::model::version::{FeatureGates, KubeVersion, Release, ReleaseSource};
 use crate::model::{
     Container, Node, ObjectMeta, PersistentVolumeClaimVolumeSource, Pod, PodSpec, PodStatus, ResourceList,
     ResourceRequirements, Taint, Toleration, Volume,
@@ -63,6 +63,8 @@ pub struct SimulateOptions {
     /// read it ([`storage_of`]). Off for the admission policy, whose node inventory holds no
     /// claims: a workload's claims are the cluster's business there, not missing.
     pub model_storage: bool,
+    /// Where `version` comes from, for the report ([`Release`]).
+    pub version_source: ReleaseSource,
 }
 
 /// A workload as the report names it.
@@ -95,7 +97,13 @@ impl SimulateOptions {
             max_fix_resimulations: crate::explain::verify::MAX_RESIMULATIONS,
             record_cycle: None,
             model_storage: true,
+            version_source: ReleaseSource::Default,
         }
+    }
+
+    /// The options for `release`: its version's defaults, and where it came from.
+    pub fn for_release(release: Release) -> Self {
+        Self { version_source: release.source, ..Self::for_version(release.version) }
     }
 
     /// The default profile for these options, before any cluster objects are known.
@@ -114,6 +122,12 @@ impl SimulateOptions {
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     pub kube_version: String,
+    /// Where `kube_version` comes from: `{"from": "given"}`, `{"from": "default"}`, or
+    /// `{"from": "nodes", "kubeletVersion": "v1.33.2"}` (the newest of the input's Nodes).
+    pub kube_version_source: ReleaseSource,
+    /// With a release read from the Nodes, the sentence the text report starts with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kube_version_note: Option<String>,
     pub workloads: Vec<WorkloadReport>,
     pub warnings: Vec<String>,
     pub evictions: Vec<Eviction>,
@@ -1482,8 +1496,11 @@ impl<'a> Simulation<'a> {
     }
 
     fn finish(self) -> Report {
+        let release = Release { version: self.opts.version, source: self.opts.version_source.clone() };
         Report {
             kube_version: self.opts.version.to_string(),
+            kube_version_note: release.note(),
+            kube_version_source: release.source,
             workloads: self.reports,
             warnings: self.warnings,
             evictions: self.evictions,

@@ -20,6 +20,9 @@ pub fn text(report: &Report) -> String {
 pub fn text_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
     let fixes = Fixes::of(report, opts);
+    if let Some(note) = &report.kube_version_note {
+        let _ = writeln!(out, "{note}\n");
+    }
     if let Some(changes) = &report.changes {
         changes_text(&mut out, changes, opts);
         out.push_str("\nAFTER THE CHANGES\n\n");
@@ -273,6 +276,9 @@ pub fn markdown(report: &Report) -> String {
 pub fn markdown_with(report: &Report, opts: &Options) -> String {
     let mut out = String::new();
     let fixes = Fixes::of(report, opts);
+    if let Some(note) = &report.kube_version_note {
+        let _ = writeln!(out, "{note}\n");
+    }
     if let Some(changes) = &report.changes {
         changes_markdown(&mut out, changes);
         out.push_str("## After the changes\n\n");

@@ -795,6 +795,13 @@ impl Manifests {
         self.ignored.extend(other.ignored);
     }
 
+    /// The release to simulate: `given`, else the newest kubelet of the Nodes read
+    /// ([`Release::choose`](crate::model::version::Release::choose)), else the default.
+    pub fn release(&self, given: Option<crate::model::version::KubeVersion>) -> crate::model::version::Release {
+        let kubelets = self.nodes.iter().filter_map(|(_, n)| n.status.node_info.as_ref());
+        crate::model::version::Release::choose(given, kubelets.map(|info| info.kubelet_version.as_str()))
+    }
+
     /// How many documents were read: each is a node, a workload, a service, a storage
     /// object, a PriorityClass or PodDisruptionBudget, or ignored.
     pub fn documents(&self) -> usize {

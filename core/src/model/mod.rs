@@ -146,6 +146,17 @@ pub struct NodeStatus {
     /// `Ready`, `MemoryPressure`, ... as the kubelet reports them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub conditions: Vec<Condition>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_info: Option<NodeSystemInfo>,
+}
+
+/// `status.nodeInfo`: the kubelet's version, which tells the release a snapshot's cluster
+/// runs at least ([`version::Release::choose`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct NodeSystemInfo {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub kubelet_version: String,
 }
 
 /// A status condition (`PodCondition`, `NodeCondition`): the fields Placement reads.

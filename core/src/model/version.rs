@@ -51,6 +51,23 @@ pub enum VersionError {
     UnknownGate { name: String },
 }
 
+/// `major.minor.patch` of a version string (`v1.33.2`, `v1.30.4+k3s1`, `v1.29.8-eks-a737599`,
+/// `1.35`), whatever the release; the patch is 0 when absent, and what follows its digits
+/// (a distribution's build suffix) is ignored.
+fn version_numbers(s: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = s.trim().trim_start_matches('v').splitn(3, '.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    let patch = match parts.next() {
+        None => 0,
+        Some(rest) => {
+            let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+            rest[..digits].parse().ok()?
+        }
+    };
+    Some((major, minor, patch))
+}
+
 impl FromStr for KubeVersion {
     type Err = VersionError;
 
@@ -84,6 +101,86 @@ impl Default for KubeVersion {
 impl fmt::Display for KubeVersion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// The release a simulation models, and where it comes from.
+///
+/// ```
+/// use placement_core::model::version::{KubeVersion, Release, ReleaseSource};
+///
+/// // No release given: the newest kubelet of the input's Nodes.
+/// let r = Release::choose(None, ["v1.33.2", "v1.34.1-eks-1a2b3c", "v1.33.5"]);
+/// assert_eq!(r.version, KubeVersion::new(1, 34));
+/// assert_eq!(r.source, ReleaseSource::Nodes { kubelet_version: "v1.34.1-eks-1a2b3c".into() });
+/// // A given release always wins; without either, the default.
+/// assert_eq!(Release::choose(Some(KubeVersion::new(1, 30)), ["v1.34.1"]).version, KubeVersion::new(1, 30));
+/// assert_eq!(Release::choose(None, Vec::<&str>::new()), Release::default());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Release {
+    pub version: KubeVersion,
+    pub source: ReleaseSource,
+}
+
+/// Where [`Release::version`] comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "camelCase", tag = "from")]
+pub enum ReleaseSource {
+    /// Given: `--kube-version`, the playground's release, the policy's `kubeVersion`.
+    Given,
+    /// Not given: the newest `status.nodeInfo.kubeletVersion` of the input's Nodes (this
+    /// one), brought within the modelled releases.
+    #[serde(rename_all = "camelCase")]
+    Nodes { kubelet_version: String },
+    /// Neither given nor shown by the Nodes: [`KubeVersion::DEFAULT`].
+    #[default]
+    Default,
+}
+
+impl Release {
+    /// `given` if there is one; else the newest of the Nodes' `kubeletVersion`s (those that
+    /// read as versions), or the nearest modelled release when it is outside them; else the
+    /// default. The kubelets are the best the input says of the cluster's release: a
+    /// kubelet is never newer than its control plane, and at most three minors older
+    /// (upstream's version skew policy), so the control plane is at least this release.
+    pub fn choose<'a>(given: Option<KubeVersion>, kubelet_versions: impl IntoIterator<Item = &'a str>) -> Release {
+        if let Some(version) = given {
+            return Release { version, source: ReleaseSource::Given };
+        }
+        let newest = kubelet_versions
+            .into_iter()
+            .filter_map(|v| version_numbers(v).filter(|(major, _, _)| *major == 1).map(|n| (n, v)))
+            .max_by_key(|(n, _)| *n);
+        match newest {
+            Some(((major, minor, _), text)) => Release {
+                version: KubeVersion::new(major, minor).clamp(KubeVersion::OLDEST, KubeVersion::LATEST),
+                source: ReleaseSource::Nodes { kubelet_version: text.trim().to_string() },
+            },
+            None => Release::default(),
+        }
+    }
+
+    /// The report's sentence on a release read from the Nodes (none when it was given or
+    /// is the default): which kubelet it comes from, and when that one is outside the
+    /// modelled releases, that it is.
+    pub fn note(&self) -> Option<String> {
+        let ReleaseSource::Nodes { kubelet_version } = &self.source else { return None };
+        let shown = version_numbers(kubelet_version).map(|(major, minor, _)| KubeVersion::new(major, minor));
+        let outside = match shown {
+            Some(v) if v > KubeVersion::LATEST => {
+                format!(", newer than the newest modelled release {}", KubeVersion::LATEST)
+            }
+            Some(v) if v < KubeVersion::OLDEST => {
+                format!(", older than the oldest modelled release {}", KubeVersion::OLDEST)
+            }
+            _ => String::new(),
+        };
+        Some(format!(
+            "Kubernetes {}: the newest kubelet among the input's nodes is {kubelet_version}{outside} \
+             (--kube-version sets the release)",
+            self.version
+        ))
     }
 }
 
@@ -155,5 +252,57 @@ mod tests {
         assert_eq!(err("1.37").to_string(), "kube version \"1.37\" is newer than the newest modelled release 1.36");
         assert_eq!(FeatureGates::default().set("Nope", true).unwrap_err().to_string(), "unknown feature gate \"Nope\"");
         assert_eq!(KubeVersion::default(), KubeVersion::new(1, 35));
+    }
+
+    /// (name, given, the Nodes' kubelet versions, want release, want note)
+    type ReleaseCase<'a> = (&'a str, Option<KubeVersion>, &'a [&'a str], Release, Option<&'a str>);
+
+    #[test]
+    fn the_release_comes_from_the_flag_then_the_nodes_then_the_default() {
+        let nodes = |v: &str| ReleaseSource::Nodes { kubelet_version: v.into() };
+        let cases: &[ReleaseCase] = &[
+            ("nothing given, no kubelets", None, &[], Release::default(), None),
+            (
+                "the newest minor, then patch, wins",
+                None,
+                &["v1.33.9", "v1.34.1", "v1.34.10", "v1.34.2"],
+                Release { version: KubeVersion::new(1, 34), source: nodes("v1.34.10") },
+                Some("Kubernetes 1.34: the newest kubelet among the input's nodes is v1.34.10 (--kube-version sets the release)"),
+            ),
+            (
+                "distributions' suffixes",
+                None,
+                &["v1.30.4+k3s1", "v1.29.8-eks-a737599"],
+                Release { version: KubeVersion::new(1, 30), source: nodes("v1.30.4+k3s1") },
+                Some("Kubernetes 1.30: the newest kubelet among the input's nodes is v1.30.4+k3s1 (--kube-version sets the release)"),
+            ),
+            (
+                "newer than modelled: the newest modelled release, said",
+                None,
+                &["v1.35.4", "v1.37.1"],
+                Release { version: KubeVersion::LATEST, source: nodes("v1.37.1") },
+                Some("Kubernetes 1.36: the newest kubelet among the input's nodes is v1.37.1, newer than the newest modelled release 1.36 (--kube-version sets the release)"),
+            ),
+            (
+                "older than modelled",
+                None,
+                &["v1.14.3"],
+                Release { version: KubeVersion::OLDEST, source: nodes("v1.14.3") },
+                Some("Kubernetes 1.16: the newest kubelet among the input's nodes is v1.14.3, older than the oldest modelled release 1.16 (--kube-version sets the release)"),
+            ),
+            ("what does not read as a version is passed over", None, &["", "banana", "v2.0.0"], Release::default(), None),
+            (
+                "given wins",
+                Some(KubeVersion::new(1, 31)),
+                &["v1.35.0"],
+                Release { version: KubeVersion::new(1, 31), source: ReleaseSource::Given },
+                None,
+            ),
+        ];
+        for (name, given, kubelets, want, note) in cases {
+            let got = Release::choose(*given, kubelets.iter().copied());
+            assert_eq!(&got, want, "{name}");
+            assert_eq!(got.note().as_deref(), *note, "{name}");
+        }
     }
 }

@@ -30,6 +30,8 @@ pub(super) enum Ctx {
     /// `status.conditions`, and one of them.
     Conditions,
     Condition,
+    /// A Node's `status.nodeInfo`.
+    NodeInfo,
     Skip,
 }
 
@@ -67,9 +69,13 @@ pub(super) const META_FIELDS: [&str; 9] = [
     "deletionTimestamp",
 ];
 
-/// The status fields read: a Node's resources and conditions, a Pod's phase and conditions
-/// (`crate::model::NodeStatus`, `crate::model::PodStatus`).
-pub(super) const STATUS_FIELDS: [&str; 5] = ["allocatable", "capacity", "phase", "conditions", "startTime"];
+/// The status fields read: a Node's resources, conditions and kubelet version, a Pod's
+/// phase and conditions (`crate::model::NodeStatus`, `crate::model::PodStatus`).
+pub(super) const STATUS_FIELDS: [&str; 6] = ["allocatable", "capacity", "phase", "conditions", "startTime", "nodeInfo"];
+
+/// The fields of `crate::model::NodeSystemInfo`: the kubelet's version, not the machine's
+/// IDs, kernel and runtime.
+pub(super) const NODE_INFO_FIELDS: [&str; 1] = ["kubeletVersion"];
 
 /// The fields of `crate::model::NodeSpec`.
 pub(super) const NODE_SPEC_FIELDS: [&str; 2] = ["taints", "unschedulable"];
@@ -130,7 +136,9 @@ pub(super) fn child_ctx(parent: Ctx, key: &str) -> Ctx {
         },
         Ctx::Metadata => keep(&META_FIELDS),
         Ctx::Status if key == "conditions" => Ctx::Conditions,
+        Ctx::Status if key == "nodeInfo" => Ctx::NodeInfo,
         Ctx::Status => keep(&STATUS_FIELDS),
+        Ctx::NodeInfo => keep(&NODE_INFO_FIELDS),
         Ctx::NodeSpec => keep(&NODE_SPEC_FIELDS),
         Ctx::PodSpec => match key {
             "containers" | "initContainers" => Ctx::Containers,
@@ -186,6 +194,7 @@ pub fn remove_unread_fields(docs: &mut [serde_json::Value]) {
         if let Some(status) = map.get_mut("status") {
             retain(Some(status), &STATUS_FIELDS);
             each(status.get_mut("conditions"), &CONDITION_FIELDS);
+            retain(status.get_mut("nodeInfo"), &NODE_INFO_FIELDS);
         }
         let Some(spec) = map.get_mut("spec").filter(|_| kind_first) else { return };
         match kind {

@@ -432,6 +432,8 @@ status:
   images: []
   nodeInfo:
     bootID: x
+    kubeletVersion: v1.33.2
+    osImage: Ubuntu 22.04.4 LTS
 ";
 
 /// A Pod as `kubectl get pods -o yaml` prints it (shortened), and what is read of it.
@@ -506,7 +508,7 @@ fn pruning_skips_unread_fields_only() {
     let full = read_stream(NODE, Prune::Nothing).unwrap();
     assert_eq!(json(&full), json(&reference(NODE).unwrap()));
     let pruned = read_stream(NODE, Prune::UnreadFields).unwrap();
-    let expected = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4"},"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","message":"kubelet is\n ready: \"yes\n"}]}}]"#;
+    let expected = r#"[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"}},"spec":{"taints":[{"key":"k","effect":"NoSchedule"}]},"status":{"allocatable":{"cpu":"4"},"capacity":{"cpu":"4"},"conditions":[{"type":"Ready","message":"kubelet is\n ready: \"yes\n"}],"nodeInfo":{"kubeletVersion":"v1.33.2"}}}]"#;
     assert_eq!(json(&pruned), expected);
 
     // The same object as an item of a List, and of a top-level sequence, is pruned too;
@@ -559,7 +561,7 @@ fn skipping_follows_quotes_and_flow_collections_across_lines() {
     // skipping by indentation alone would get that wrong.
     for text in [
         "status:\n  message: \"foo\nkind: Node\"\n",
-        "status:\n  nodeInfo:\n  - message: 'foo\nkind: Node'\n",
+        "status:\n  addresses:\n  - message: 'foo\nkind: Node'\n",
         "status:\n  x:\n  - [a,\nkind: Node]\n",
         "metadata:\n  managedFields:\n  - {a: [\nkind: Node]}\n",
         "status:\n  x:\n    y: \"a \\\nkind: Node\"\n",
@@ -572,7 +574,7 @@ fn skipping_follows_quotes_and_flow_collections_across_lines() {
     }
     // Quotes inside plain scalars, and on the lines that continue them, are text.
     for text in [
-            "status:\n  nodeInfo:\n  - message: waiting for\n      \"a long\n      time\" and 'more\n    type: Ready\n  allocatable: {cpu: '1'}\nkind: Node\n",
+            "status:\n  addresses:\n  - message: waiting for\n      \"a long\n      time\" and 'more\n    type: Ready\n  allocatable: {cpu: '1'}\nkind: Node\n",
             "status:\n  message: plain\n   'open [\n\n   {\n  allocatable: {cpu: '1'}\nkind: Node\n",
             "status:\n  x:\n    k:{\"type:x}: it's \"quoted\n  allocatable: {cpu: '1'}\nkind: Node\n",
         ] {
@@ -583,7 +585,7 @@ fn skipping_follows_quotes_and_flow_collections_across_lines() {
         }
     // Block scalars are skipped by indentation; quotes and brackets in them do not count.
     for text in [
-            "status:\n  nodeInfo:\n  - message: \"a 'b' [c\"\n    x: {d: 'e'}\n  m: |\n    \"unclosed [\n   # x\nkind: Node\n",
+            "status:\n  addresses:\n  - message: \"a 'b' [c\"\n    x: {d: 'e'}\n  m: |\n    \"unclosed [\n   # x\nkind: Node\n",
             "status:\n  m:\n  - k: |-\n      {\n  - |\n    [\nkind: Node\n",
         ] {
             let v = read_stream(text, Prune::UnreadFields).unwrap_or_else(|| panic!("{text:?}"));
@@ -911,15 +913,19 @@ fn sorted(fields: &[&'static str]) -> Vec<&'static str> {
 #[test]
 fn kept_fields_are_the_models() {
     use super::prune::{
-        CONDITION_FIELDS, CONTAINER_FIELDS, NODE_SPEC_FIELDS, POD_SPEC_FIELDS, STATUS_FIELDS, VOLUME_FIELDS,
+        CONDITION_FIELDS, CONTAINER_FIELDS, NODE_INFO_FIELDS, NODE_SPEC_FIELDS, POD_SPEC_FIELDS, STATUS_FIELDS,
+        VOLUME_FIELDS,
     };
-    use crate::model::{Condition, Container, NodeSpec, NodeStatus, ObjectMeta, PodSpec, PodStatus, Volume};
+    use crate::model::{
+        Condition, Container, NodeSpec, NodeStatus, NodeSystemInfo, ObjectMeta, PodSpec, PodStatus, Volume,
+    };
     assert_eq!(sorted(&META_FIELDS), fields_of::<ObjectMeta>());
     assert_eq!(sorted(&NODE_SPEC_FIELDS), fields_of::<NodeSpec>());
     assert_eq!(sorted(&POD_SPEC_FIELDS), fields_of::<PodSpec>());
     assert_eq!(sorted(&CONTAINER_FIELDS), fields_of::<Container>());
     assert_eq!(sorted(&VOLUME_FIELDS), fields_of::<Volume>());
     assert_eq!(sorted(&CONDITION_FIELDS), fields_of::<Condition>());
+    assert_eq!(sorted(&NODE_INFO_FIELDS), fields_of::<NodeSystemInfo>());
     let mut status = [fields_of::<NodeStatus>(), fields_of::<PodStatus>()].concat();
     status.sort_unstable();
     status.dedup();
