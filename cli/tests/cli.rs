@@ -918,8 +918,8 @@ fn what_if_shows_the_coverage_a_taint_takes() {
     let run = placement(&["simulate", "-f", file, "--what-if", command], None);
     let text = run.ok();
     // The snapshot's nodes say which release it is; the report starts by saying so.
-    let note = "Kubernetes 1.35: the newest kubelet among the input's nodes is v1.35.2-eks-1b3e656 \
-                (--kube-version sets the release)\n\n";
+    let note = "Kubernetes 1.35: the newest kubelet among the input's nodes is v1.35.2-eks-1b3e656; the control \
+                plane may be up to three minors newer (--kube-version sets the release)\n\n";
     assert!(text.starts_with(&format!("{note}WHAT-IF\n  $ kubectl taint nodes")), "{text}");
     assert!(text.contains("security/security-agent   general   2/2      0/2     loses ip-10-0-1-23"), "{text}");
     let run = placement(&["simulate", "-f", file, "--what-if", command, "-o", "markdown"], None);
@@ -991,35 +991,39 @@ fn nodes_with_the_same_verdict_are_grouped_by_the_pool_label_and_listed_with_v()
     assert_eq!(json["workloads"][0]["nodes"].as_object().map(|n| n.len()), Some(24));
 }
 
-/// Without `--kube-version`, the release is the newest kubelet of the input's Nodes (the
-/// snapshot's are v1.33.2), said in the text report and in the JSON; a given release wins;
-/// a kubelet newer than the modelled releases gives the newest modelled one, said so.
+/// Without `--kube-version`, the release is the newest kubelet of the input's Nodes (here
+/// v1.33.2), said in the text report and in the JSON; a given release wins; a kubelet newer
+/// than the modelled releases gives the newest modelled one, said so.
 #[test]
 fn the_release_comes_from_the_nodes_kubelets_unless_given() {
-    let file = "examples/cluster-snapshot.yaml";
-    let report = simulate_json(&[file], &[], None);
+    let snapshot = include_str!("../../examples/cluster-snapshot.yaml");
+    let at = |kubelet: &str| snapshot.replace("kubeletVersion: v1.35.2", &format!("kubeletVersion: {kubelet}"));
+    let older = at("v1.33.2");
+    let report = simulate_json(&["-"], &[], Some(&older));
     assert_eq!(report["kubeVersion"], "1.33");
     assert_eq!(report["kubeVersionSource"], serde_json::json!({"from": "nodes", "kubeletVersion": "v1.33.2"}));
-    let note =
-        "Kubernetes 1.33: the newest kubelet among the input's nodes is v1.33.2 (--kube-version sets the release)";
+    let note = "Kubernetes 1.33: the newest kubelet among the input's nodes is v1.33.2; the control plane may be \
+                up to three minors newer (--kube-version sets the release)";
     assert_eq!(report["kubeVersionNote"], note);
-    let run = placement(&["simulate", "-f", file], None);
+    // 1.33 words the snapshot's Pending pod's message as 1.33 did.
+    let pending = report["workloads"].as_array().unwrap().iter().flat_map(|w| w["pods"].as_array().unwrap());
+    let messages: Vec<&str> = pending.filter_map(|p| p["message"].as_str()).collect();
+    assert!(messages.iter().any(|m| m.contains("untolerated taint {CriticalAddonsOnly: true}")), "{messages:?}");
+    let run = placement(&["simulate", "-f", "-"], Some(&older));
     let text = run.ok();
     assert!(text.starts_with(&format!("{note}\n\n")), "{text}");
 
-    let given = simulate_json(&[file], &["--kube-version", "1.35"], None);
+    let given = simulate_json(&["-"], &["--kube-version", "1.35"], Some(&older));
     assert_eq!(
         (given["kubeVersion"].as_str(), given["kubeVersionSource"]["from"].as_str()),
         (Some("1.35"), Some("given"))
     );
     assert!(given.get("kubeVersionNote").is_none(), "{given}");
-    let run = placement(&["simulate", "-f", file, "--kube-version", "1.35"], None);
+    let run = placement(&["simulate", "-f", "-", "--kube-version", "1.35"], Some(&older));
     let text = run.ok();
     assert!(!text.contains("Kubernetes 1."), "{text}");
 
-    let snapshot = include_str!("../../examples/cluster-snapshot.yaml")
-        .replace("kubeletVersion: v1.33.2", "kubeletVersion: v1.37.1");
-    let newer = simulate_json(&["-"], &[], Some(&snapshot));
+    let newer = simulate_json(&["-"], &[], Some(&at("v1.37.1")));
     assert_eq!(newer["kubeVersion"], "1.36");
     assert_eq!(
         newer["kubeVersionNote"],

@@ -1243,9 +1243,10 @@ mod tests {
     /// show, as the CLI does without `--kube-version`; a chosen one wins.
     #[test]
     fn the_release_comes_from_the_pasted_nodes_unless_chosen() {
-        let text = include_str!("../../examples/cluster-snapshot.yaml");
+        let text = include_str!("../../examples/cluster-snapshot.yaml").replace("v1.35.2", "v1.33.2");
         let release = |kube_version: &str| {
-            let state = SharedState { workloads: text.into(), kube_version: kube_version.into(), ..Default::default() };
+            let state =
+                SharedState { workloads: text.clone(), kube_version: kube_version.into(), ..Default::default() };
             let eval = Evaluation::of(&state);
             assert!(eval.is_ok(), "{:?}", eval.errors);
             let report = eval.report.as_ref().unwrap();

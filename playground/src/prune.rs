@@ -1,6 +1,6 @@
 //! What a share link leaves out: the bookkeeping of objects read back from a cluster
 //! (`kubectl get -o yaml`), which the simulation never reads and which makes links several
-//! times longer (managedFields, images, nodeInfo, addresses, condition timestamps, the
+//! times longer (managedFields, images, nodeInfo but the kubelet's version, addresses, condition timestamps, the
 //! last-applied annotation).
 //!
 //! The rule, per YAML document of an editor:
@@ -108,7 +108,6 @@ pub fn prune_object(object: &mut Mapping) -> bool {
                         "addresses",
                         "daemonEndpoints",
                         "images",
-                        "nodeInfo",
                         "volumesAttached",
                         "volumesInUse",
                         "config",
@@ -116,6 +115,11 @@ pub fn prune_object(object: &mut Mapping) -> bool {
                         "features",
                     ],
                 );
+                // Of the node's facts, only the kubelet's version is read: the release to
+                // simulate when none is chosen.
+                if let Some(info) = status.get_mut("nodeInfo").and_then(Value::as_mapping_mut) {
+                    info.retain(|k, _| k.as_str() == Some("kubeletVersion"));
+                }
                 drop_condition_times(status);
                 drop_healthy_condition_words(status);
                 // Scheduling reads allocatable; capacity only stands in where it is missing.

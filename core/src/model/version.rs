@@ -174,7 +174,7 @@ impl Release {
             Some(v) if v < KubeVersion::OLDEST => {
                 format!(", older than the oldest modelled release {}", KubeVersion::OLDEST)
             }
-            _ => String::new(),
+            _ => "; the control plane may be up to three minors newer".to_string(),
         };
         Some(format!(
             "Kubernetes {}: the newest kubelet among the input's nodes is {kubelet_version}{outside} \
@@ -267,14 +267,14 @@ mod tests {
                 None,
                 &["v1.33.9", "v1.34.1", "v1.34.10", "v1.34.2"],
                 Release { version: KubeVersion::new(1, 34), source: nodes("v1.34.10") },
-                Some("Kubernetes 1.34: the newest kubelet among the input's nodes is v1.34.10 (--kube-version sets the release)"),
+                Some("Kubernetes 1.34: the newest kubelet among the input's nodes is v1.34.10; the control plane may be up to three minors newer (--kube-version sets the release)"),
             ),
             (
                 "distributions' suffixes",
                 None,
                 &["v1.30.4+k3s1", "v1.29.8-eks-a737599"],
                 Release { version: KubeVersion::new(1, 30), source: nodes("v1.30.4+k3s1") },
-                Some("Kubernetes 1.30: the newest kubelet among the input's nodes is v1.30.4+k3s1 (--kube-version sets the release)"),
+                Some("Kubernetes 1.30: the newest kubelet among the input's nodes is v1.30.4+k3s1; the control plane may be up to three minors newer (--kube-version sets the release)"),
             ),
             (
                 "newer than modelled: the newest modelled release, said",
