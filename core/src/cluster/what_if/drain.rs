@@ -348,11 +348,8 @@ impl DrainPlan {
     /// The node's error as `utilerrors.NewAggregate` prints it: one reason as is, several
     /// in brackets.
     pub fn error(&self) -> Option<String> {
-        match self.errors().as_slice() {
-            [] => None,
-            [one] => Some(one.clone()),
-            many => Some(format!("[{}]", many.join(", "))),
-        }
+        let errors = self.errors();
+        (!errors.is_empty()).then(|| aggregate(&errors))
     }
 
     /// kubectl's line for the node after its pods: `node/x drained`, or `error: unable to
@@ -407,28 +404,31 @@ pub fn plan_in(node: &str, pods: &[&Pod], options: &DrainOptions, env: &DrainEnv
     DrainPlan { node: node.to_string(), pods: verdicts, names }
 }
 
-/// What `kubectl drain` prints last when some nodes were refused: `There are pending nodes to
-/// be drained:` with each node, then the errors as `CheckErr` prints them (one node: its
-/// reasons one per line; several: one line per node). `None` when every node drained.
-pub fn pending_nodes(plans: &[DrainPlan]) -> Option<String> {
-    let refused: Vec<&DrainPlan> = plans.iter().filter(|p| p.refused()).collect();
-    if refused.is_empty() {
+/// What `kubectl drain` prints last when it left nodes undrained (`RunDrain`, then
+/// `CheckErr` on the error it returns): `There are pending nodes to be drained:` with each
+/// node, then each node's errors as `CheckErr` prints an aggregate of them: for one node, its
+/// errors one per line; for several, one line per node ([`aggregate`] of its errors). A node's
+/// errors are those of its refused pods ([`DrainPlan::errors`]) or its failed evictions.
+/// `None` when every node drained.
+pub fn pending_nodes(nodes: &[(String, Vec<String>)]) -> Option<String> {
+    if nodes.is_empty() {
         return None;
     }
-    let mut out = pending_nodes_header(refused.iter().map(|p| p.node.as_str()));
-    match refused.as_slice() {
-        [one] => one.errors().iter().for_each(|e| out.push_str(&format!("\n{e}"))),
-        many => many.iter().filter_map(|p| p.error()).for_each(|e| out.push_str(&format!("\n{e}"))),
+    let mut out = String::from("There are pending nodes to be drained:");
+    nodes.iter().for_each(|(n, _)| out.push_str(&format!("\n {n}")));
+    match nodes {
+        [(_, errors)] => errors.iter().for_each(|e| out.push_str(&format!("\n{e}"))),
+        many => many.iter().for_each(|(_, errors)| out.push_str(&format!("\n{}", aggregate(errors)))),
     }
     Some(out)
 }
 
-/// `There are pending nodes to be drained:` and the nodes, one per line: the head of what
-/// kubectl prints last when a node is left undrained (refused, or its evictions failed).
-pub fn pending_nodes_header<'n>(nodes: impl Iterator<Item = &'n str>) -> String {
-    let mut out = String::from("There are pending nodes to be drained:");
-    nodes.for_each(|n| out.push_str(&format!("\n {n}")));
-    out
+/// `utilerrors.Aggregate`'s message: the one error, or `[a, b, ...]`.
+pub fn aggregate(errors: &[String]) -> String {
+    match errors {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
 }
 
 /// The Eviction API's 429 (`checkAndDecrement`): the budget allows no disruption now.
@@ -896,7 +896,7 @@ mod tests {
             Some("deleting Pods that declare no controller: aaa/z, ns/bare-a, ns/bare-b; ignoring DaemonSet-managed Pods: ns/ds")
         );
         assert_eq!(drained.result_line(), "node/n1 drained");
-        assert_eq!(pending_nodes(std::slice::from_ref(&drained)), None);
+        assert_eq!(pending_nodes(&[]), None);
 
         let selected = plan("n1", &pods, &opts("--pod-selector=app=web"));
         assert!(selected.pods.is_empty(), "no pod has the label");
@@ -906,8 +906,11 @@ mod tests {
         assert_eq!(selected.removed(), vec![1], "the unlisted pod does not block the drain");
 
         let one_reason = plan("n2", &[&bare_a], &opts(""));
+        let pending = |plans: &[&DrainPlan]| -> Vec<(String, Vec<String>)> {
+            plans.iter().map(|p| (p.node.clone(), p.errors())).collect()
+        };
         assert_eq!(
-            pending_nodes(&[refused.clone(), drained]).as_deref(),
+            pending_nodes(&pending(&[&refused])).as_deref(),
             Some(
                 "There are pending nodes to be drained:\n n1\n\
                  cannot delete Pods that declare no controller (use --force to override): aaa/z, ns/bare-a, ns/bare-b\n\
@@ -915,7 +918,7 @@ mod tests {
                  cannot delete DaemonSet-managed Pods (use --ignore-daemonsets to ignore): ns/ds"
             )
         );
-        let both = pending_nodes(&[refused, one_reason]).unwrap();
+        let both = pending_nodes(&pending(&[&refused, &one_reason])).unwrap();
         let lines: Vec<&str> = both.lines().collect();
         assert_eq!(lines[..3], ["There are pending nodes to be drained:", " n1", " n2"]);
         assert!(lines[3].starts_with("[cannot delete Pods that declare no controller"), "{both}");

@@ -218,7 +218,8 @@ fn apply(
             // never gets past it.
             let mut stuck: Option<String> = None;
             let mut not_drained = Vec::new();
-            let mut pending_nodes: Vec<String> = Vec::new();
+            // The nodes left undrained, with their errors: what `RunDrain` returns.
+            let mut pending: Vec<(String, Vec<String>)> = Vec::new();
             for i in selected(m, sel)? {
                 let Some(node) = m.nodes.get_mut(i).map(|(_, n)| Arc::make_mut(n)) else { continue };
                 outcome.output.push(nodes::cordon(node, true).to_string());
@@ -290,7 +291,7 @@ fn apply(
                     outcome.blocked.iter().filter(|b| b.node == name && !b.evicted_on_retry).collect();
                 if plan.refused() {
                     refusals.push(plan.result_line());
-                    pending_nodes.push(name);
+                    pending.push((name, plan.errors()));
                 } else if !blocked_here.is_empty() && options.timeout.is_zero() {
                     let pods: Vec<&str> = blocked_here.iter().map(|b| b.pod.as_str()).collect();
                     outcome.notes.push(format!(
@@ -308,11 +309,8 @@ fn apply(
                 } else if !failed.is_empty() {
                     // `utilerrors.NewAggregate` over the pods' errors; then the pods still on
                     // the node.
-                    let errors: Vec<&str> = failed.iter().map(|(_, e)| e.as_str()).collect();
-                    let error = match errors.as_slice() {
-                        [one] => (*one).to_string(),
-                        many => format!("[{}]", many.join(", ")),
-                    };
+                    let errors: Vec<String> = failed.iter().map(|(_, e)| e.clone()).collect();
+                    let error = drain::aggregate(&errors);
                     // kubectl's stderr, in its place among the nodes it drains in turn.
                     outcome
                         .output
@@ -321,7 +319,7 @@ fn apply(
                     outcome.output.push(format!(
                         "error: unable to drain node {name:?} due to error: {error}, continuing command..."
                     ));
-                    pending_nodes.push(name);
+                    pending.push((name, errors));
                 } else {
                     outcome.output.push(plan.result_line());
                 }
@@ -342,8 +340,8 @@ fn apply(
                     status.disruptions_allowed = allowed;
                 }
             }
-            if !pending_nodes.is_empty() && stuck.is_none() {
-                refusals.push(drain::pending_nodes_header(pending_nodes.iter().map(String::as_str)));
+            if let Some(text) = drain::pending_nodes(&pending).filter(|_| stuck.is_none()) {
+                refusals.push(text);
             }
             if !refusals.is_empty() {
                 outcome.refused = Some(refusals.join("\n"));
@@ -1069,7 +1067,12 @@ mod budget_tests {
                 ],
                 vec![],
                 vec!["shop/web-1", "shop/web-2"],
-                Some("There are pending nodes to be drained:\n node-a"),
+                // `CheckErr` on the one node's aggregate: each eviction's error on a line.
+                Some(
+                    "There are pending nodes to be drained:\n node-a\n\
+                     error when evicting pods/\"web-1\" -n \"shop\": global timeout reached: 1m30s\n\
+                     error when evicting pods/\"web-2\" -n \"shop\": global timeout reached: 1m30s",
+                ),
             ),
             (
                 "--disable-eviction deletes without asking the budget",
@@ -1087,7 +1090,11 @@ mod budget_tests {
                 vec!["error when evicting pods/\"web-1\" -n \"shop\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget."],
                 vec![],
                 vec!["shop/web-1", "shop/web-2"],
-                Some("There are pending nodes to be drained:\n node-a"),
+                Some(
+                    "There are pending nodes to be drained:\n node-a\n\
+                     error when evicting pods/\"web-1\" -n \"shop\": global timeout reached: 1m0s\n\
+                     error when evicting pods/\"web-2\" -n \"shop\": global timeout reached: 1m0s",
+                ),
             ),
             (
                 // `countHealthyPods`: the unready pod is expected, not healthy, so the budget
@@ -1125,7 +1132,11 @@ mod budget_tests {
                 vec!["error: unable to drain node \"node-a\" due to error: [error when evicting pods/\"web-1\" -n \"shop\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support., error when evicting pods/\"web-2\" -n \"shop\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.], continuing command..."],
                 vec![],
                 vec![],
-                Some("There are pending nodes to be drained:\n node-a"),
+                Some(
+                    "There are pending nodes to be drained:\n node-a\n\
+                     error when evicting pods/\"web-1\" -n \"shop\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.\n\
+                     error when evicting pods/\"web-2\" -n \"shop\": This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+                ),
             ),
             (
                 "kubectl never gets past a node it retries on: the next is cordoned, not drained",
