@@ -1038,3 +1038,52 @@ fn the_release_comes_from_the_nodes_kubelets_unless_given() {
         (Some("1.35"), Some("default"))
     );
 }
+
+/// 1.36's NodeDeclaredFeatures (beta, on): a pod with `hostNetwork` and `hostUsers: false`
+/// goes only to a node that declares `UserNamespacesHostNetworkSupport`; 1.35 (the gate off)
+/// places it anywhere.
+#[test]
+fn node_declared_features_filter_from_1_36() {
+    let input = "\
+apiVersion: v1
+kind: Node
+metadata: {name: old}
+status: {allocatable: {cpu: '4', memory: 8Gi, pods: '110'}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: new}
+status:
+  allocatable: {cpu: '4', memory: 8Gi, pods: '110'}
+  declaredFeatures: [UserNamespacesHostNetworkSupport]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: agent, namespace: default}
+spec:
+  hostNetwork: true
+  hostUsers: false
+  containers: [{name: c, image: agent, resources: {requests: {cpu: 100m}}}]
+";
+    let at = |version: &str, text: &str| simulate_json(&["-"], &["--kube-version", version], Some(text));
+    let pod = |report: &Value| workload(report, "agent")["pods"][0].clone();
+    let placed = at("1.36", input);
+    assert_eq!(pod(&placed)["node"], "new");
+    let old = &workload(&placed, "agent")["nodes"]["old"];
+    assert_eq!(
+        (old["plugin"].as_str(), old["reason"].as_str()),
+        (Some("NodeDeclaredFeatures"), Some("node(s) didn't match Pod's required features"))
+    );
+    let nowhere = at("1.36", &input.replace("  declaredFeatures: [UserNamespacesHostNetworkSupport]\n", ""));
+    let message = pod(&nowhere)["message"].as_str().unwrap_or_default().to_string();
+    assert!(
+        message.starts_with("0/2 nodes are available: 2 node(s) didn't match Pod's required features."),
+        "{message}"
+    );
+    assert!(
+        message.ends_with("preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."),
+        "{message}"
+    );
+    let before = at("1.35", &input.replace("  declaredFeatures: [UserNamespacesHostNetworkSupport]\n", ""));
+    assert!(pod(&before)["node"].is_string(), "1.35: the gate is off: {before}");
+}

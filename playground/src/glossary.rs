@@ -3,7 +3,7 @@
 
 /// `(plugin, what it does)`: filters first, in kube-scheduler's Filter order, then the score
 /// plugin that only scores.
-pub const PLUGINS: [(&str, &str); 13] = [
+pub const PLUGINS: [(&str, &str); 14] = [
     ("NodeUnschedulable", "Filter: rejects a cordoned node (spec.unschedulable) unless the pod tolerates the node.kubernetes.io/unschedulable:NoSchedule taint."),
     ("NodeName", "Filter: when the pod sets spec.nodeName, only that node passes."),
     ("TaintToleration", "Filter: rejects a node with a NoSchedule or NoExecute taint the pod does not tolerate. Score: prefers nodes with fewer PreferNoSchedule taints the pod does not tolerate."),
@@ -16,7 +16,8 @@ pub const PLUGINS: [(&str, &str); 13] = [
     ("VolumeZone", "Filter: the zone and region labels of the pod's bound PersistentVolumes must match the node's."),
     ("PodTopologySpread", "Filter: topologySpreadConstraints with whenUnsatisfiable: DoNotSchedule must keep the skew within maxSkew. Score: prefers nodes that lower the skew (ScheduleAnyway constraints and the cluster's default constraints)."),
     ("InterPodAffinity", "Filter: the pod's required pod affinity and anti-affinity, and the required anti-affinity of pods already placed, must hold. Score: the weights of the preferred terms the node satisfies."),
-    ("NodeResourcesBalancedAllocation", "Score: prefers nodes whose cpu and memory would be used in closer proportion after the pod."),
+    ("NodeResourcesBalancedAllocation", "Score: prefers nodes whose cpu and memory would be used in closer proportion after the pod (from 1.36: nodes whose balance the pod improves)."),
+    ("NodeDeclaredFeatures", "Filter: (on from 1.36) a pod that needs a node feature (a RestartAllContainers restart rule; hostNetwork with hostUsers: false) goes only to nodes whose kubelet declares it in status.declaredFeatures."),
 ];
 
 /// The glossary entry of `plugin`, when it has one.

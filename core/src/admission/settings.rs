@@ -599,7 +599,7 @@ impl Settings {
             gates.set(name, *on).map_err(|e| {
                 SettingsError::new(
                     path(&format!("featureGates.{name}")),
-                    format!("{e}: known gates are TaintTolerationComparisonOperators, PodLevelResources, SidecarContainers, DRAExtendedResource, DynamicResourceAllocation, VolumeAttributesClass"),
+                    format!("{e}: known gates are TaintTolerationComparisonOperators, PodLevelResources, SidecarContainers, DRAExtendedResource, DynamicResourceAllocation, VolumeAttributesClass, NodeDeclaredFeatures"),
                 )
             })?;
         }

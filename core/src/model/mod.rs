@@ -148,6 +148,10 @@ pub struct NodeStatus {
     pub conditions: Vec<Condition>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_info: Option<NodeSystemInfo>,
+    /// The features the node declares (NodeDeclaredFeatures, KEP-5328), kept sorted as
+    /// the kubelet writes them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub declared_features: Vec<String>,
 }
 
 /// `status.nodeInfo`: the kubelet's version, which tells the release a snapshot's cluster
@@ -280,6 +284,10 @@ pub struct PodSpec {
     pub resources: Option<ResourceRequirements>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub host_network: bool,
+    /// `false`: the pod runs in a user namespace (with `hostNetwork`, a feature the node
+    /// must declare: NodeDeclaredFeatures).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_users: Option<bool>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -418,6 +426,18 @@ pub struct Container {
     /// `Always` on an init container makes it a restartable sidecar.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub restart_policy: Option<String>,
+    /// Read for their actions: `RestartAllContainers` requires a node that declares the
+    /// feature (NodeDeclaredFeatures).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restart_policy_rules: Vec<ContainerRestartRule>,
+}
+
+/// A container's `restartPolicyRules` entry: the action Placement reads.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ContainerRestartRule {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub action: String,
 }
 
 impl Container {

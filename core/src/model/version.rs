@@ -202,6 +202,10 @@ pub struct FeatureGates {
     /// KEP-3751, GA and on from 1.34 (beta, off, in 1.31-1.33): VolumeBinding matches a claim
     /// only to PVs of the same `volumeAttributesClassName` (`FindMatchingVolume`'s `vacEnabled`).
     pub volume_attributes_class: bool,
+    /// KEP-5328, alpha (off) in 1.35, beta and on from 1.36 (CHANGELOG-1.36, #136042): the
+    /// NodeDeclaredFeatures plugin, appended to the default profile, filters out nodes that
+    /// do not declare what the pod needs.
+    pub node_declared_features: bool,
 }
 
 impl FeatureGates {
@@ -213,6 +217,7 @@ impl FeatureGates {
             dra_extended_resource: false,
             dynamic_resource_allocation: v.at_least(1, 34),
             volume_attributes_class: v.at_least(1, 34),
+            node_declared_features: v.at_least(1, 36),
         }
     }
 
@@ -225,6 +230,7 @@ impl FeatureGates {
             "DRAExtendedResource" => self.dra_extended_resource = value,
             "DynamicResourceAllocation" => self.dynamic_resource_allocation = value,
             "VolumeAttributesClass" => self.volume_attributes_class = value,
+            "NodeDeclaredFeatures" => self.node_declared_features = value,
             other => return Err(VersionError::UnknownGate { name: other.to_string() }),
         }
         Ok(())

@@ -24,9 +24,9 @@ use crate::scheduler::hostports::HostPort;
 use crate::scheduler::node_search::NodeSearch;
 use crate::scheduler::plugins::node_resources_fit::{self, InsufficientResource, PodRequests};
 use crate::scheduler::plugins::{
-    default_normalized, default_preemption, inter_pod_affinity, node_affinity, node_name, node_ports,
-    node_unschedulable, node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions,
-    volume_zone,
+    default_normalized, default_preemption, inter_pod_affinity, node_affinity, node_declared_features, node_name,
+    node_ports, node_unschedulable, node_volume_limits, pod_topology_spread, taint_toleration, volume_binding,
+    volume_restrictions, volume_zone,
 };
 use crate::scheduler::profile::{FilterPlugin, ScorePlugin};
 use default_preemption::Preemption;
@@ -336,6 +336,8 @@ struct PodContext<'a> {
     skip_volume_limits: bool,
     skip_volume_binding: bool,
     skip_volume_zone: bool,
+    /// NodeDeclaredFeatures' PreFilter: the features the pod requires; `None` skips it.
+    declared_features: Option<Vec<&'static str>>,
 }
 
 /// Schedules `pod` onto one of `nodes` (the cluster, in input order).
@@ -775,6 +777,7 @@ fn pod_context<'a>(
         skip_volume_limits: skipped.contains(node_volume_limits::NAME),
         skip_volume_binding: skipped.contains(volume_binding::NAME),
         skip_volume_zone: skipped.contains(volume_zone::NAME),
+        declared_features: node_declared_features::requirements(spec, cfg),
         volumes,
     }
 }
@@ -879,6 +882,14 @@ fn run_pre_filters(
                     out.inter_pod = state;
                     (status, None)
                 }
+                // Not in the profile with its gate off; Skip when the pod requires nothing (the
+                // requirements are read again into the cycle's context: a walk of the
+                // containers).
+                FilterPlugin::NodeDeclaredFeatures if !cfg.gates.node_declared_features => continue,
+                FilterPlugin::NodeDeclaredFeatures => match node_declared_features::requirements(spec, cfg) {
+                    None => (Status::skip(), None),
+                    Some(_) => (Status::success(), None),
+                },
                 // No PreFilter.
                 FilterPlugin::NodeUnschedulable | FilterPlugin::TaintToleration => continue,
                 FilterPlugin::VolumeRestrictions
@@ -1044,6 +1055,10 @@ fn run_dynamic_filters(
             FilterPlugin::VolumeZone if !ctx.skip_volume_zone => {
                 (volume_zone::filter(&ctx.volumes.zones, ctx.pod, node), Vec::new())
             }
+            FilterPlugin::NodeDeclaredFeatures => match &ctx.declared_features {
+                Some(required) => (node_declared_features::filter(required, node.node(), cfg.version), Vec::new()),
+                None => continue,
+            },
             _ => continue,
         };
         if !status.is_success() {
@@ -1177,7 +1192,7 @@ fn plugin_scores(
         ScorePlugin::NodeResourcesBalancedAllocation => out.extend(feasible.iter().map(|&i| {
             nodes
                 .get(i)
-                .and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node))
+                .and_then(|node| node_resources_fit::balanced_allocation_score(&ctx.request, node, cfg.version))
                 .map(Scored::plain)
         })),
     }

@@ -11,8 +11,9 @@
 //! ([`crate::scheduler::storage::Storage`], in [`SchedulerConfig`](crate::scheduler::framework::SchedulerConfig)).
 
 use crate::scheduler::plugins::{
-    inter_pod_affinity, node_affinity, node_name, node_ports, node_resources_fit, node_unschedulable,
-    node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions, volume_zone,
+    inter_pod_affinity, node_affinity, node_declared_features, node_name, node_ports, node_resources_fit,
+    node_unschedulable, node_volume_limits, pod_topology_spread, taint_toleration, volume_binding, volume_restrictions,
+    volume_zone,
 };
 
 /// A Filter plugin of the default profile.
@@ -30,6 +31,8 @@ pub enum FilterPlugin {
     VolumeZone,
     PodTopologySpread,
     InterPodAffinity,
+    /// Last (after DynamicResources, which the cycle holds), when its gate is on.
+    NodeDeclaredFeatures,
 }
 
 impl FilterPlugin {
@@ -47,6 +50,7 @@ impl FilterPlugin {
             Self::VolumeZone => volume_zone::NAME,
             Self::PodTopologySpread => pod_topology_spread::NAME,
             Self::InterPodAffinity => inter_pod_affinity::NAME,
+            Self::NodeDeclaredFeatures => node_declared_features::NAME,
         }
     }
 
@@ -123,6 +127,9 @@ pub const DEFAULT_PROFILE: Profile = Profile {
         FilterPlugin::VolumeZone,
         FilterPlugin::PodTopologySpread,
         FilterPlugin::InterPodAffinity,
+        // Appended by `applyFeatureGates` with NodeDeclaredFeatures on (from 1.36): its
+        // PreFilter skips it otherwise ([`node_declared_features::requirements`]).
+        FilterPlugin::NodeDeclaredFeatures,
     ],
     scores: &[
         (ScorePlugin::TaintToleration, 3),

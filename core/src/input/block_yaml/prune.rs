@@ -71,7 +71,8 @@ pub(super) const META_FIELDS: [&str; 9] = [
 
 /// The status fields read: a Node's resources, conditions and kubelet version, a Pod's
 /// phase and conditions (`crate::model::NodeStatus`, `crate::model::PodStatus`).
-pub(super) const STATUS_FIELDS: [&str; 6] = ["allocatable", "capacity", "phase", "conditions", "startTime", "nodeInfo"];
+pub(super) const STATUS_FIELDS: [&str; 7] =
+    ["allocatable", "capacity", "phase", "conditions", "startTime", "nodeInfo", "declaredFeatures"];
 
 /// The fields of `crate::model::NodeSystemInfo`: the kubelet's version, not the machine's
 /// IDs, kernel and runtime.
@@ -82,7 +83,7 @@ pub(super) const NODE_SPEC_FIELDS: [&str; 2] = ["taints", "unschedulable"];
 
 /// The fields of `crate::model::PodSpec`: a Pod's `env`, probes, `securityContext`,
 /// `dnsPolicy` and the like are skipped.
-pub(super) const POD_SPEC_FIELDS: [&str; 16] = [
+pub(super) const POD_SPEC_FIELDS: [&str; 17] = [
     "nodeName",
     "priority",
     "preemptionPolicy",
@@ -94,6 +95,7 @@ pub(super) const POD_SPEC_FIELDS: [&str; 16] = [
     "overhead",
     "resources",
     "hostNetwork",
+    "hostUsers",
     "topologySpreadConstraints",
     "schedulerName",
     "schedulingGates",
@@ -102,7 +104,8 @@ pub(super) const POD_SPEC_FIELDS: [&str; 16] = [
 ];
 
 /// The fields of `crate::model::Container`: `env`, `volumeMounts`, probes, `command` are not.
-pub(super) const CONTAINER_FIELDS: [&str; 5] = ["name", "image", "resources", "ports", "restartPolicy"];
+pub(super) const CONTAINER_FIELDS: [&str; 6] =
+    ["name", "image", "resources", "ports", "restartPolicy", "restartPolicyRules"];
 
 /// The fields of `crate::model::Volume`: its source is read when it is an `emptyDir`, a
 /// claim (`persistentVolumeClaim`, `ephemeral`) or an in-tree disk VolumeRestrictions checks;

@@ -9,6 +9,7 @@ use crate::model::resources::{
     is_extended_resource, non_zero_defaults, pod_requests, PodResourcesOptions, Resource, CPU, EPHEMERAL_STORAGE,
     MEMORY, PODS,
 };
+use crate::model::version::KubeVersion;
 use crate::model::PodSpec;
 use crate::scheduler::framework::{Code, NodeInfo, SchedulerConfig, Status};
 
@@ -222,19 +223,35 @@ pub fn least_allocated_score(pod_non_zero: &Resource, node: &NodeInfo) -> i64 {
     }
 }
 
-/// BalancedAllocation over actual requests: `(1 - stddev of the used fractions) * 100`.
-/// `None` (Skip) for best-effort pods, which upstream skips so they do not pile up.
-pub fn balanced_allocation_score(pod_request: &Resource, node: &NodeInfo) -> Option<i64> {
+/// BalancedAllocation over actual requests. `None` (Skip) for best-effort pods, which
+/// upstream skips so they do not pile up.
+///
+/// - Up to 1.35: [`balance`] with the pod, `(1 - stddev of the used fractions) * 100`.
+/// - From 1.36 (kubernetes#135573, in v1.36.0-alpha.1's CHANGELOG, no gate): how much the
+///   pod improves the node's balance, `50 + (50 + with - without) / 2` over the balance with
+///   and without the pod (`balancedResourceScorer`, `balanced_allocation.go`): 75 when the
+///   balance does not change, towards 100 as it improves, towards 50 as it worsens.
+pub fn balanced_allocation_score(pod_request: &Resource, node: &NodeInfo, version: KubeVersion) -> Option<i64> {
     if pod_request.milli_cpu == 0 && pod_request.memory == 0 {
         return None;
     }
     let Some(alloc) = &node.allocatable else { return Some(0) };
-    // The used fractions of cpu then memory (the default strategy's resources, weight 1
-    // each), skipping resources the node has none of; a lazy iterator instead of a Vec, as this runs per node per cycle.
-    let scored = [
-        (alloc.milli_cpu, node.requested.milli_cpu, pod_request.milli_cpu),
-        (alloc.memory, node.requested.memory, pod_request.memory),
-    ];
+    let with_pod = balance(alloc, &node.requested, pod_request);
+    if !version.at_least(1, 36) {
+        return Some(with_pod);
+    }
+    let without_pod = balance(alloc, &node.requested, &Resource::default());
+    let half = super::MAX_NODE_SCORE / 2;
+    // The numerator is 0 to 100: Go's truncating division is a floor here.
+    Some(half + (half + with_pod - without_pod) / 2)
+}
+
+/// `(1 - stddev of the used fractions) * 100`, truncated, of cpu then memory (the default
+/// strategy's resources, weight 1 each) with `wanted` added to `used`; resources the node
+/// has none of are skipped, and a fraction is at most 1. 50 to 100.
+fn balance(alloc: &Resource, used: &Resource, wanted: &Resource) -> i64 {
+    // A lazy iterator instead of a Vec: this runs per node per cycle.
+    let scored = [(alloc.milli_cpu, used.milli_cpu, wanted.milli_cpu), (alloc.memory, used.memory, wanted.memory)];
     let mut fractions = scored
         .into_iter()
         .filter(|&(cap, _, _)| cap != 0)
@@ -244,12 +261,45 @@ pub fn balanced_allocation_score(pod_request: &Resource, node: &NodeInfo) -> Opt
         (Some(a), Some(b)) => ((a - b) / 2.0).abs(),
         _ => 0.0,
     };
-    Some(((1.0 - std) * super::MAX_NODE_SCORE as f64) as i64)
+    ((1.0 - std) * super::MAX_NODE_SCORE as f64) as i64
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// (name, release, node allocatable (milli-cpu, bytes), requested on it, pod's request,
+    /// want). The 1.36 rows: the two nodes of upstream's test "resources requested, pods
+    /// scheduled with resources, nodes to reach min/max score" (kubernetes#135573's
+    /// `balanced_allocation_test.go`: a cpu-only pod already on node1, none on node2, a
+    /// memory-only pod coming), and formula checks of the balance with and without the pod.
+    #[test]
+    fn balanced_allocation_per_release() {
+        let r = |cpu: i64, mem: i64| Resource { milli_cpu: cpu, memory: mem, ..Default::default() };
+        let (v135, v136) = (KubeVersion::new(1, 35), KubeVersion::new(1, 36));
+        let cases = [
+            ("1.36 min/max: node1 from 50 to 100", v136, r(3000, 5000), r(3000, 0), r(0, 5000), Some(100)),
+            ("1.36 min/max: node2 from 100 to 50", v136, r(3000, 5000), r(0, 0), r(0, 5000), Some(50)),
+            ("1.35 scores the balance with the pod only", v135, r(3000, 5000), r(0, 0), r(0, 5000), Some(50)),
+            (
+                "1.36: an empty node, .75/.5 with the pod: 50 + (50 + 87 - 100) / 2",
+                v136,
+                r(4000, 10000),
+                r(0, 0),
+                r(3000, 5000),
+                Some(68),
+            ),
+            ("1.35: the same node", v135, r(4000, 10000), r(0, 0), r(3000, 5000), Some(87)),
+            ("1.36: no change to the balance is 75", v136, r(6000, 10000), r(0, 0), r(3000, 5000), Some(75)),
+            ("1.35: the same node is perfectly balanced", v135, r(6000, 10000), r(0, 0), r(3000, 5000), Some(100)),
+            ("a best-effort pod is skipped", v136, r(6000, 10000), r(0, 0), r(0, 0), None),
+        ];
+        for (name, version, allocatable, requested, pod, want) in cases {
+            let mut node = NodeInfo::new(crate::model::Node::default());
+            (node.allocatable, node.requested) = (Some(allocatable), requested);
+            assert_eq!(balanced_allocation_score(&pod, &node, version), want, "{name}");
+        }
+    }
 
     #[test]
     fn insufficient_reasons_are_upstreams_words() {
