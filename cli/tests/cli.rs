@@ -1087,3 +1087,44 @@ spec:
     let before = at("1.35", &input.replace("  declaredFeatures: [UserNamespacesHostNetworkSupport]\n", ""));
     assert!(pod(&before)["node"].is_string(), "1.35: the gate is off: {before}");
 }
+
+/// Pods that name a gang-scheduling group are placed one by one, as every modelled release's
+/// default scheduler does with its gates off, and the report says so.
+#[test]
+fn gang_scheduled_pods_are_placed_alone_and_said_so() {
+    let input = "\
+apiVersion: v1
+kind: Node
+metadata: {name: a}
+status: {allocatable: {cpu: '1', memory: 8Gi, pods: '110'}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trainer, namespace: ml}
+spec:
+  replicas: 4
+  selector: {matchLabels: {app: trainer}}
+  template:
+    metadata: {labels: {app: trainer}}
+    spec:
+      schedulingGroup: {podGroupName: trainers}
+      containers: [{name: c, image: t, resources: {requests: {cpu: 300m}}}]
+";
+    let report = simulate_json(&["-"], &["--kube-version", "1.36"], Some(input));
+    let trainer = workload(&report, "trainer");
+    assert_eq!(
+        (trainer["scheduled"].as_i64(), trainer["pending"].as_i64()),
+        (Some(3), Some(1)),
+        "one by one, not all or nothing"
+    );
+    let warnings: Vec<&str> = report["warnings"].as_array().unwrap().iter().filter_map(|w| w.as_str()).collect();
+    assert!(
+        warnings.contains(
+            &"Deployment ml/trainer (PodGroup trainers) name a group for gang scheduling (spec.schedulingGroup, \
+              spec.workloadRef): Kubernetes 1.36's default scheduler does not wait for the group (its gates \
+              GenericWorkload and GangScheduling are off by default, and the API server drops the field while they \
+              are), so each pod is placed alone"
+        ),
+        "{warnings:?}"
+    );
+}

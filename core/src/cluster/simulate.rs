@@ -670,6 +670,7 @@ fn simulate_with(
     if sim.cfg.storage.is_none() && opts.model_storage {
         sim.warnings.extend(unmodelled_claims_warning(manifests));
     }
+    sim.warnings.extend(gang_scheduling_warning(manifests, opts));
     sim.until = until;
     sim.warnings.extend(ownership.warnings.iter().cloned());
     sim.run(manifests, ownership, &plan);
@@ -697,6 +698,33 @@ fn storage_of(manifests: &Manifests) -> Option<Arc<Storage>> {
 fn uses_claims(w: &Workload) -> bool {
     !w.state.claim_templates.is_empty()
         || w.template.spec.volumes.iter().any(|v| v.persistent_volume_claim.is_some() || v.ephemeral.is_some())
+}
+
+/// Said when pods name a gang-scheduling group (KEP-4671): no modelled release's default
+/// scheduler holds them for it. Its gates (GangScheduling, GenericWorkload) are alpha and off
+/// in 1.35 and 1.36 (beta and still off in 1.37: docs/upstream/releases-1.36-1.37.md, section
+/// 4): the API server drops the field, the profile has no GangScheduling plugin, and each pod
+/// is placed alone, as here.
+fn gang_scheduling_warning(manifests: &Manifests, opts: &SimulateOptions) -> Option<String> {
+    let grouped: Vec<String> = manifests
+        .workloads
+        .iter()
+        .filter_map(|w| {
+            let group = w.template.spec.scheduling_group_name()?;
+            Some(format!("{} {}/{} ({group})", w.kind.as_str(), w.namespace, w.name))
+        })
+        .collect();
+    let (first, more) = grouped.split_first()?;
+    let others = match more.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "{first}{others} name a group for gang scheduling (spec.schedulingGroup, spec.workloadRef): Kubernetes {}'s \
+         default scheduler does not wait for the group (its gates GenericWorkload and GangScheduling are off by \
+         default, and the API server drops the field while they are), so each pod is placed alone",
+        opts.version
+    ))
 }
 
 /// Said when pods use claims but the input has no storage object to check them against.

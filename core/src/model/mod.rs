@@ -288,6 +288,13 @@ pub struct PodSpec {
     /// must declare: NodeDeclaredFeatures).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_users: Option<bool>,
+    /// The pod's group for gang scheduling (KEP-4671): `schedulingGroup` from 1.36,
+    /// `workloadRef` in 1.35. Their gates are off in every modelled release, so the default
+    /// scheduler places such a pod alone ([`PodSpec::scheduling_group_name`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheduling_group: Option<Box<PodSchedulingGroup>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub workload_ref: Option<Box<WorkloadReference>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub topology_spread_constraints: Vec<TopologySpreadConstraint>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -430,6 +437,35 @@ pub struct Container {
     /// feature (NodeDeclaredFeatures).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub restart_policy_rules: Vec<ContainerRestartRule>,
+}
+
+impl PodSpec {
+    /// The gang-scheduling group the pod names: `PodGroup <name>` (1.36's field) or
+    /// `Workload <name>, pod group <group>` (1.35's).
+    pub fn scheduling_group_name(&self) -> Option<String> {
+        if let Some(name) = self.scheduling_group.as_ref().and_then(|g| g.pod_group_name.as_ref()) {
+            return Some(format!("PodGroup {name}"));
+        }
+        self.workload_ref.as_ref().map(|w| format!("Workload {}, pod group {}", w.name, w.pod_group))
+    }
+}
+
+/// `spec.schedulingGroup` (core/v1, 1.36): the PodGroup a pod is scheduled with.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PodSchedulingGroup {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pod_group_name: Option<String>,
+}
+
+/// `spec.workloadRef` (core/v1, 1.35): the Workload and its pod group a pod belongs to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WorkloadReference {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub pod_group: String,
 }
 
 /// A container's `restartPolicyRules` entry: the action Placement reads.

@@ -83,7 +83,7 @@ pub(super) const NODE_SPEC_FIELDS: [&str; 2] = ["taints", "unschedulable"];
 
 /// The fields of `crate::model::PodSpec`: a Pod's `env`, probes, `securityContext`,
 /// `dnsPolicy` and the like are skipped.
-pub(super) const POD_SPEC_FIELDS: [&str; 17] = [
+pub(super) const POD_SPEC_FIELDS: [&str; 19] = [
     "nodeName",
     "priority",
     "preemptionPolicy",
@@ -96,6 +96,8 @@ pub(super) const POD_SPEC_FIELDS: [&str; 17] = [
     "resources",
     "hostNetwork",
     "hostUsers",
+    "schedulingGroup",
+    "workloadRef",
     "topologySpreadConstraints",
     "schedulerName",
     "schedulingGates",
