@@ -9,7 +9,7 @@
 
 use placement_core::cluster::simulate::{simulate_unverified, SimulateOptions, WorkloadKey};
 use placement_core::input::documents::Manifests;
-use placement_core::scheduler::profile::Profile;
+use placement_core::scheduler::framework::SchedulerConfig;
 use placement_core::scheduler::{NodeVerdict, ScheduleResult};
 
 /// What one Filter plugin did on the node.
@@ -67,15 +67,15 @@ pub struct CellBreakdown {
 }
 
 /// The breakdown of `node` in a recorded cycle; `None` when the cycle did not list the node.
-pub fn of_cycle(cycle: &ScheduleResult, node: &str, profile: &Profile) -> Option<CellBreakdown> {
+pub fn of_cycle(cycle: &ScheduleResult, node: &str, cfg: &SchedulerConfig) -> Option<CellBreakdown> {
+    let profile = &cfg.profile;
     let verdict = cycle.verdicts.iter().find(|v| &*v.node == node)?;
     let rejected_by = (!verdict.status.is_success()).then_some(verdict.status.plugin).flatten();
     let reasons = verdict.status.reasons.join(", ");
     let pre_filter = verdict.pre_filter.then(|| (rejected_by.unwrap_or_default().to_string(), reasons.clone()));
     let mut after_rejection = pre_filter.is_some();
     let filters = profile
-        .filters
-        .iter()
+        .enabled_filters(&cfg.gates)
         .map(|f| {
             let plugin = f.name();
             let outcome = if after_rejection {
@@ -132,7 +132,7 @@ fn rank(verdicts: &[NodeVerdict], verdict: &NodeVerdict) -> Option<(usize, usize
 pub fn of_cell(manifests: &Manifests, opts: &SimulateOptions, key: WorkloadKey, node: &str) -> Option<CellBreakdown> {
     let opts = SimulateOptions { record_cycle: Some(key), ..opts.clone() };
     let report = simulate_unverified(manifests, &opts).ok()?;
-    of_cycle(report.recorded_cycle.as_ref()?, node, &opts.scheduler_config().profile)
+    of_cycle(report.recorded_cycle.as_ref()?, node, &opts.scheduler_config())
 }
 
 #[cfg(test)]
@@ -140,6 +140,7 @@ mod tests {
     use super::*;
     use crate::evaluation::{synthetic, CellState, Evaluation};
     use crate::share::SharedState;
+    use placement_core::scheduler::profile::Profile;
 
     const NODES: &str = "\
 apiVersion: v1
@@ -196,8 +197,10 @@ spec:
     fn a_blocked_cell_lists_the_filters_up_to_the_rejecting_one() {
         let b = eval().breakdown(0, "gpu").expect("a Deployment's cell has a breakdown");
         let names: Vec<&str> = b.filters.iter().map(|f| f.plugin).collect();
-        let profile: Vec<&str> = Profile::default().filters.iter().map(|f| f.name()).collect();
-        assert_eq!(names, profile, "every filter plugin, in the profile's order");
+        let gates = placement_core::model::version::FeatureGates::default();
+        let profile: Vec<&str> = Profile::default().enabled_filters(&gates).map(|f| f.name()).collect();
+        assert_eq!(names, profile, "every filter plugin of the default release's profile, in order");
+        assert!(!names.contains(&"NodeDeclaredFeatures"), "its gate is off in 1.35");
         let at = names.iter().position(|n| *n == "TaintToleration").unwrap();
         for (i, f) in b.filters.iter().enumerate() {
             match i.cmp(&at) {

@@ -99,6 +99,19 @@ impl Profile {
         self.filters.iter().copied().filter(|f| f.is_static())
     }
 
+    /// The Filter plugins a cluster with `gates` has in its profile, in order: upstream's
+    /// `applyFeatureGates` appends NodeDeclaredFeatures only with its gate on (the cycle
+    /// skips it otherwise).
+    pub fn enabled_filters<'a>(
+        &'a self,
+        gates: &'a crate::model::version::FeatureGates,
+    ) -> impl Iterator<Item = FilterPlugin> + 'a {
+        self.filters
+            .iter()
+            .copied()
+            .filter(|f| *f != FilterPlugin::NodeDeclaredFeatures || gates.node_declared_features)
+    }
+
     /// The Filter plugins that read what is bound to nodes, in order.
     pub fn dynamic_filters(&self) -> impl Iterator<Item = FilterPlugin> + '_ {
         self.filters.iter().copied().filter(|f| !f.is_static())
