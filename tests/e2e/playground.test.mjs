@@ -302,9 +302,9 @@ test("paste a cluster snapshot, drain and remove a node pool, read the before/af
   await open(fresh, link.slice(baseUrl.length));
   await fresh.locator(".what-if table.coverage").waitFor();
   assert.equal(await fresh.locator(".what-if .commands li").count(), 2);
-  // The snapshot's nodes travel without kubectl's bookkeeping, and the commands read the same.
   // The snapshot's nodes travel without kubectl's bookkeeping (of nodeInfo, only the kubelet's version,
   // the release when none is chosen), and the commands read the same.
+  const shared = await fresh.inputValue("#nodes-text");
   assert.doesNotMatch(shared, /resourceVersion|providerID|machineID|kernelVersion|osImage/);
   assert.match(nodesText, /resourceVersion/);
   for (const name of nodesText.match(/^    name: .*$/gm)) assert.ok(shared.includes(name), name);
