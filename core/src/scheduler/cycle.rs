@@ -828,7 +828,7 @@ fn run_pre_filters(
     };
     let mut unschedulable: Option<Status> = None;
     let storage = cfg.storage.as_deref();
-    for filter in cfg.profile.filters.iter().copied() {
+    for filter in cfg.profile.enabled_filters(&cfg.gates) {
         let (status, names) = match (filter, storage) {
             // Storage not modelled: the volume plugins have nothing to read.
             (
@@ -882,10 +882,8 @@ fn run_pre_filters(
                     out.inter_pod = state;
                     (status, None)
                 }
-                // Not in the profile with its gate off; Skip when the pod requires nothing (the
-                // requirements are read again into the cycle's context: a walk of the
-                // containers).
-                FilterPlugin::NodeDeclaredFeatures if !cfg.gates.node_declared_features => continue,
+                // Skip when the pod requires nothing (the requirements are read again into
+                // the cycle's context: a walk of the containers).
                 FilterPlugin::NodeDeclaredFeatures => match node_declared_features::requirements(spec, cfg) {
                     None => (Status::skip(), None),
                     Some(_) => (Status::success(), None),
