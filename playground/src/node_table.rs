@@ -8,10 +8,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use placement_core::input::documents::{split_documents, DocRef};
+use placement_core::input::documents::{decode, split_documents, DocRef};
 use placement_core::input::field::FieldPath;
 use placement_core::input::source_map::document_spans;
 use placement_core::model::labels::{validate_label_key, validate_label_value};
@@ -183,8 +182,9 @@ pub fn apply_rows(text: &str, rows: &[NodeRow]) -> Result<Edited, RowError> {
         if in_list {
             list_end = Some(out.len() + 1);
         }
-        // Decoded from `&Value` as core decodes Nodes, so the page links one decoder, not two.
-        let current = Node::deserialize(&doc).ok().map(|n| NodeRow::from_node(&n));
+        // Decoded as core decodes Nodes (`documents::decode`), so the page links one decoder
+        // of a Node, not two.
+        let current = decode::<Node>(doc.clone(), &DocRef::default(), "").ok().map(|n| NodeRow::from_node(&n));
         if current.as_ref() == Some(row) {
             out.push(doc);
             continue;

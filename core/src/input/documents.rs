@@ -542,11 +542,15 @@ pub fn strip_nulls(v: &mut Value) {
 
 /// Deserializes a typed value from a document, reporting the failing field path.
 ///
-/// Only the reading that follows a failed one (`WithPaths`) calls this, so it tracks the
-/// path from the start: trying without tracking first was faster where most documents are
-/// valid, but it instantiated every model type's decoding once more: 31.7 KB of the page's
-/// gzip payload (1,054,012 -> 1,022,307 bytes), whose budget is 1 MiB.
-pub fn decode<T: DeserializeOwned>(value: &Value, doc: &DocRef, prefix: &str) -> Result<T, InputError> {
+/// Only the reading that follows a failed one (`WithPaths`) calls this natively, so it
+/// tracks the path from the start: trying without tracking first was faster where most
+/// documents are valid, but it instantiated every model type's decoding once more: 31.7 KB
+/// of the page's gzip payload (1,054,012 -> 1,022,307 bytes), whose budget is 1 MiB. In the
+/// browser the first reading calls it too ([`Moving`]), for the same reason.
+///
+/// The value is taken by value, so its strings move into the typed object rather than being
+/// copied.
+pub fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef, prefix: &str) -> Result<T, InputError> {
     serde_path_to_error::deserialize(value).map_err(|e| {
         let field = crate::input::field::FieldPath::under(prefix, &e.path().to_string()).to_string();
         InputError::Decode { doc: doc.clone(), field, message: e.into_inner().to_string() }
@@ -1248,7 +1252,7 @@ trait Decoding {
 /// rest of the decoding.
 struct Moving;
 
-/// By reference with [`decode`], whose errors name the field.
+/// With [`decode`], whose errors name the field.
 struct WithPaths;
 
 /// From the fast reader's tree, borrowing its strings: as [`Moving`], without Values (natively).
@@ -1271,8 +1275,17 @@ impl From<InputError> for Stop {
 impl Decoding for Moving {
     type Tree = Value;
     type Error = Stop;
+    #[cfg(not(target_arch = "wasm32"))]
     fn decode<T: DeserializeOwned>(value: Value, _: &DocRef) -> Result<T, Stop> {
         T::deserialize(value).map_err(|_| Stop::Retry)
+    }
+    // In the browser through the path-tracking decoder [`WithPaths`] uses: a second decoder
+    // of every model type cost the page's wasm about 20 KB of its 1 MiB gzip budget, and
+    // tracking the path of the page's small inputs costs little. A failure still retries
+    // (the same reading as natively, so the same first error).
+    #[cfg(target_arch = "wasm32")]
+    fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef) -> Result<T, Stop> {
+        decode(value, doc, "").map_err(|_| Stop::Retry)
     }
 }
 
@@ -1280,7 +1293,7 @@ impl Decoding for WithPaths {
     type Tree = Value;
     type Error = InputError;
     fn decode<T: DeserializeOwned>(value: Value, doc: &DocRef) -> Result<T, InputError> {
-        decode(&value, doc, "")
+        decode(value, doc, "")
     }
 }
 
