@@ -542,11 +542,12 @@ pub fn strip_nulls(v: &mut Value) {
 
 /// Deserializes a typed value from a document, reporting the failing field path.
 ///
-/// Only the reading that follows a failed one (`WithPaths`) calls this natively, so it
+/// Natively only the reading that follows a failed one (`WithPaths`) calls this, so it
 /// tracks the path from the start: trying without tracking first was faster where most
 /// documents are valid, but it instantiated every model type's decoding once more: 31.7 KB
 /// of the page's gzip payload (1,054,012 -> 1,022,307 bytes), whose budget is 1 MiB. In the
-/// browser the first reading calls it too ([`Moving`]), for the same reason.
+/// browser the first reading ([`Moving`]) and the playground's node table call it too, for
+/// the same reason.
 ///
 /// The value is taken by value, so its strings move into the typed object rather than being
 /// copied.
@@ -1280,7 +1281,7 @@ impl Decoding for Moving {
         T::deserialize(value).map_err(|_| Stop::Retry)
     }
     // In the browser through the path-tracking decoder [`WithPaths`] uses: a second decoder
-    // of every model type cost the page's wasm about 20 KB of its 1 MiB gzip budget, and
+    // of every model type cost the page about 100 KB of code (of a 1 MiB gzip budget), and
     // tracking the path of the page's small inputs costs little. A failure still retries
     // (the same reading as natively, so the same first error).
     #[cfg(target_arch = "wasm32")]
