@@ -15,7 +15,7 @@ use crate::what_if::WhatIfView;
 use placement_core::cluster::defaults::api_defaults;
 use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{
-    simulate_unverified, Eviction, PodReport, Report, SimulateOptions, WorkloadKey, WorkloadReport,
+    simulate_unverified, Eviction, NodeReport, PodReport, Report, SimulateOptions, WorkloadKey, WorkloadReport,
 };
 use placement_core::cluster::snapshot::{self, Role};
 use placement_core::cluster::what_if::{run_what_if, WhatIf, WhatIfFailure};
@@ -127,11 +127,24 @@ pub struct Cell {
     pub pods_cannot_mount: usize,
     /// Indices into the workload's fixes that reach this node.
     pub fixes: Vec<usize>,
+    /// The verdicts on this node of pending pods whose cycle differs from the workload's
+    /// (the state above is its first pod's): `db-3: NodeVolumeLimits: node(s) exceed max
+    /// volume count (...)`.
+    pub pending_verdicts: Vec<String>,
 }
 
 impl Cell {
-    /// The hover text: plugin, upstream's reason, Placement's detail, or the score.
+    /// The hover text: plugin, upstream's reason, Placement's detail, or the score; then the
+    /// verdicts of pending pods whose cycles differ.
     pub fn title(&self) -> String {
+        let mut s = self.verdict_title();
+        for v in &self.pending_verdicts {
+            s.push_str(&format!("; pending {v}"));
+        }
+        s
+    }
+
+    fn verdict_title(&self) -> String {
         match self.state {
             CellState::Fits => {
                 let mut s = format!("{} fits", self.node);
@@ -775,6 +788,7 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
                 cannot_mount: Vec::new(),
                 pods_cannot_mount: 0,
                 fixes: Vec::new(),
+                pending_verdicts: Vec::new(),
             })
             .collect();
         for (k, (name, v)) in r.nodes.iter().enumerate() {
@@ -786,6 +800,13 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
             c.reason = v.reason.clone();
             c.detail = v.detail.clone();
             c.score = v.score;
+        }
+        for p in &r.pods {
+            for (name, v) in p.nodes.iter().flat_map(|own| own.iter()) {
+                if let Some(c) = index_of(name).and_then(|i| cells.get_mut(i)) {
+                    c.pending_verdicts.push(pending_verdict(&p.name, v));
+                }
+            }
         }
         // Revisions (a Deployment's ReplicaSets, a CronJob's Jobs) whose names lead the names
         // of the pods they create.
@@ -883,6 +904,18 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
             pods: pod_counts[i],
         });
     }
+}
+
+/// `db-3: NodeVolumeLimits: node(s) exceed max volume count (detail)`, or `db-3: fits`.
+fn pending_verdict(pod: &str, v: &NodeReport) -> String {
+    let mut s = match (v.fits, v.plugin) {
+        (true, _) => format!("{pod}: fits"),
+        (false, plugin) => format!("{pod}: {}: {}", plugin.unwrap_or("blocked"), v.reason.as_deref().unwrap_or("")),
+    };
+    if let Some(d) = &v.detail {
+        s.push_str(&format!(" ({d})"));
+    }
+    s
 }
 
 fn workload_view(r: &WorkloadReport, source: Option<&Workload>, cells: Vec<Cell>) -> WorkloadView {
@@ -1042,6 +1075,7 @@ mod tests {
             cannot_mount: vec![],
             pods_cannot_mount: 0,
             fixes: vec![],
+            pending_verdicts: vec![],
         };
         let eval = Evaluation::of(&synthetic(1, 2));
         let mut w = eval.workloads[1].clone();
@@ -1132,6 +1166,33 @@ mod tests {
         let eval = Evaluation::of(&next);
         assert_eq!((eval.workloads[0].desired, eval.workloads[0].current), (2, 2));
         assert!(eval.workloads[0].cells.iter().all(|c| c.state == CellState::Fits));
+    }
+
+    /// A StatefulSet's cells are its first replica's cycle; a pending replica with a claim of
+    /// its own (postgres-1's disk is in us-east-1c) shows its own verdict on each node.
+    #[test]
+    fn a_pending_replica_shows_its_own_verdict_in_each_cell() {
+        let eval = Evaluation::of(&example_state("statefulset-zonal-disks"));
+        assert!(eval.is_ok(), "{:?}", eval.errors);
+        let w = eval.workloads.iter().find(|w| w.name == "postgres").unwrap();
+        let cell = |node: &str| w.cells.iter().find(|c| &*c.node == node).unwrap();
+        let a = cell("ip-10-0-1-17.ec2.internal");
+        assert_eq!(a.state, CellState::Fits, "postgres-0 went there");
+        assert_eq!(a.pending_verdicts.len(), 1, "{:?}", a.pending_verdicts);
+        assert!(
+            a.pending_verdicts[0].starts_with(
+                "postgres-1: VolumeBinding: node(s) had volume node affinity conflict (claim data-postgres-1 is bound to PersistentVolume"
+            ),
+            "{:?}",
+            a.pending_verdicts
+        );
+        assert!(a.pending_verdicts[0].contains("us-east-1c"), "{:?}", a.pending_verdicts);
+        assert!(a.title().contains("; pending postgres-1: VolumeBinding"), "{}", a.title());
+        let c = cell("ip-10-0-3-88.ec2.internal");
+        assert!(c.pending_verdicts[0].starts_with("postgres-1: NodeAffinity: "), "{:?}", c.pending_verdicts);
+        // A workload whose pods all found a node has none.
+        let ds = example_state("daemonset-tainted-pool");
+        assert!(Evaluation::of(&ds).workloads.iter().flat_map(|w| &w.cells).all(|c| c.pending_verdicts.is_empty()));
     }
 
     /// Unknown and duplicate fields are warnings at their line, in their editor; the input is

@@ -825,15 +825,31 @@ fn cli_prints_a_snapshot_as_text_json_and_markdown() {
             &serde_json::json!(1)
         ]
     );
+    let insufficient_memory = serde_json::json!({
+        "fits": false,
+        "plugin": "NodeResourcesFit",
+        "reason": "Insufficient memory",
+        "detail": "needs 5Gi memory, 1781936Ki free",
+        "score": null,
+        "code": "Unschedulable"
+    });
     assert_eq!(
         w["pods"][0],
         serde_json::json!({
             "name": "analytics-worker-6d5f8b4c9d-2bq7k",
             "node": null,
             "message": current,
-            "snapshot": {"status": "Pending", "message": stale, "messageDiffers": true}
+            "snapshot": {"status": "Pending", "message": stale, "messageDiffers": true},
+            // Its own verdicts: the workload's `nodes` are those of the pod placed before it,
+            // which found room on the third node.
+            "nodes": {
+                "ip-10-0-1-140.eu-west-1.compute.internal": insufficient_memory,
+                "ip-10-0-2-33.eu-west-1.compute.internal": insufficient_memory,
+                MD_NEW: insufficient_memory,
+            }
         })
     );
+    assert_eq!(w["nodes"][MD_NEW]["fits"], true, "{w}");
     assert_eq!(
         w["pods"][3],
         serde_json::json!({

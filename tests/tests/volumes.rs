@@ -11,6 +11,7 @@ use placement_core::cluster::pools::PoolLabel;
 use placement_core::cluster::simulate::{simulate, PodReport, Report, SimulateOptions, WorkloadReport};
 use placement_core::cluster::what_if::simulate_what_if;
 use placement_core::cluster::what_if::WhatIf;
+use placement_core::explain::render;
 use placement_core::input::documents::parse_manifests;
 
 fn run(name: &str) -> Report {
@@ -92,6 +93,27 @@ fn statefulset_claims_are_provisioned_where_the_class_allows_until_the_attach_li
         )
     );
     assert_eq!(claims(pod(db, "db-3")), [("data-db-3".into(), None, None)]);
+    // The workload's node map is db-0's cycle, where node-1 had room; db-3 carries its own.
+    assert!(db.nodes.get("node-1").is_some_and(|v| v.fits), "{:?}", db.nodes.get("node-1"));
+    let own = pod(db, "db-3").nodes.as_ref().expect("db-3's own verdicts");
+    let verdict = |node: &str| own.get(node).map(|v| (v.fits, v.plugin, v.reason.as_deref()));
+    assert_eq!(verdict("node-1"), Some((false, Some("NodeVolumeLimits"), Some("node(s) exceed max volume count"))));
+    assert_eq!(verdict("node-2"), Some((false, Some("NodeVolumeLimits"), Some("node(s) exceed max volume count"))));
+    assert_eq!(
+        verdict("node-3"),
+        Some((false, Some("VolumeBinding"), Some("node(s) didn't find available persistent volumes to bind")))
+    );
+    // The placed replicas need none: their node says where they went.
+    assert!(["db-0", "db-1", "db-2"].iter().all(|p| pod(db, p).nodes.is_none()));
+    // The text shows the first pending pod's table (-v every one); db-4's claim differs.
+    let text = render::text(&r);
+    let own_table = text.split_once("  db-3 found no node; its own verdicts:\n").map(|(_, t)| t).unwrap_or_default();
+    assert!(own_table.starts_with("  NODE "), "{text}");
+    assert!(own_table.contains("NodeVolumeLimits   node(s) exceed max volume count"), "{text}");
+    assert!(text.contains("  ... and 1 more pending pod(s) with verdicts of their own (-v lists them)\n"), "{text}");
+    let verbose = render::text_with(&r, &render::Options { verbose: true, ..Default::default() });
+    assert!(verbose.contains("  db-4 found no node; its own verdicts:\n"), "{verbose}");
+    assert!(render::markdown(&r).contains("Its own verdicts:\n\n| Node | Fits |"));
     let fix = db.fixes.iter().find(|f| f.plugin == "NodeVolumeLimits").expect("a capacity fix for the attach limits");
     assert!(fix.verified, "{fix:#?}");
     assert!(fix.command.as_deref().is_some_and(|c| c.contains("like node-1") || c.contains("like node-2")), "{fix:#?}");

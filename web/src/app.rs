@@ -1867,6 +1867,11 @@ fn CellDetail(pg: Pg) -> impl IntoView {
                                 let items = c.cannot_mount.iter().map(|v| view! { <li>{v.clone()}</li> }).collect_view();
                                 view! { <dt>"Cannot mount"</dt><dd class="cannot-mount"><ul>{items}</ul></dd> }
                             })}
+                            // The verdict above is the workload's first pod's cycle.
+                            {(!c.pending_verdicts.is_empty()).then(|| {
+                                let items = c.pending_verdicts.iter().map(|v| view! { <li>{v.clone()}</li> }).collect_view();
+                                view! { <dt>"Pending pods (own cycles)"</dt><dd class="pending-verdicts"><ul>{items}</ul></dd> }
+                            })}
                         </dl>
                         {if w.kind == "DaemonSet" {
                             view! {

@@ -183,6 +183,18 @@ pub struct WorkloadReport {
 }
 
 impl WorkloadReport {
+    /// A pending pod's own node map ([`PodReport::nodes`]) from its cycle's verdicts: `None`
+    /// when it is the map last recorded for the workload (its `nodes`, or an earlier pod's),
+    /// or the workload has [`OWN_NODE_MAPS`] already.
+    fn own_nodes(&self, verdicts: &[NodeVerdict]) -> Option<NodeReports> {
+        let own: Vec<&NodeReports> = self.pods.iter().filter_map(|p| p.nodes.as_ref()).collect();
+        if own.len() >= OWN_NODE_MAPS {
+            return None;
+        }
+        let map = NodeReports::of_verdicts(verdicts);
+        (map != *own.last().copied().unwrap_or(&self.nodes)).then_some(map)
+    }
+
     /// Counts the pods as `kubectl get` does, unless already counted.
     fn count(&mut self) {
         if self.counted {
@@ -230,7 +242,17 @@ pub struct PodReport {
     /// The scheduler deleted the pod to make room for a pod of higher priority.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preempted: Option<Preempted>,
+    /// A pending pod's own per-node verdicts, where they differ from the workload's `nodes`
+    /// (its first pod's cycle): the first pending replica after one that was placed (the
+    /// cluster changed under it), or a replica with claims of its own (a StatefulSet's,
+    /// each tied to its volume's zone or node). At most [`OWN_NODE_MAPS`] per workload.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<NodeReports>,
 }
+
+/// How many pending pods of one workload carry their own node map ([`PodReport::nodes`]): a
+/// Parallel StatefulSet of 1,000 pending replicas would otherwise hold 1,000 maps of every node.
+pub const OWN_NODE_MAPS: usize = 10;
 
 /// How a pod got its node by preemption (JSON `preemption`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -314,6 +336,7 @@ impl PodReport {
             cannot_mount: Vec::new(),
             preemption: None,
             preempted: None,
+            nodes: None,
         }
     }
 
@@ -490,7 +513,7 @@ impl NotAttempted {
 /// nodes with the same verdict share it (most of a large cluster's nodes are "fits, but not
 /// scored in this cycle"): the maps' memory is mostly faulted-in pages, and fresh pages are
 /// slow to come by.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct NodeReports(Vec<(Arc<str>, Arc<NodeReport>)>);
 
 impl NodeReports {
@@ -1404,6 +1427,7 @@ impl<'a> Simulation<'a> {
                 report.fixes = fixes::suggest(w_of, &pod, &result, &self.nodes, &self.cfg);
             }
         }
+        let own_nodes = (!explain && result.node.is_none()).then(|| report.own_nodes(&result.verdicts)).flatten();
         let Some(pod_report) = report.pods.get_mut(position) else { return };
         pod_report.preemption = preemption;
         if let Some(s) = pod_report.snapshot.as_mut() {
@@ -1420,6 +1444,7 @@ impl<'a> Simulation<'a> {
             None => {
                 pod_report.message = result.message;
                 pod_report.claims = self.cfg.storage.as_deref().map(|s| claim_uses(&pod, s)).unwrap_or_default();
+                pod_report.nodes = own_nodes;
             }
         }
     }
@@ -1774,7 +1799,9 @@ impl<'a> Simulation<'a> {
                 report.nodes = NodeReports::of_verdicts(&result.verdicts);
                 self.record(report, &result);
             }
-            if result.node.is_none() {
+            // The fixes are for the first pod that found no node (a StatefulSet's later
+            // replicas, with claims of their own, may fail otherwise: each has its `nodes`).
+            if result.node.is_none() && report.fixes.is_empty() {
                 report.fixes = fixes::suggest(w, &pod, &result, &self.nodes, &self.cfg);
             }
             match result.node {
@@ -1786,7 +1813,8 @@ impl<'a> Simulation<'a> {
                 None => {
                     pending = result.message.clone();
                     let claims = self.cfg.storage.as_deref().map(|s| claim_uses(&pod, s)).unwrap_or_default();
-                    report.pods.push(PodReport { claims, ..PodReport::pending(name, result.message) });
+                    let nodes = if explain { None } else { report.own_nodes(&result.verdicts) };
+                    report.pods.push(PodReport { claims, nodes, ..PodReport::pending(name, result.message) });
                     if stop_at_pending {
                         return;
                     }
@@ -2718,6 +2746,38 @@ spec:
                 let (_, r) = web.nodes.iter().find(|(_, r)| r.score.is_none()).unwrap();
                 assert!(r.detail.as_deref().unwrap().contains("stopped searching after 144 feasible nodes"), "{r:?}");
             }
+        }
+    }
+
+    /// A pending pod whose cycle differs from the workload's first carries its own verdicts:
+    /// the first pending replica of a Deployment (the later ones are the same pod against
+    /// the same cluster), each pending replica of a StatefulSet with claims of its own (its
+    /// claim is named in its verdicts), at most `OWN_NODE_MAPS` per workload.
+    #[test]
+    fn pending_pods_carry_their_own_verdicts_where_they_differ() {
+        let node = "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: {topology.kubernetes.io/zone: z}}\nstatus: {allocatable: {cpu: '1', memory: 1Gi, pods: '110'}}\n---\napiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: {name: local}\nprovisioner: kubernetes.io/no-provisioner\nvolumeBindingMode: WaitForFirstConsumer\n";
+        let deployment = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 4\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: c, image: i, resources: {requests: {cpu: 400m}}}]}\n";
+        let statefulset = "---\napiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  replicas: 14\n  podManagementPolicy: Parallel\n  serviceName: db\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: c, image: i, volumeMounts: [{name: data, mountPath: /d}]}]}\n  volumeClaimTemplates:\n  - metadata: {name: data}\n    spec: {accessModes: [ReadWriteOnce], storageClassName: local, resources: {requests: {storage: 1Gi}}}\n";
+        // (name, workload, want the pods with their own verdicts (by index), want the first
+        // one's reason on n)
+        let rows = [
+            ("deployment, two pods fit", deployment, vec![2], "Insufficient cpu"),
+            (
+                "statefulset, no volume for any claim",
+                statefulset,
+                (1..=OWN_NODE_MAPS).collect(),
+                "node(s) didn't find available persistent volumes to bind",
+            ),
+        ];
+        for (name, workload, want, reason) in rows {
+            let report = run(&format!("{node}{workload}"), &SimulateOptions::default());
+            let w = &report.workloads[0];
+            let own: Vec<usize> = (0..w.pods.len()).filter(|&i| w.pods[i].nodes.is_some()).collect();
+            assert_eq!(own, want, "{name}");
+            let first = w.pods.iter().find_map(|p| p.nodes.as_ref()).unwrap();
+            assert_eq!(first.get("n").and_then(|v| v.reason.as_deref()), Some(reason), "{name}");
+            assert!(w.pods.iter().filter(|p| p.nodes.is_some()).all(|p| p.node.is_none()), "{name}: only pending pods");
+            assert!(serde_json::to_value(&w.pods[0]).unwrap().get("nodes").is_none(), "{name}: left out when none");
         }
     }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::cluster::changes::Changes;
-use crate::cluster::simulate::{PodReport, Report, WorkloadReport};
+use crate::cluster::simulate::{NodeReports, PodReport, Report};
 use crate::explain::fixes::Fix;
 use crate::explain::grouping;
 pub use crate::explain::grouping::Options;
@@ -63,9 +63,10 @@ fn workload_text(out: &mut String, report: &Report, index: usize, fixes: &Fixes,
         if w.not_in_input { "  (controller not in the input: its pods, by ownerReferences)" } else { "" }
     );
     if !w.nodes.is_empty() {
-        nodes_text(out, w, opts);
+        nodes_text(out, &w.nodes, opts);
     }
     pods_text(out, &w.pods, opts);
+    own_nodes_text(out, &w.pods, opts);
     for (i, f) in fixes.of_workload(index).iter().enumerate() {
         let reach =
             if f.nodes.is_empty() { String::new() } else { format!(", reaches {}", grouping::reach(&f.nodes, opts)) };
@@ -108,9 +109,9 @@ fn workload_text(out: &mut String, report: &Report, index: usize, fixes: &Fixes,
 
 /// The node table: a row per node, or per group of nodes with the same verdict
 /// ([`grouping::node_groups`]).
-fn nodes_text(out: &mut String, w: &WorkloadReport, opts: &Options) {
-    let groups = grouping::node_groups(&w.nodes, opts);
-    let sizes = grouping::pool_sizes(&w.nodes, opts);
+fn nodes_text(out: &mut String, nodes: &NodeReports, opts: &Options) {
+    let groups = grouping::node_groups(nodes, opts);
+    let sizes = grouping::pool_sizes(nodes, opts);
     let rows: Vec<[String; 4]> = groups
         .iter()
         .map(|g| {
@@ -135,12 +136,31 @@ fn nodes_text(out: &mut String, w: &WorkloadReport, opts: &Options) {
         })
         .collect();
     table(out, ["NODE", "FITS", "PLUGIN", "REASON"], &rows, "  ");
-    if groups.len() < w.nodes.len() {
+    if groups.len() < nodes.len() {
         let _ = writeln!(
             out,
             "  ({} nodes in {} groups of the same verdict; -v lists each node)",
-            w.nodes.len(),
+            nodes.len(),
             groups.len()
+        );
+    }
+}
+
+/// The node tables of pending pods whose verdicts differ from the workload's (its first
+/// pod's): the first such pod, every one with `-v`.
+fn own_nodes_text(out: &mut String, pods: &[PodReport], opts: &Options) {
+    let own: Vec<(&str, &NodeReports)> =
+        pods.iter().filter_map(|p| Some((p.name.as_str(), p.nodes.as_ref()?))).collect();
+    let shown = if opts.verbose { own.len() } else { 1 };
+    for (name, nodes) in own.iter().take(shown) {
+        let _ = writeln!(out, "  {name} found no node; its own verdicts:");
+        nodes_text(out, nodes, opts);
+    }
+    if own.len() > shown {
+        let _ = writeln!(
+            out,
+            "  ... and {} more pending pod(s) with verdicts of their own (-v lists them)",
+            own.len() - shown
         );
     }
 }
@@ -295,36 +315,14 @@ pub fn markdown_with(report: &Report, opts: &Options) -> String {
             if w.not_in_input { " (controller not in the input: its pods, by ownerReferences)" } else { "" }
         );
         if !w.nodes.is_empty() {
-            out.push_str("| Node | Fits | Plugin | Reason | Detail |\n|---|---|---|---|---|\n");
-            let groups = grouping::node_groups(&w.nodes, opts);
-            let sizes = grouping::pool_sizes(&w.nodes, opts);
-            for g in &groups {
-                let v = g.verdict;
-                let node = match g.members.as_slice() {
-                    [name] => format!("`{name}`"),
-                    _ => md_cell(Some(&g.label(&sizes, opts))),
-                };
-                let _ = writeln!(
-                    out,
-                    "| {node} | {} | {} | {} | {} |",
-                    if v.fits { "yes" } else { "no" },
-                    md_cell(v.plugin),
-                    md_cell(v.reason.as_deref()),
-                    md_cell(g.detail_text().as_deref())
-                );
-            }
-            out.push('\n');
-            if groups.len() < w.nodes.len() {
-                let _ = writeln!(
-                    out,
-                    "{} nodes in {} groups of the same verdict (`-v` lists each node).\n",
-                    w.nodes.len(),
-                    groups.len()
-                );
-            }
+            nodes_markdown(&mut out, &w.nodes, opts);
         }
         for p in w.pods.iter().filter(|p| p.node.is_none() && p.is_active()).take(1) {
             let _ = writeln!(out, "Pending `{}`:\n\n> {}\n", p.name, p.pending_text());
+            if let Some(nodes) = &p.nodes {
+                let _ = writeln!(out, "Its own verdicts:\n");
+                nodes_markdown(&mut out, nodes, opts);
+            }
         }
         for p in &w.pods {
             for c in &p.cannot_mount {
@@ -375,6 +373,37 @@ pub fn markdown_with(report: &Report, opts: &Options) -> String {
         out.push('\n');
     }
     out
+}
+
+/// A node map as a Markdown table, nodes of the same verdict grouped.
+fn nodes_markdown(out: &mut String, nodes: &NodeReports, opts: &Options) {
+    out.push_str("| Node | Fits | Plugin | Reason | Detail |\n|---|---|---|---|---|\n");
+    let groups = grouping::node_groups(nodes, opts);
+    let sizes = grouping::pool_sizes(nodes, opts);
+    for g in &groups {
+        let v = g.verdict;
+        let node = match g.members.as_slice() {
+            [name] => format!("`{name}`"),
+            _ => md_cell(Some(&g.label(&sizes, opts))),
+        };
+        let _ = writeln!(
+            out,
+            "| {node} | {} | {} | {} | {} |",
+            if v.fits { "yes" } else { "no" },
+            md_cell(v.plugin),
+            md_cell(v.reason.as_deref()),
+            md_cell(g.detail_text().as_deref())
+        );
+    }
+    out.push('\n');
+    if groups.len() < nodes.len() {
+        let _ = writeln!(
+            out,
+            "{} nodes in {} groups of the same verdict (`-v` lists each node).\n",
+            nodes.len(),
+            groups.len()
+        );
+    }
 }
 
 /// What goes to standard error beside a report, as kubectl writes warnings: `Warning: ...`
