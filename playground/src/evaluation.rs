@@ -160,10 +160,7 @@ impl Cell {
                 s
             }
             CellState::Blocked => {
-                let mut s = format!("{}: {}", self.plugin.unwrap_or("blocked"), self.reason.as_deref().unwrap_or(""));
-                if let Some(d) = &self.detail {
-                    s.push_str(&format!(" ({d})"));
-                }
+                let mut s = blocked_text(self.plugin, self.reason.as_deref(), self.detail.as_deref());
                 if !self.pods.is_empty() {
                     // The verdict is the workload's first cycle; a pod here was bound before,
                     // or placed by a cycle of its own (a StatefulSet replica with its own claims).
@@ -908,11 +905,18 @@ fn build_views(eval: &mut Evaluation, manifests: &Manifests, report: &Report, cf
 
 /// `db-3: NodeVolumeLimits: node(s) exceed max volume count (detail)`, or `db-3: fits`.
 fn pending_verdict(pod: &str, v: &NodeReport) -> String {
-    let mut s = match (v.fits, v.plugin) {
-        (true, _) => format!("{pod}: fits"),
-        (false, plugin) => format!("{pod}: {}: {}", plugin.unwrap_or("blocked"), v.reason.as_deref().unwrap_or("")),
-    };
-    if let Some(d) = &v.detail {
+    match (v.fits, &v.detail) {
+        (true, None) => format!("{pod}: fits"),
+        (true, Some(d)) => format!("{pod}: fits ({d})"),
+        (false, _) => format!("{pod}: {}", blocked_text(v.plugin, v.reason.as_deref(), v.detail.as_deref())),
+    }
+}
+
+/// `NodeVolumeLimits: node(s) exceed max volume count (detail)`: a blocked verdict as the
+/// cell's title and the pending pods' lines write it.
+fn blocked_text(plugin: Option<&str>, reason: Option<&str>, detail: Option<&str>) -> String {
+    let mut s = format!("{}: {}", plugin.unwrap_or("blocked"), reason.unwrap_or(""));
+    if let Some(d) = detail {
         s.push_str(&format!(" ({d})"));
     }
     s
